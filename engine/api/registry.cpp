@@ -1,0 +1,80 @@
+#include "engine/api/registry.h"
+
+#include <algorithm>
+
+namespace seqflow {
+
+const PortSpec* KindSpec::FindPort(std::string_view port) const {
+  for (const auto& p : inputs)
+    if (p.name == port) return &p;
+  return nullptr;
+}
+
+const ParamSpec* KindSpec::FindParam(std::string_view param) const {
+  for (const auto& p : params)
+    if (p.name == param) return &p;
+  return nullptr;
+}
+
+void Registry::AddKind(KindSpec kind) {
+  if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
+  std::string name = kind.name;
+  kinds_.emplace(std::move(name), std::move(kind));
+}
+
+void Registry::AddLoader(std::string type, uint32_t version, ArtifactLoader loader) {
+  types_[std::move(type)] = TypeEntry{version, std::move(loader)};
+}
+
+const KindSpec* Registry::FindKind(std::string_view name) const {
+  auto it = kinds_.find(name);
+  return it == kinds_.end() ? nullptr : &it->second;
+}
+
+std::vector<const KindSpec*> Registry::Kinds() const {
+  std::vector<const KindSpec*> out;
+  for (const auto& [name, kind] : kinds_) out.push_back(&kind);
+  return out;
+}
+
+bool Registry::HasArtifactType(std::string_view type) const { return types_.find(type) != types_.end(); }
+
+ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
+  auto it = types_.find(type);
+  if (it == types_.end())
+    throw StatusError(Status::Corruption("unknown artifact type '" + std::string(type) + "'"));
+  if (it->second.version != version)
+    throw StatusError(Status::Corruption("artifact " + std::string(type) + " has format version " +
+                                         std::to_string(version) + ", this build reads version " +
+                                         std::to_string(it->second.version)));
+  return it->second.loader(r);
+}
+
+static size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string NearestName(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace seqflow

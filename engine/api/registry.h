@@ -1,0 +1,77 @@
+// The catalogue of node kinds and artifact types, filled explicitly by nodes/registry.cpp
+// (one Register<Family>Nodes(Registry&) call per family, as Wapiti's trn_lst).
+// Thread safety: filled once at start-up, then read-only and safe to share.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/api/artifact.h"
+#include "engine/api/params.h"
+
+namespace seqflow {
+
+class NodeContext;
+
+struct PortSpec {
+  std::string name;
+  std::string type;       // artifact kType accepted on this port
+  bool list = false;      // takes one or more upstream nodes (`in: [a, b]`)
+  bool optional = false;  // may be left unconnected
+  std::string doc;
+};
+
+// A node body: reads parameters and inputs from the context, calls a kernel, returns the
+// artifact. May throw (StatusError for clear failures); the executor turns it into Status.
+using NodeFn = std::function<ArtifactPtr(NodeContext&)>;
+
+struct KindSpec {
+  std::string name;     // "hmm.supervised"
+  std::string version;  // bump whenever what the kind computes changes (enters cache keys)
+  std::string doc;      // one paragraph for `seqflow kinds`
+  std::string output_type;
+  std::vector<PortSpec> inputs;
+  std::vector<ParamSpec> params;
+  NodeFn run;
+
+  const PortSpec* FindPort(std::string_view port) const;
+  const ParamSpec* FindParam(std::string_view param) const;
+};
+
+using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;
+
+class Registry {
+ public:
+  // REQUIRES: the name is not registered yet (else throws StatusError).
+  void AddKind(KindSpec kind);
+  template <class T>
+  void AddArtifactType() {
+    AddLoader(std::string(T::kType), T::kVersion, [](ByteReader& r) -> ArtifactPtr { return T::Load(r); });
+  }
+
+  const KindSpec* FindKind(std::string_view name) const;
+  std::vector<const KindSpec*> Kinds() const;  // sorted by name
+  // Loads an artifact payload; throws StatusError(Corruption) for an unknown type or a version
+  // other than the registered one.
+  ArtifactPtr LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const;
+  bool HasArtifactType(std::string_view type) const;
+
+ private:
+  void AddLoader(std::string type, uint32_t version, ArtifactLoader loader);
+  std::map<std::string, KindSpec, std::less<>> kinds_;
+  struct TypeEntry {
+    uint32_t version;
+    ArtifactLoader loader;
+  };
+  std::map<std::string, TypeEntry, std::less<>> types_;
+};
+
+// The closest of `candidates` to `word` by edit distance, or "" when none is close
+// (distance > max(2, |word|/3)). For did-you-mean messages.
+std::string NearestName(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace seqflow

@@ -1,0 +1,48 @@
+// Env: the one door through which seqflow touches files (leveldb's Env). The cache, readers
+// and the CLI go through it, so tests can inject faults or use memory instead of disk.
+// Thread safety: implementations must be safe for concurrent use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/status.h"
+
+namespace seqflow {
+
+struct FileStat {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool is_dir = false;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The process-wide POSIX environment. Never deleted.
+  static Env* Default();
+
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // Writes `data` to a temporary file beside `path`, fsyncs it, renames it onto `path` and
+  // fsyncs the directory: readers see the old file or the whole new one, never a part.
+  virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;
+  virtual Result<FileStat> Stat(const std::string& path) = 0;
+  virtual bool Exists(const std::string& path) = 0;
+  virtual Status CreateDirs(const std::string& path) = 0;
+  // Names (not paths) of the entries of a directory, sorted.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+};
+
+// Path helpers (pure string manipulation, '/' separated).
+std::string JoinPath(std::string_view a, std::string_view b);
+std::string DirName(std::string_view path);
+std::string BaseName(std::string_view path);
+bool IsAbsolutePath(std::string_view path);
+// `path` made absolute against `base_dir` if relative, with "." and ".." segments folded.
+std::string ResolvePath(std::string_view base_dir, std::string_view path);
+
+}  // namespace seqflow

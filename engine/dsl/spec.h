@@ -1,0 +1,94 @@
+// Spec: a pipeline file as plain structs, after includes, vars and --set are applied, before
+// any kind is looked up. Every element keeps the SourceLoc it came from, so later stages
+// (graph validation, kind checks) can report file:line:col.
+//
+// YAML form (DESIGN §3):
+//   name: NAME
+//   include: other.yaml | [a.yaml, b.yaml]   # their vars/nodes/ablations merge; this file wins
+//   vars: {k: v, ...}                        # ${k} and ${ENV} expand in every scalar
+//   nodes:
+//     NODE: {kind: KIND, in: [A, B] | {port: A, port2: [B, C]}, PARAM: VALUE, ...}
+//   ablations:
+//     AXIS: {NODE.kind: [k1, k2], NODE.PARAM: [v1, v2]}   # zipped; axes form a grid
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/api/params.h"
+#include "engine/base/env.h"
+#include "engine/base/status.h"
+
+namespace seqflow {
+
+struct InputRef {
+  std::string port;    // "" for the list form `in: [a, b]`
+  std::string source;  // upstream node name
+  SourceLoc loc;
+};
+
+struct NodeSpec {
+  std::string name;
+  SourceLoc loc;       // of the node's key
+  std::string kind;
+  SourceLoc kind_loc;  // of the kind's value
+  bool in_is_list = false;
+  std::vector<InputRef> inputs;            // in YAML order
+  std::map<std::string, RawParam> params;  // dotted names; `kind` and `in` excluded
+};
+
+// One ablation axis: every target gets one value per setting; all targets of an axis have the
+// same number of values and move together.
+struct AblationTarget {
+  std::string node;
+  std::string field;  // "kind" or a (dotted) parameter name
+  std::vector<RawParam> values;
+  SourceLoc loc;
+};
+struct AblationAxis {
+  std::string name;
+  SourceLoc loc;
+  std::vector<AblationTarget> targets;
+  size_t size() const { return targets.empty() ? 0 : targets[0].values.size(); }
+};
+
+struct PipelineSpec {
+  std::string name;
+  std::string file;  // absolute path of the top-level pipeline file
+  std::string dir;   // its folder: relative paths resolve against it
+  std::map<std::string, std::string> vars;  // after expansion and --set
+  std::vector<NodeSpec> nodes;              // in file order
+  std::vector<AblationAxis> ablations;
+
+  const NodeSpec* FindNode(const std::string& name) const;
+  NodeSpec* FindNode(const std::string& name);
+};
+
+// One concrete run of a pipeline: the spec with one value of every selected axis applied.
+struct RunVariant {
+  // "NODE.FIELD" -> value text, for summary.json; empty for the base run.
+  std::map<std::string, std::string> assignment;
+  PipelineSpec spec;
+};
+
+// Overrides from the command line: "k=v" sets var k, or when k is "NODE.FIELD" (a node name
+// followed by a dot) sets that node's kind or parameter.
+struct Overrides {
+  std::vector<std::string> sets;
+};
+
+// Parses `path` (and its includes). Errors name file:line:col, what was expected and the fix.
+// `${SEQFLOW_DATA}` defaults to ../shared/data beside the project root when unset (the project
+// root is the nearest ancestor of the pipeline holding a CMakeLists.txt and a pipelines/ folder,
+// else the pipeline's folder).
+Result<PipelineSpec> ParsePipelineFile(const std::string& path, const Overrides& overrides, Env* env);
+// Same, from text already in memory; `path` names it in errors and anchors relative paths.
+Result<PipelineSpec> ParsePipelineText(const std::string& text, const std::string& path, const Overrides& overrides,
+                                       Env* env);
+
+// The runs an ablation selection asks for: no axes -> one base run; `axis` "" -> the grid of all
+// axes; else that one axis. Unknown axis -> error listing the axes.
+Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis);
+
+}  // namespace seqflow

@@ -1,0 +1,75 @@
+// Executor: runs a Dag on a tbb::flow::graph, one continue_node per DAG node and one make_edge
+// per dependency (oneTBB's algorithm_depend pattern). A node runs when its inputs are ready;
+// a node whose key is cached is loaded instead of run; independent branches run in parallel
+// inside a task_arena of `threads` workers.
+//
+// Failure: an exception or StatusError from a node body becomes that node's Status (naming the
+// node); nothing of a failed node is cached; nodes downstream of it are reported as skipped;
+// the rest of the graph is cancelled. Artifacts already computed in this process are shared
+// across runs through ArtifactMemo (ablation runs reuse their common prefix without reloading).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/api/artifact.h"
+#include "engine/api/registry.h"
+#include "engine/cache/cache.h"
+#include "engine/graph/dag.h"
+
+namespace seqflow {
+
+enum class NodeStatus { kComputed, kCached, kFailed, kSkipped };
+const char* NodeStatusName(NodeStatus s);  // "computed", "cached", "failed", "skipped"
+
+struct NodeOutcome {
+  std::string name;
+  std::string kind;
+  std::string key;
+  NodeStatus status = NodeStatus::kSkipped;
+  double seconds = 0;  // this run's wall time for the node (load time when cached)
+  std::map<std::string, double> metrics;  // node-reported metrics plus a Metrics output's values
+  std::vector<std::pair<std::string, std::string>> attachments;
+  Status error;  // set when failed
+};
+
+struct RunResult {
+  std::vector<NodeOutcome> nodes;  // in Dag order
+  double seconds = 0;
+  bool ok() const;
+  Status FirstError() const;
+};
+
+// Artifacts by key, kept in memory across the runs of one invocation. Thread safe.
+class ArtifactMemo {
+ public:
+  ArtifactPtr Find(const std::string& key) const;
+  void Put(const std::string& key, ArtifactPtr a);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, ArtifactPtr> by_key_;
+};
+
+// Node start/finish events for progress display. Called from worker threads, serialised.
+struct ExecEvent {
+  enum Type { kStart, kFinish, kProgress } type;
+  const NodeOutcome* outcome = nullptr;  // kFinish
+  std::string node;
+  int64_t done = 0, total = 0;  // kProgress
+};
+
+struct ExecOptions {
+  int threads = 2;
+  std::set<std::string> force;  // node names recomputed even when cached (descendants follow)
+  std::function<void(const ExecEvent&)> on_event;
+};
+
+RunResult Execute(const Dag& dag, Cache& cache, ArtifactMemo& memo, Env* env, const ExecOptions& options);
+
+}  // namespace seqflow

@@ -1,0 +1,63 @@
+// Dag: a validated, keyed pipeline run, in topological order. Built from one RunVariant's
+// PipelineSpec and the Registry; knows nothing of TBB or the cache's storage.
+//
+// Validation (before anything runs), each error with file:line:col and a did-you-mean:
+//   unknown kind / parameter / port / upstream node; required parameter or port missing;
+//   value of the wrong type or failing its check; a port fed an artifact of the wrong type;
+//   a cycle (the message lists it); a kPath parameter whose file is missing or unreadable.
+//
+// Cache key of a node = hash(kind name, kind version, params.Canonical() with kPath values
+// replaced by the hash of the file's bytes, and the keys of its inputs in port order).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/api/params.h"
+#include "engine/api/registry.h"
+#include "engine/base/env.h"
+#include "engine/dsl/spec.h"
+
+namespace seqflow {
+
+struct DagInput {
+  std::string port;
+  std::vector<int> sources;  // indices into Dag::nodes, in YAML order
+};
+
+struct DagNode {
+  std::string name;
+  const KindSpec* kind = nullptr;  // owned by the Registry
+  Params params;                   // kPath values are absolute paths
+  std::vector<DagInput> inputs;    // in the kind's port order
+  std::string key;                 // 32 hex digits
+  SourceLoc loc;
+  // Why the key is what it is, for `seqflow plan`: parameter canonical text and file hashes.
+  std::map<std::string, std::string> key_parts;
+};
+
+struct Dag {
+  std::vector<DagNode> nodes;  // topological order: inputs before consumers
+  int Find(const std::string& name) const;  // -1 when absent
+  std::vector<int> Consumers(int node) const;
+};
+
+// Hashes file contents for cache keys, memoised by (path, size, mtime) for the life of the
+// object. Thread safe.
+class FileHasher {
+ public:
+  explicit FileHasher(Env* env);
+  Result<std::string> Hash(const std::string& path);
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+Result<Dag> BuildDag(const PipelineSpec& spec, const Registry& registry, FileHasher& hasher);
+
+// Graphviz dot of the DAG: one box per node labelled "name\nkind", edges labelled by port.
+std::string ToDot(const Dag& dag, const std::string& title);
+
+}  // namespace seqflow

@@ -1,0 +1,55 @@
+// Forward-backward for a discrete HMM: posteriors, log-likelihood and expected counts.
+//
+// Scaled recurrences (Rabiner 1989, §V.A): alpha_1(i) = pi(i) B(i, x_1);
+// alpha_t+1(j) = sum_i alpha_t(i) A(i, j) B(j, x_t+1), each alpha_t normalised to sum 1 by c_t;
+// beta_T = 1, beta_t(i) = sum_j A(i, j) B(j, x_t+1) beta_t+1(j) / c_t+1;
+// gamma_t(i) = alpha_t(i) beta_t(i); log p(x) = sum_t log c_t.
+// Expected counts: initial gamma_1, transition xi_t(i, j) = alpha_t(i) A(i,j) B(j,x_t+1)
+// beta_t+1(j) / c_t+1 summed over t, emission gamma_t(i) added at column x_t.
+//
+// Pure functions: no I/O, no threads. Corpus-level sums over many sentences are the caller's
+// (see CorpusExpectedCounts), in a fixed order so results do not depend on thread count.
+// REQUIRES for all: 0 <= obs[t] < num_symbols(); obs non-empty.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "nodes/hmm/hmm_params.h"
+
+namespace seqflow {
+
+struct ExpectedCounts {
+  Eigen::VectorXd initial;     // [K]
+  Eigen::MatrixXd transition;  // [K x K]
+  Eigen::MatrixXd emission;    // [K x V]
+  double log_likelihood = 0;   // sum over sentences of log p(x)
+  int64_t tokens = 0;
+
+  // Zeroed counts for K states and V symbols.
+  static ExpectedCounts Zero(int K, int V);
+  // this += weight * other (log_likelihood and tokens add unweighted).
+  void Add(const ExpectedCounts& other, double weight = 1.0);
+};
+
+// Returns log p(obs); fills `gamma` [T x K] with the state posteriors when non-null.
+// Returns -infinity when obs has probability zero under the model.
+double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma);
+
+// Adds `weight` times the expected counts of one sentence to `counts`. Returns log p(obs).
+double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> obs, double weight,
+                                ExpectedCounts* counts);
+
+// Sum of expected counts over `sentences`, computed on `threads` threads in fixed shards whose
+// partial sums are added in shard order: bit-identical for any thread count.
+ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
+                                    int threads);
+
+// Per-position argmax of the posteriors (the "sequence of most probable states", SMS).
+std::vector<int32_t> PosteriorDecode(const HmmParams& hmm, std::span<const int32_t> obs,
+                                     Eigen::MatrixXd* gamma = nullptr);
+
+}  // namespace seqflow

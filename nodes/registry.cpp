@@ -1,0 +1,21 @@
+#include "nodes/registry.h"
+
+#include "nodes/decode/decode_nodes.h"
+#include "nodes/eval/eval_nodes.h"
+#include "nodes/features/features_nodes.h"
+#include "nodes/hmm/hmm_nodes.h"
+#include "nodes/io/io_nodes.h"
+
+namespace seqflow {
+
+// One line per family, in catalogue order.
+void RegisterAllNodes(Registry& registry) {
+  registry.AddArtifactType<Metrics>();
+  RegisterIoNodes(registry);
+  RegisterFeaturesNodes(registry);
+  RegisterHmmNodes(registry);
+  RegisterDecodeNodes(registry);
+  RegisterEvalNodes(registry);
+}
+
+}  // namespace seqflow
