@@ -1,0 +1,33 @@
+# Two commands on a fresh Debian 12 machine (README):
+#   make demo   install missing packages, build Release, run pipelines/demo.yaml on generated data
+#   make test   install missing packages, build Release, run the whole test suite
+SHELL := /bin/bash
+BUILD ?= build
+JOBS ?= $(shell nproc)
+DEPS := cmake make g++ pkg-config python3 \
+        libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
+        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev
+
+.PHONY: demo test deps build
+
+demo: build
+	$(BUILD)/seqflow-datagen --out $(BUILD)/demo-data --seed 1
+	$(BUILD)/seqflow run pipelines/demo.yaml --set demo_data=$(abspath $(BUILD))/demo-data \
+	  --cache $(BUILD)/cache --out $(BUILD)/demo-out
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+
+# apt-get only when something is missing (and sudo only when not root).
+deps:
+	@missing=""; \
+	for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi

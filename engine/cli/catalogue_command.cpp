@@ -1,0 +1,92 @@
+#include <cstdio>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "engine/base/log.h"
+#include "engine/cache/cache.h"
+#include "engine/cli/commands.h"
+
+namespace seqflow::cli {
+namespace {
+
+void PrintKind(const KindSpec& kind) {
+  std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
+  if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
+  for (const auto& port : kind.inputs)
+    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), port.type.c_str(), port.list ? "[]" : "",
+                port.optional ? " (optional)" : "", port.doc.c_str());
+  for (const auto& p : kind.params) {
+    std::string def = p.default_value ? FormatParamValue(*p.default_value) : "required";
+    std::string choices;
+    for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;
+    if (!choices.empty()) choices += "}";
+    std::printf("  %-18s %-16s = %-10s%s  %s\n", p.name.c_str(), ParamTypeName(p.type), def.c_str(),
+                choices.c_str(), p.doc.c_str());
+  }
+}
+
+}  // namespace
+
+int KindsCommand(const std::string& name) {
+  const Registry& registry = TheRegistry();
+  if (!name.empty()) {
+    const KindSpec* kind = registry.FindKind(name);
+    if (kind == nullptr) {
+      std::vector<std::string> names;
+      for (const KindSpec* k : registry.Kinds()) names.push_back(k->name);
+      std::string near = NearestName(name, names);
+      LogError("unknown kind '" + name + "'" + (near.empty() ? "" : " — did you mean '" + near + "'?"));
+      return 2;
+    }
+    PrintKind(*kind);
+    return 0;
+  }
+  for (const KindSpec* kind : registry.Kinds())
+    std::printf("%-24s -> %-12s %s\n", kind->name.c_str(), kind->output_type.c_str(), kind->doc.c_str());
+  return 0;
+}
+
+int CacheLsCommand(const std::string& cache_dir) {
+  Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
+  Result<std::vector<CacheListing>> entries = cache.List();
+  if (!entries.ok()) {
+    LogError(entries.status().ToString());
+    return 1;
+  }
+  uint64_t total = 0;
+  for (const auto& e : *entries) {
+    std::time_t t = static_cast<std::time_t>(e.mtime_ns / 1000000000LL);
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::localtime(&t));
+    std::printf("%s  %-22s %-12s %10llu  %s\n", e.key.c_str(), e.kind.c_str(), e.artifact_type.c_str(),
+                static_cast<unsigned long long>(e.bytes), when);
+    total += e.bytes;
+  }
+  std::printf("%zu entries, %.1f MB in %s\n", entries->size(), total / 1e6, cache.dir().c_str());
+  return 0;
+}
+
+int CacheGcCommand(const std::string& cache_dir, double keep_days) {
+  Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
+  Result<int> removed = cache.Gc(keep_days);
+  if (!removed.ok()) {
+    LogError(removed.status().ToString());
+    return 1;
+  }
+  std::printf("removed %d entries unused for %g days\n", *removed, keep_days);
+  return 0;
+}
+
+int CacheRmCommand(const std::string& cache_dir, const std::string& kind) {
+  Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
+  Result<int> removed = cache.RemoveKind(kind);
+  if (!removed.ok()) {
+    LogError(removed.status().ToString());
+    return 1;
+  }
+  std::printf("removed %d entries of kind %s\n", *removed, kind.c_str());
+  return 0;
+}
+
+}  // namespace seqflow::cli

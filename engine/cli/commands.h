@@ -1,0 +1,28 @@
+// The subcommands of `seqflow`. Each returns the process exit code: 0 success, 1 a node
+// failed, 2 the pipeline or the command line is invalid. Only this folder prints to stdout.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "engine/cli/session.h"
+
+namespace seqflow::cli {
+
+struct RunArgs {
+  PipelineArgs pipeline;
+  std::set<std::string> force;
+  std::string out_dir;
+  std::string cache_dir;
+  int threads = 0;  // 0 = all cores
+};
+
+int RunCommand(const RunArgs& args);
+int PlanCommand(const RunArgs& args);
+int GraphCommand(const PipelineArgs& args);
+int KindsCommand(const std::string& kind);
+int CacheLsCommand(const std::string& cache_dir);
+int CacheGcCommand(const std::string& cache_dir, double keep_days);
+int CacheRmCommand(const std::string& cache_dir, const std::string& kind);
+
+}  // namespace seqflow::cli

@@ -1,0 +1,72 @@
+// seqflow: run, plan and inspect YAML pipelines of semi-supervised sequence-labeling experiments.
+#include <CLI/CLI.hpp>
+
+#include "engine/cli/commands.h"
+
+namespace {
+
+using seqflow::cli::PipelineArgs;
+using seqflow::cli::RunArgs;
+
+void AddPipelineOptions(CLI::App* cmd, PipelineArgs& p) {
+  cmd->add_option("pipeline", p.path, "pipeline YAML file")->required();
+  cmd->add_option("--set", p.sets, "override a var (k=v) or a node field (NODE.FIELD=v)");
+  cmd->add_option("--ablation", p.ablation, "run only this ablation axis (default: the grid of all axes)");
+}
+
+void AddRunOptions(CLI::App* cmd, RunArgs& a) {
+  AddPipelineOptions(cmd, a.pipeline);
+  cmd->add_option("--force", a.force, "recompute NODE and everything that depends on it");
+  cmd->add_option("--cache", a.cache_dir, "cache directory (default $SEQFLOW_CACHE or .seqflow/cache)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"seqflow: semi-supervised sequence-labeling experiments as cached YAML pipelines"};
+  app.require_subcommand(1);
+  int code = 0;
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "run a pipeline (cached nodes are loaded, not run)");
+  AddRunOptions(run_cmd, run);
+  run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
+  run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
+  run_cmd->callback([&] { code = seqflow::cli::RunCommand(run); });
+
+  RunArgs plan;
+  CLI::App* plan_cmd = app.add_subcommand("plan", "show what would run and why");
+  AddRunOptions(plan_cmd, plan);
+  plan_cmd->callback([&] { code = seqflow::cli::PlanCommand(plan); });
+
+  PipelineArgs graph;
+  CLI::App* graph_cmd = app.add_subcommand("graph", "print the pipeline's DAG as Graphviz dot");
+  AddPipelineOptions(graph_cmd, graph);
+  graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph); });
+
+  std::string kind;
+  CLI::App* kinds_cmd = app.add_subcommand("kinds", "list node kinds, or describe one");
+  kinds_cmd->add_option("kind", kind, "a kind name");
+  kinds_cmd->callback([&] { code = seqflow::cli::KindsCommand(kind); });
+
+  std::string cache_dir;
+  double keep_days = 30;
+  std::string rm_kind;
+  CLI::App* cache_cmd = app.add_subcommand("cache", "inspect or prune the cache");
+  cache_cmd->add_option("--cache", cache_dir, "cache directory");
+  cache_cmd->require_subcommand(1);
+  cache_cmd->add_subcommand("ls", "list entries")->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
+  CLI::App* gc = cache_cmd->add_subcommand("gc", "remove entries unused for N days");
+  gc->add_option("--keep-days", keep_days, "keep entries used within this many days");
+  gc->callback([&] { code = seqflow::cli::CacheGcCommand(cache_dir, keep_days); });
+  CLI::App* rm = cache_cmd->add_subcommand("rm", "remove every entry of a kind");
+  rm->add_option("kind", rm_kind, "node kind")->required();
+  rm->callback([&] { code = seqflow::cli::CacheRmCommand(cache_dir, rm_kind); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return code;
+}

@@ -1,0 +1,50 @@
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "engine/base/log.h"
+#include "engine/cli/commands.h"
+#include "engine/record/plan_explain.h"
+
+namespace seqflow::cli {
+
+int PlanCommand(const RunArgs& args) {
+  Env* env = Env::Default();
+  FileHasher hasher(env);
+  Result<Pipeline> pipeline = LoadPipeline(args.pipeline, env, hasher);
+  if (!pipeline.ok()) {
+    LogError(pipeline.status().ToString());
+    return 2;
+  }
+  std::string cache_dir = CacheDir(args.cache_dir);
+  Cache cache(cache_dir, &TheRegistry(), env);
+  for (const auto& run : pipeline->runs) {
+    if (pipeline->runs.size() > 1) std::printf("%s\n", AblationLabel(run.variant.assignment).c_str());
+    RunKeyParts last = LoadRunKeyParts(cache_dir, RunId(pipeline->name, run.variant.assignment), env);
+    int to_run = 0;
+    for (const PlanLine& line : ExplainPlan(run.dag, cache, last, args.force)) {
+      bool runs = line.reason != PlanReason::kCached;
+      to_run += runs;
+      std::string text = fmt::format("  {:<4} {:<18} {:<24} {:<15} {}", runs ? "run" : "-", line.node, line.kind,
+                                     PlanReasonName(line.reason), line.detail);
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      std::printf("%s\n", text.c_str());
+    }
+    std::printf("  %d of %zu nodes would run\n", to_run, run.dag.nodes.size());
+  }
+  return 0;
+}
+
+int GraphCommand(const PipelineArgs& args) {
+  Env* env = Env::Default();
+  FileHasher hasher(env);
+  Result<Pipeline> pipeline = LoadPipeline(args, env, hasher);
+  if (!pipeline.ok()) {
+    LogError(pipeline.status().ToString());
+    return 2;
+  }
+  std::printf("%s", ToDot(pipeline->runs.front().dag, pipeline->name).c_str());
+  return 0;
+}
+
+}  // namespace seqflow::cli

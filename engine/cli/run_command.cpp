@@ -1,0 +1,105 @@
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "engine/base/log.h"
+#include "engine/cli/commands.h"
+#include "engine/exec/executor.h"
+#include "engine/record/plan_explain.h"
+#include "engine/record/summary.h"
+
+namespace seqflow::cli {
+namespace {
+
+int DefaultThreads(int requested) {
+  if (requested > 0) return requested;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// One stderr line per node start and finish (plain lines: readable in CI logs).
+std::function<void(const ExecEvent&)> ProgressPrinter(size_t run, size_t num_runs) {
+  std::string prefix = num_runs > 1 ? fmt::format("[run {}/{}] ", run + 1, num_runs) : "";
+  return [prefix](const ExecEvent& e) {
+    if (e.type == ExecEvent::kStart) {
+      LogInfo(fmt::format("{}start  {}", prefix, e.node));
+    } else if (e.type == ExecEvent::kFinish) {
+      const NodeOutcome& o = *e.outcome;
+      std::string line = fmt::format("{}{:<8} {} ({}) {:.3f}s", prefix, NodeStatusName(o.status), o.name, o.kind,
+                                     o.seconds);
+      if (!o.error.ok()) line += "\n    " + o.error.ToString();
+      LogInfo(line);
+    }
+  };
+}
+
+// The headline metrics of the evaluators, one line per evaluator, on stdout.
+void PrintResults(const PipelineRecord& record) {
+  static const char* const kHeadline[] = {"f1", "precision", "recall", "accuracy", "sentence_accuracy"};
+  for (const auto& run : record.runs) {
+    if (record.runs.size() > 1) std::printf("%s\n", AblationLabel(run.ablation).c_str());
+    for (const auto& node : run.result.nodes) {
+      if (node.kind.rfind("eval.", 0) != 0 || node.status == NodeStatus::kFailed ||
+          node.status == NodeStatus::kSkipped)
+        continue;
+      std::string line = fmt::format("  {:<16}", node.name);
+      for (const char* name : kHeadline) {
+        auto it = node.metrics.find(name);
+        if (it != node.metrics.end()) line += fmt::format(" {}={:.4f}", name, it->second);
+      }
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int RunCommand(const RunArgs& args) {
+  auto start = std::chrono::steady_clock::now();
+  Env* env = Env::Default();
+  FileHasher hasher(env);
+  Result<Pipeline> pipeline = LoadPipeline(args.pipeline, env, hasher);
+  if (!pipeline.ok()) {
+    LogError(pipeline.status().ToString());
+    return 2;
+  }
+  std::string cache_dir = CacheDir(args.cache_dir);
+  Cache cache(cache_dir, &TheRegistry(), env);
+  ArtifactMemo memo;
+  PipelineRecord record;
+  record.pipeline = pipeline->name;
+  bool ok = true;
+  for (size_t i = 0; i < pipeline->runs.size(); ++i) {
+    const PlannedRun& run = pipeline->runs[i];
+    ExecOptions options;
+    options.threads = DefaultThreads(args.threads);
+    options.force = args.force;
+    options.on_event = ProgressPrinter(i, pipeline->runs.size());
+    RunResult result = Execute(run.dag, cache, memo, env, options);
+    ok = ok && result.ok();
+    Status saved = SaveRunKeyParts(cache_dir, RunId(pipeline->name, run.variant.assignment), run.dag, env);
+    if (!saved.ok()) LogWarning("cannot record the run's keys for `seqflow plan`: " + saved.ToString());
+    record.runs.push_back({run.variant.assignment, std::move(result)});
+  }
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!args.out_dir.empty()) {
+    Status written = WriteRunRecord(args.out_dir, record, env);
+    if (!written.ok()) {
+      LogError(written.ToString());
+      return 1;
+    }
+  }
+  PrintResults(record);
+  if (!ok) {
+    for (const auto& run : record.runs)
+      if (!run.result.ok()) LogError(run.result.FirstError().ToString());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace seqflow::cli

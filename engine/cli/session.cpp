@@ -1,0 +1,40 @@
+#include "engine/cli/session.h"
+
+#include <cstdlib>
+
+#include "engine/cache/cache.h"
+#include "nodes/registry.h"
+
+namespace seqflow::cli {
+
+const Registry& TheRegistry() {
+  static const Registry* registry = [] {
+    auto* r = new Registry();  // never deleted: lives for the process
+    RegisterAllNodes(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher) {
+  SEQFLOW_ASSIGN_OR_RETURN(PipelineSpec spec, ParsePipelineFile(args.path, Overrides{args.sets}, env));
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants, ExpandAblations(spec, args.ablation));
+  Pipeline pipeline;
+  pipeline.name = spec.name;
+  for (auto& variant : variants) {
+    SEQFLOW_ASSIGN_OR_RETURN(Dag dag, BuildDag(variant.spec, TheRegistry(), hasher));
+    pipeline.runs.push_back({std::move(variant), std::move(dag)});
+  }
+  return pipeline;
+}
+
+std::string CacheDir(const std::string& flag) { return flag.empty() ? Cache::DefaultDir() : flag; }
+
+std::string AblationLabel(const std::map<std::string, std::string>& assignment) {
+  if (assignment.empty()) return "base";
+  std::string out;
+  for (const auto& [k, v] : assignment) out += (out.empty() ? "" : ", ") + k + "=" + v;
+  return out;
+}
+
+}  // namespace seqflow::cli

@@ -1,0 +1,44 @@
+// What every subcommand shares: the registry, and a pipeline file turned into validated runs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/api/registry.h"
+#include "engine/base/env.h"
+#include "engine/dsl/spec.h"
+#include "engine/graph/dag.h"
+
+namespace seqflow::cli {
+
+struct PipelineArgs {
+  std::string path;
+  std::vector<std::string> sets;  // --set k=v
+  std::string ablation;           // --ablation NAME ("" = every axis, as a grid)
+};
+
+struct PlannedRun {
+  RunVariant variant;
+  Dag dag;
+};
+
+struct Pipeline {
+  std::string name;
+  std::vector<PlannedRun> runs;
+};
+
+// The registry with every node kind seqflow ships. Built once; never deleted.
+const Registry& TheRegistry();
+
+// Parses, expands ablations and validates every run before anything executes; the first error
+// (with file:line:col) is returned.
+Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher);
+
+// --cache DIR, else $SEQFLOW_CACHE, else .seqflow/cache in the working directory.
+std::string CacheDir(const std::string& flag);
+
+// "predicted.kind=decode.sms, model.criterion=min_eig", or "base" for no ablation.
+std::string AblationLabel(const std::map<std::string, std::string>& assignment);
+
+}  // namespace seqflow::cli
