@@ -1,0 +1,166 @@
+// The `ablations:` section and the runs it asks for.
+#include "engine/api/registry.h"
+#include "engine/dsl/sections.h"
+
+namespace seqflow::dsl {
+namespace {
+
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+Result<RawParam> AblationValue(const YAML::Node& item, const std::string& file, const std::string& what,
+                               bool is_kind) {
+  RawParam value;
+  value.loc = LocOf(item, file);
+  if (item.IsScalar()) {
+    value.scalar = item.Scalar();
+    return value;
+  }
+  bool scalar_items = item.IsSequence();
+  for (const auto& x : item) scalar_items = scalar_items && x.IsScalar();
+  if (!scalar_items || is_kind)
+    return Status::Invalid("each value of " + what + " must be " +
+                               (is_kind ? "a kind name" : "a single value or a list of single values") + ", got " +
+                               ShapeName(item),
+                           value.loc);
+  value.is_list = true;
+  for (const auto& x : item) value.items.push_back(x.Scalar());
+  return value;
+}
+
+Result<AblationTarget> ParseTarget(const MapEntry& e, const std::string& axis, const std::string& file) {
+  const std::string what = Quoted(e.key) + " in ablation axis " + Quoted(axis);
+  AblationTarget target;
+  target.loc = e.key_loc;
+  size_t dot = e.key.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == e.key.size())
+    return Status::Invalid("ablation target " + what + " must be NODE.FIELD, e.g. predicted.kind", e.key_loc);
+  target.node = e.key.substr(0, dot);
+  target.field = e.key.substr(dot + 1);
+  if (target.field == "in")
+    return Status::Invalid("ablations cannot change the inputs of a node (" + what +
+                               "); vary its kind or parameters instead",
+                           e.key_loc);
+  if (!e.value.IsSequence() || e.value.size() == 0)
+    return Status::Invalid("values of " + what + " must be a non-empty list, e.g. [a, b]; got " +
+                               (e.value.IsSequence() ? std::string("an empty list") : ShapeName(e.value)),
+                           e.value_loc);
+  for (const auto& item : e.value) {
+    SEQFLOW_ASSIGN_OR_RETURN(RawParam value, AblationValue(item, file, what, target.field == "kind"));
+    target.values.push_back(std::move(value));
+  }
+  return target;
+}
+
+Result<AblationAxis> ParseAxis(const MapEntry& e, const std::string& file) {
+  AblationAxis axis;
+  axis.name = e.key;
+  axis.loc = e.key_loc;
+  if (!e.value.IsMap() || e.value.size() == 0)
+    return Status::Invalid("ablation axis " + Quoted(e.key) + " must be a map NODE.FIELD -> [values], got " +
+                               (e.value.IsMap() ? std::string("an empty map") : ShapeName(e.value)),
+                           e.value_loc);
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<MapEntry> entries, MapEntries(e.value, file, "ablation axis " + Quoted(e.key)));
+  for (const auto& entry : entries) {
+    SEQFLOW_ASSIGN_OR_RETURN(AblationTarget target, ParseTarget(entry, e.key, file));
+    const AblationTarget& first = axis.targets.empty() ? target : axis.targets[0];
+    if (target.values.size() != first.values.size())
+      return Status::Invalid("ablation axis " + Quoted(e.key) + ": " + Quoted(first.node + "." + first.field) +
+                                 " has " + std::to_string(first.values.size()) + " values but " +
+                                 Quoted(target.node + "." + target.field) + " has " +
+                                 std::to_string(target.values.size()) +
+                                 "; the targets of an axis move together, give them the same number of values",
+                             e.key_loc);
+    axis.targets.push_back(std::move(target));
+  }
+  return axis;
+}
+
+std::string AxisNames(const std::vector<AblationAxis>& axes) {
+  if (axes.empty()) return "this pipeline has no ablations";
+  std::string out = "axes: ";
+  for (size_t i = 0; i < axes.size(); ++i) out += (i ? ", " : "") + axes[i].name;
+  return out;
+}
+
+Result<std::vector<const AblationAxis*>> SelectAxes(const PipelineSpec& spec, const std::string& axis) {
+  std::vector<const AblationAxis*> selected;
+  std::vector<std::string> names;
+  for (const auto& a : spec.ablations) {
+    names.push_back(a.name);
+    if (axis.empty() || a.name == axis) selected.push_back(&a);
+  }
+  if (!axis.empty() && selected.empty()) {
+    std::string near = NearestName(axis, names);
+    return Status::Invalid("unknown ablation axis " + Quoted(axis) +
+                           (near.empty() ? "" : " — did you mean " + Quoted(near) + "?") + " (" +
+                           AxisNames(spec.ablations) + ")");
+  }
+  return selected;
+}
+
+// One run per value of `axis` for every run in `runs`; the existing runs vary slowest.
+Result<std::vector<RunVariant>> Spread(const std::vector<RunVariant>& runs, const AblationAxis& axis) {
+  std::vector<RunVariant> out;
+  for (const auto& run : runs) {
+    for (size_t i = 0; i < axis.size(); ++i) {
+      RunVariant variant = run;
+      for (const auto& target : axis.targets) {
+        NodeSpec* node = variant.spec.FindNode(target.node);
+        if (node == nullptr)
+          return Status::Invalid("ablation axis " + Quoted(axis.name) + " names unknown node " + Quoted(target.node),
+                                 target.loc);
+        ApplyField(*node, target.field, target.values[i]);
+        variant.assignment[target.node + "." + target.field] = RawText(target.values[i]);
+      }
+      out.push_back(std::move(variant));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<AblationAxis>> ParseAblations(const MapEntry& section, const std::string& file) {
+  std::vector<AblationAxis> axes;
+  if (section.value.IsNull()) return axes;
+  if (!section.value.IsMap())
+    return Status::Invalid("'ablations' must be a map of axis name -> {NODE.FIELD: [v1, v2], ...}, got " +
+                               std::string(ShapeName(section.value)),
+                           section.value_loc);
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<MapEntry> entries, MapEntries(section.value, file, "'ablations'"));
+  for (const auto& e : entries) {
+    SEQFLOW_ASSIGN_OR_RETURN(AblationAxis axis, ParseAxis(e, file));
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+Status CheckAblationTargets(const PipelineSpec& spec) {
+  std::vector<std::string> names;
+  for (const auto& n : spec.nodes) names.push_back(n.name);
+  for (const auto& axis : spec.ablations) {
+    for (const auto& target : axis.targets) {
+      if (spec.FindNode(target.node) != nullptr) continue;
+      std::string near = NearestName(target.node, names);
+      return Status::Invalid("ablation axis " + Quoted(axis.name) + " names unknown node " + Quoted(target.node) +
+                                 (near.empty() ? "" : " — did you mean " + Quoted(near) + "?"),
+                             target.loc);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace seqflow::dsl
+
+namespace seqflow {
+
+Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> selected, dsl::SelectAxes(spec, axis));
+  std::vector<RunVariant> runs{RunVariant{{}, spec}};
+  for (const AblationAxis* a : selected) {
+    SEQFLOW_ASSIGN_OR_RETURN(runs, dsl::Spread(runs, *a));
+  }
+  return runs;
+}
+
+}  // namespace seqflow

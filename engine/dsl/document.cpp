@@ -1,0 +1,146 @@
+// Top-level keys of a pipeline file, includes and merging.
+#include "engine/dsl/document.h"
+
+#include <filesystem>
+
+#include "engine/api/registry.h"
+#include "engine/dsl/sections.h"
+#include "engine/dsl/yaml_read.h"
+
+namespace seqflow::dsl {
+namespace {
+
+const std::vector<std::string> kTopLevelKeys = {"name", "include", "vars", "nodes", "ablations"};
+
+struct Include {
+  std::string path;
+  SourceLoc loc;
+};
+
+template <class T>
+void ReplaceOrAppend(std::vector<T>& into, T item) {
+  for (auto& existing : into) {
+    if (existing.name == item.name) {
+      existing = std::move(item);
+      return;
+    }
+  }
+  into.push_back(std::move(item));
+}
+
+void Merge(RawDoc& into, RawDoc from) {
+  for (auto& [name, def] : from.vars) into.vars[name] = std::move(def);
+  for (auto& node : from.nodes) ReplaceOrAppend(into.nodes, std::move(node));
+  for (auto& axis : from.ablations) ReplaceOrAppend(into.ablations, std::move(axis));
+}
+
+Result<std::vector<Include>> ParseIncludes(const MapEntry& section, const std::string& file) {
+  std::vector<YAML::Node> items;
+  if (section.value.IsScalar()) items.push_back(section.value);
+  if (section.value.IsSequence())
+    for (const auto& item : section.value) items.push_back(item);
+  std::vector<Include> out;
+  for (const auto& item : items) {
+    if (!item.IsScalar()) break;
+    out.push_back({item.Scalar(), LocOf(item, file)});
+  }
+  const bool well_formed = section.value.IsSequence() || section.value.IsScalar();
+  if (!well_formed || out.size() != items.size())
+    return Status::Invalid("'include' must be a file name or a list of file names, got " +
+                               std::string(ShapeName(section.value)),
+                           section.value_loc);
+  return out;
+}
+
+Status UnknownTopLevelKey(const MapEntry& e) {
+  std::string near = NearestName(e.key, kTopLevelKeys);
+  return Status::Invalid("unknown top-level key '" + e.key + "'" +
+                             (near.empty() ? "" : " — did you mean '" + near + "'?") +
+                             " (expected name, include, vars, nodes, ablations)",
+                         e.key_loc);
+}
+
+Status ParseSection(const MapEntry& e, const std::string& file, RawDoc& doc, std::vector<Include>& includes) {
+  if (e.key == "name") {
+    SEQFLOW_ASSIGN_OR_RETURN(doc.name.text, ScalarText(e, "'name'"));
+    doc.name.loc = e.value_loc;
+  } else if (e.key == "include") {
+    SEQFLOW_ASSIGN_OR_RETURN(includes, ParseIncludes(e, file));
+  } else if (e.key == "vars") {
+    SEQFLOW_ASSIGN_OR_RETURN(doc.vars, ParseVars(e, file));
+  } else if (e.key == "nodes") {
+    SEQFLOW_ASSIGN_OR_RETURN(doc.nodes, ParseNodes(e, file));
+  } else if (e.key == "ablations") {
+    SEQFLOW_ASSIGN_OR_RETURN(doc.ablations, ParseAblations(e, file));
+  } else {
+    return UnknownTopLevelKey(e);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<MapEntry>> TopLevelEntries(const std::string& text, const std::string& file) {
+  SEQFLOW_ASSIGN_OR_RETURN(YAML::Node root, LoadYaml(text, file));
+  if (root.IsNull())
+    return Status::Invalid("pipeline file is empty; expected a map with at least nodes:", SourceLoc{file, 1, 1});
+  if (!root.IsMap())
+    return Status::Invalid("a pipeline file must be a map with keys name, include, vars, nodes, ablations; got " +
+                               std::string(ShapeName(root)),
+                           LocOf(root, file));
+  return MapEntries(root, file, "the pipeline file");
+}
+
+Result<RawDoc> ReadInclude(const Include& inc, IncludeChain& chain, Env* env, VarScope& env_vars) {
+  Result<std::string> expanded = env_vars.Expand(inc.path, inc.loc);
+  if (!expanded.ok()) return expanded.status().Annotate("include paths see environment variables only");
+  const std::string& path = *expanded;
+  const auto& [parent_abs, parent_shown] = chain.back();
+  std::string abs = ResolvePath(DirName(parent_abs), path);
+  std::string shown = std::filesystem::path(JoinPath(DirName(parent_shown), path)).lexically_normal().string();
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i].first != abs) continue;
+    std::string cycle;
+    for (size_t j = i; j < chain.size(); ++j) cycle += chain[j].second + " -> ";
+    return Status::Invalid("include cycle: " + cycle + shown + "; remove one of these includes", inc.loc);
+  }
+  Result<std::string> text = env->ReadFile(abs);
+  if (!text.ok())
+    return Status::Invalid("cannot read included file '" + shown + "': " + text.status().message(), inc.loc);
+  chain.emplace_back(abs, shown);
+  Result<RawDoc> doc = ReadDocument(*text, chain, env, env_vars);
+  chain.pop_back();
+  return doc;
+}
+
+}  // namespace
+
+Result<std::map<std::string, VarDef>> ParseVars(const MapEntry& section, const std::string& file) {
+  std::map<std::string, VarDef> vars;
+  if (section.value.IsNull()) return vars;
+  if (!section.value.IsMap())
+    return Status::Invalid("'vars' must be a map of name -> value, got " + std::string(ShapeName(section.value)),
+                           section.value_loc);
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<MapEntry> entries, MapEntries(section.value, file, "'vars'"));
+  for (const auto& e : entries) {
+    SEQFLOW_ASSIGN_OR_RETURN(std::string text, ScalarText(e, "var '" + e.key + "'"));
+    vars[e.key] = VarDef{std::move(text), e.value_loc};
+  }
+  return vars;
+}
+
+Result<RawDoc> ReadDocument(const std::string& text, IncludeChain& chain, Env* env, VarScope& env_vars) {
+  const std::string file = chain.back().second;
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<MapEntry> entries, TopLevelEntries(text, file));
+  RawDoc doc;
+  std::vector<Include> includes;
+  for (const auto& e : entries) SEQFLOW_RETURN_IF_ERROR(ParseSection(e, file, doc, includes));
+  RawDoc merged;
+  for (const auto& inc : includes) {
+    SEQFLOW_ASSIGN_OR_RETURN(RawDoc included, ReadInclude(inc, chain, env, env_vars));
+    Merge(merged, std::move(included));
+  }
+  merged.name = doc.name;
+  Merge(merged, std::move(doc));
+  return merged;
+}
+
+}  // namespace seqflow::dsl

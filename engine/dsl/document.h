@@ -1,0 +1,35 @@
+// One pipeline file and its includes, merged, before ${var} expansion and --set (internal to
+// engine/dsl). Merging: included files first, in the order listed, then the including file;
+// a var, node or ablation axis of the same name is replaced in place by the later definition.
+// Thread safety: not thread safe (expands include paths through a memoising VarScope).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/base/env.h"
+#include "engine/base/status.h"
+#include "engine/dsl/spec.h"
+#include "engine/dsl/vars.h"
+
+namespace seqflow::dsl {
+
+struct RawDoc {
+  VarDef name;  // text "" when the file has no name:
+  std::map<std::string, VarDef> vars;
+  std::vector<NodeSpec> nodes;          // file order; texts not expanded
+  std::vector<AblationAxis> ablations;  // texts not expanded
+};
+
+// The files being read, outermost first: (absolute path, name shown in errors).
+using IncludeChain = std::vector<std::pair<std::string, std::string>>;
+
+// Parses `text`, the file chain.back(), and recursively its includes (resolved against its
+// folder, read through `env`, their paths expanded with `env_vars` — environment only, since
+// vars are not known yet). An include already on the chain is a cycle error.
+// REQUIRES: !chain.empty().
+Result<RawDoc> ReadDocument(const std::string& text, IncludeChain& chain, Env* env, VarScope& env_vars);
+
+}  // namespace seqflow::dsl

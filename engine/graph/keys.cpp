@@ -1,0 +1,97 @@
+// Cache keys and the memoising file hasher.
+#include <mutex>
+
+#include "engine/base/hash.h"
+#include "engine/graph/build.h"
+
+namespace seqflow {
+
+struct FileHasher::Impl {
+  struct Memo {
+    uint64_t size;
+    int64_t mtime_ns;
+    std::string hash;
+  };
+  Env* env;
+  std::mutex mu;
+  std::map<std::string, Memo> by_path;
+};
+
+FileHasher::FileHasher(Env* env) : impl_(std::make_shared<Impl>()) { impl_->env = env; }
+
+Result<std::string> FileHasher::Hash(const std::string& path) {
+  Result<FileStat> stat = impl_->env->Stat(path);
+  if (!stat.ok()) return Status::Io(graph::CannotReadFile(path, stat.status()));
+  if (stat->is_dir) return Status::Io("cannot read file '" + path + "': Is a directory");
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_path.find(path);
+    if (it != impl_->by_path.end() && it->second.size == stat->size && it->second.mtime_ns == stat->mtime_ns)
+      return it->second.hash;
+  }
+  // Read outside the lock: hashing a large corpus must not stall other callers.
+  Result<std::string> bytes = impl_->env->ReadFile(path);
+  if (!bytes.ok()) return Status::Io(graph::CannotReadFile(path, bytes.status()));
+  std::string hash = HashHex(*bytes);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->by_path[path] = Impl::Memo{stat->size, stat->mtime_ns, hash};
+  return hash;
+}
+
+namespace graph {
+namespace {
+
+// Lists are hashed item by item, so ["a,b"] and ["a", "b"] differ although they print alike.
+void HashValue(Hasher& h, const ParamValue& value) {
+  h.AddU64(value.index());
+  if (const auto* strings = std::get_if<std::vector<std::string>>(&value)) {
+    h.AddU64(strings->size());
+    for (const auto& s : *strings) h.Add(s);
+  } else if (const auto* doubles = std::get_if<std::vector<double>>(&value)) {
+    h.AddU64(doubles->size());
+    for (double d : *doubles) h.Add(FormatParamValue(d));
+  } else {
+    h.Add(FormatParamValue(value));
+  }
+}
+
+}  // namespace
+
+std::string CannotReadFile(const std::string& path, const Status& env_error) {
+  // Env messages read "<what> <path>: <reason>"; keep the reason only.
+  const std::string& msg = env_error.message();
+  size_t at = msg.find(path + ": ");
+  std::string reason = at == std::string::npos ? msg : msg.substr(at + path.size() + 2);
+  return "cannot read file '" + path + "': " + reason;
+}
+
+void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node) {
+  Hasher h;
+  h.Add("seqflow.node.v1");
+  node.key_parts["kind"] = bound.kind->name + "@" + bound.kind->version;
+  h.Add("kind").Add(node.key_parts["kind"]);
+  for (const auto& [name, value] : bound.params) {
+    auto file = bound.file_hashes.find(name);
+    if (file != bound.file_hashes.end()) {
+      node.key_parts["file:" + name] = file->second;
+      h.Add("file:" + name).Add(file->second);
+    } else {
+      node.key_parts["param:" + name] = FormatParamValue(value);
+      h.Add("param:" + name);
+      HashValue(h, value);
+    }
+  }
+  for (const auto& input : node.inputs) {
+    std::string joined;
+    h.Add("input:" + input.port).AddU64(input.sources.size());
+    for (int source : input.sources) {
+      joined += (joined.empty() ? "" : ",") + dag.nodes[source].key;
+      h.Add(dag.nodes[source].key);
+    }
+    node.key_parts["input:" + input.port] = joined;
+  }
+  node.key = h.HexDigest();
+}
+
+}  // namespace graph
+}  // namespace seqflow
