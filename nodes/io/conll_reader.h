@@ -1,0 +1,47 @@
+// Parsing kernels for the two text formats seqflow reads: CoNLL column files (one token a line,
+// blank line between sentences) and plain text (one sentence a line). Pure: they take the
+// file's bytes and its name (for messages), never touch the disk.
+//
+// CoNLL rules: "-DOCSTART-" lines are document breaks and are dropped (with the blank line that
+// usually follows); any run of blank lines is one sentence boundary; CRLF is accepted. Every
+// error names file:line (and a column where it helps), e.g.
+//   "train.txt:12: expected 3 columns (word POS chunk), found 2".
+// Label ids are assigned in byte order of the label names, so the same file always gives the
+// same ids. Thread safety: stateless.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "nodes/io/corpus.h"
+#include "nodes/io/text_encoding.h"
+
+namespace seqflow {
+
+enum class Separator { kWhitespace, kTab };
+const char* SeparatorName(Separator s);           // "whitespace", "tab"
+Separator ParseSeparator(std::string_view name);  // throws StatusError on other names
+
+struct ConllOptions {
+  // Column names in file order; the first must be "word". Empty: taken from the first token
+  // line as word, col1, col2, ..., label.
+  std::vector<std::string> columns;
+  std::string label_column;  // "" = the last column
+  TagEncoding encoding = TagEncoding::kIob2;
+  FileEncoding file_encoding = FileEncoding::kUtf8;
+  // kTab splits only on '\t', so a token may contain spaces or U+00A0.
+  Separator separator = Separator::kWhitespace;
+};
+
+// A labeled corpus: Corpus::columns are the file's columns without the label column.
+Result<Corpus> ParseConll(std::string_view bytes, const std::string& file, const ConllOptions& options);
+
+// An unlabeled corpus with the single column "word": each non-blank line is a sentence of
+// whitespace-separated tokens. max_sentences = 0 reads all.
+Result<Corpus> ParseTextLines(std::string_view bytes, const std::string& file, int64_t max_sentences,
+                              FileEncoding file_encoding);
+
+}  // namespace seqflow

@@ -1,0 +1,57 @@
+// FakeIoContext: runs a node body without the engine, with in-memory files and list ports.
+// Parameters start from the kind's declared defaults; metrics are collected for inspection.
+// Shared by the io, features and eval node tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/api/node.h"
+#include "engine/api/registry.h"
+
+namespace seqflow::testutil {
+
+class FakeIoContext final : public NodeContext {
+ public:
+  // REQUIRES: every parameter of `kind` has a default or an override.
+  explicit FakeIoContext(const KindSpec& kind, std::map<std::string, ParamValue> overrides = {}) : name_(kind.name) {
+    std::map<std::string, ParamValue> values;
+    for (const ParamSpec& p : kind.params)
+      if (p.default_value) values[p.name] = *p.default_value;
+    for (auto& [k, v] : overrides) values[k] = std::move(v);
+    params_ = Params(std::move(values));
+  }
+
+  void AddInput(const std::string& port, ArtifactPtr artifact) { inputs_[port].push_back(std::move(artifact)); }
+  void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
+  const std::map<std::string, double>& metrics() const { return metrics_; }
+
+  const std::string& node_name() const override { return name_; }
+  const Params& params() const override { return params_; }
+  std::vector<ArtifactPtr> inputs(std::string_view port) const override {
+    auto it = inputs_.find(std::string(port));
+    return it == inputs_.end() ? std::vector<ArtifactPtr>{} : it->second;
+  }
+  void Metric(const std::string& name, double value) override { metrics_[name] = value; }
+  void Attach(const std::string&, std::string) override {}
+  void Progress(int64_t, int64_t) override {}
+  bool cancelled() const override { return false; }
+  int threads() const override { return 1; }
+  Result<std::string> ReadFile(const std::string& path) const override {
+    auto it = files_.find(path);
+    if (it == files_.end()) return Status::NotFound("no such file: " + path);
+    return it->second;
+  }
+
+ private:
+  std::string name_;
+  Params params_;
+  std::map<std::string, std::vector<ArtifactPtr>> inputs_;
+  std::map<std::string, std::string> files_;
+  std::map<std::string, double> metrics_;
+};
+
+}  // namespace seqflow::testutil
