@@ -1,0 +1,35 @@
+// Runs the real `seqflow` binary as a child process, for end-to-end tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace seqflow::testutil {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `seqflow ARGS...` in `work_dir` (quoting each argument) and waits for it.
+CliResult RunSeqflow(const std::vector<std::string>& args, const std::string& work_dir = ".");
+// Starts it in the background; returns the child's pid (for kill tests). Output is discarded.
+int StartSeqflow(const std::vector<std::string>& args, const std::string& work_dir = ".");
+// Waits for a child started by StartSeqflow; returns its exit code, or -signal if killed.
+int WaitSeqflow(int pid);
+
+// summary.json of a run written with --out DIR.
+nlohmann::json ReadSummary(const std::string& out_dir);
+// "computed"/"cached" status of every node of run `run` in a summary.
+std::map<std::string, std::string> NodeStatuses(const nlohmann::json& summary, size_t run = 0);
+// Metric `name` of node `node` in run `run`; throws if absent.
+double MetricOf(const nlohmann::json& summary, const std::string& node, const std::string& name, size_t run = 0);
+
+// Absolute path of a file under the project's pipelines/ folder.
+std::string PipelinePath(const std::string& relative);
+
+}  // namespace seqflow::testutil

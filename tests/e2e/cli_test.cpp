@@ -1,0 +1,180 @@
+// The seqflow binary end to end on pipelines/tests/: caching, invalidation, crash safety,
+// concurrency and error reporting, as a user sees them.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/cli_runner.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testutil {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir("seqflow-e2e");
+    cache_ = dir_ + "/cache";
+  }
+  // Runs the tiny pipeline (plus extra args) with this test's cache into DIR/<out>.
+  CliResult RunTiny(const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_,
+                                     "--out", dir_ + "/" + out, "--ablation", "decoder", "-j", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunSeqflow(args);
+  }
+  std::vector<fs::path> CacheEntries() const {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::recursive_directory_iterator(cache_))
+      if (e.path().extension() == ".sfa") out.push_back(e.path());
+    return out;
+  }
+  std::string dir_, cache_;
+};
+
+TEST(PipelineTests, EveryTestPipelineRunsTwiceSecondFullyCached) {
+  int pipelines = 0;
+  for (const auto& entry : fs::directory_iterator(PipelinePath("tests"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++pipelines;
+    std::string dir = MakeTempDir("seqflow-twice");
+    std::vector<std::string> args = {"run", entry.path().string(), "--cache", dir + "/cache", "--out"};
+    CliResult first = RunSeqflow({args[0], args[1], args[2], args[3], args[4], dir + "/a"});
+    ASSERT_EQ(first.exit_code, 0) << entry.path() << "\n" << first.err;
+    CliResult second = RunSeqflow({args[0], args[1], args[2], args[3], args[4], dir + "/b"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    nlohmann::json a = ReadSummary(dir + "/a"), b = ReadSummary(dir + "/b");
+    ASSERT_EQ(a["runs"].size(), b["runs"].size());
+    for (size_t r = 0; r < b["runs"].size(); ++r) {
+      for (const auto& [node, status] : NodeStatuses(b, r)) EXPECT_EQ(status, "cached") << entry.path() << " " << node;
+      for (const auto& [node, value] : a["runs"][r]["nodes"].items())
+        EXPECT_EQ(value["metrics"], b["runs"][r]["nodes"][node]["metrics"]) << node;
+    }
+  }
+  EXPECT_GE(pipelines, 1);
+}
+
+TEST_F(CliTest, ChangingOneParameterRecomputesExactlyItsNodeAndDescendants) {
+  ASSERT_EQ(RunTiny("a").exit_code, 0);
+  CliResult again = RunTiny("b", {"--set", "hmm.smoothing.emission=0.1"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  nlohmann::json s = ReadSummary(dir_ + "/b");
+  std::map<std::string, std::string> expected = {{"train", "cached"},     {"test", "cached"},     {"unlabeled", "cached"},
+                                                 {"vocab", "cached"},     {"hmm", "computed"},    {"predicted", "computed"},
+                                                 {"score", "computed"},   {"tokens", "computed"}};
+  EXPECT_EQ(NodeStatuses(s, 0), expected);
+}
+
+TEST_F(CliTest, PlanNamesTheChangedParameter) {
+  ASSERT_EQ(RunTiny("a").exit_code, 0);
+  CliResult plan = RunSeqflow({"plan", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--ablation",
+                               "decoder", "--set", "hmm.smoothing.emission=0.1"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("params changed"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("smoothing.emission: 0.050000000000000003 -> 0.10000000000000001"), std::string::npos)
+      << plan.out;
+  EXPECT_NE(plan.out.find("input changed"), std::string::npos) << plan.out;
+}
+
+TEST_F(CliTest, DataFileRecomputesItsReaderOnlyWhenBytesChange) {
+  std::string samples = dir_ + "/samples";
+  fs::copy(SourceDir() + "/datasets/samples", samples);
+  std::vector<std::string> set = {"--set", "samples=" + samples};
+  ASSERT_EQ(RunTiny("a", set).exit_code, 0);
+  // Same bytes, new mtime: nothing recomputes.
+  fs::last_write_time(samples + "/tiny_fields.test.conll", fs::file_time_type::clock::now() + std::chrono::hours(1));
+  ASSERT_EQ(RunTiny("b", set).exit_code, 0);
+  for (const auto& [node, status] : NodeStatuses(ReadSummary(dir_ + "/b"))) EXPECT_EQ(status, "cached") << node;
+  // New bytes: the test reader and what depends on it recompute.
+  std::ofstream(samples + "/tiny_fields.test.conll", std::ios::app) << "\nZ.\tauthor\nZed.\ttitle\n";
+  ASSERT_EQ(RunTiny("c", set).exit_code, 0);
+  std::map<std::string, std::string> expected = {{"train", "cached"},      {"test", "computed"},  {"unlabeled", "cached"},
+                                                 {"vocab", "cached"},      {"hmm", "cached"},     {"predicted", "computed"},
+                                                 {"score", "computed"},    {"tokens", "computed"}};
+  EXPECT_EQ(NodeStatuses(ReadSummary(dir_ + "/c")), expected);
+}
+
+TEST_F(CliTest, TruncatedCacheEntryIsReportedAndRecomputed) {
+  ASSERT_EQ(RunTiny("a").exit_code, 0);
+  std::vector<fs::path> entries = CacheEntries();
+  ASSERT_FALSE(entries.empty());
+  for (const auto& e : entries) fs::resize_file(e, fs::file_size(e) / 2);
+  CliResult again = RunTiny("b");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("corrupt cache entry"), std::string::npos) << again.err;
+  nlohmann::json a = ReadSummary(dir_ + "/a"), b = ReadSummary(dir_ + "/b");
+  for (const auto& [node, status] : NodeStatuses(b)) EXPECT_EQ(status, "computed") << node;
+  EXPECT_EQ(MetricOf(a, "score", "f1"), MetricOf(b, "score", "f1"));
+}
+
+TEST_F(CliTest, TwoConcurrentRunsOnOneCacheBothSucceedWithEqualResults) {
+  std::vector<std::string> base = {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--out"};
+  std::vector<std::string> a = base, b = base;
+  a.push_back(dir_ + "/a");
+  b.push_back(dir_ + "/b");
+  int pa = StartSeqflow(a), pb = StartSeqflow(b);
+  EXPECT_EQ(WaitSeqflow(pa), 0);
+  EXPECT_EQ(WaitSeqflow(pb), 0);
+  nlohmann::json sa = ReadSummary(dir_ + "/a"), sb = ReadSummary(dir_ + "/b");
+  for (size_t r = 0; r < sa["runs"].size(); ++r)
+    EXPECT_EQ(MetricOf(sa, "score", "f1", r), MetricOf(sb, "score", "f1", r));
+}
+
+TEST_F(CliTest, RunKilledMidWayLeavesNoEntryThatFailsToLoad) {
+  for (int delay_ms : {20, 60, 150}) {
+    int pid = StartSeqflow({"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "-j", "2"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    WaitSeqflow(pid);
+  }
+  CliResult after = RunTiny("a");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.err.find("corrupt"), std::string::npos) << after.err;
+}
+
+TEST_F(CliTest, InvalidPipelineExitsWithTwoAndALocatedMessage) {
+  std::string path = dir_ + "/bad.yaml";
+  std::ofstream(path) << "name: bad\nnodes:\n  a: {kind: read.conll, path: x.conll}\n"
+                         "  p: {kind: decode.vitterbi, in: {model: a, data: a}}\n";
+  CliResult r = RunSeqflow({"run", path, "--cache", cache_});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path + ":4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'decode.viterbi'"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, FailingNodeStopsTheRunAndNamesTheNode) {
+  std::string path = dir_ + "/fails.yaml";
+  std::ofstream(dir_ + "/broken.conll") << "word B-NP\nword2\n";
+  std::ofstream(path) << "name: fails\nnodes:\n  a: {kind: read.conll, path: broken.conll}\n"
+                         "  v: {kind: features.vocab, in: [a]}\n";
+  CliResult r = RunSeqflow({"run", path, "--cache", cache_, "--out", dir_ + "/out"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("broken.conll:2"), std::string::npos) << r.err;
+  std::map<std::string, std::string> expected = {{"a", "failed"}, {"v", "skipped"}};
+  EXPECT_EQ(NodeStatuses(ReadSummary(dir_ + "/out")), expected);
+  EXPECT_TRUE(CacheEntries().empty());
+}
+
+TEST_F(CliTest, KindsAndGraphDescribeTheCatalogueAndTheDag) {
+  CliResult kinds = RunSeqflow({"kinds"});
+  ASSERT_EQ(kinds.exit_code, 0);
+  for (const char* k : {"read.conll", "read.text", "split", "features.vocab", "hmm.supervised", "decode.viterbi",
+                        "decode.sms", "eval.tokens", "eval.segments"})
+    EXPECT_NE(kinds.out.find(k), std::string::npos) << k;
+  CliResult one = RunSeqflow({"kinds", "hmm.supervised"});
+  EXPECT_NE(one.out.find("smoothing.emission"), std::string::npos) << one.out;
+  CliResult graph = RunSeqflow({"graph", PipelinePath("tests/tiny_hmm.yaml")});
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_NE(graph.out.find("digraph"), std::string::npos);
+  EXPECT_NE(graph.out.find("hmm.supervised"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seqflow::testutil
