@@ -1,0 +1,26 @@
+// The decode family: label a corpus with a trained HMM.
+//   decode.viterbi  (model: HmmModel, data: Corpus) -> Predictions  most probable sequence
+//   decode.sms      (model: HmmModel, data: Corpus) -> Predictions  sequence of most probable
+//                   states (per-token posterior argmax); `marginals: true` keeps the posteriors
+// Words map to symbols through the model's Vocab; the Predictions carry the model's label names
+// and encoding. Gold labels in `data`, if any, are ignored. Results do not depend on threads.
+#pragma once
+
+#include "engine/api/registry.h"
+#include "nodes/decode/predictions.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/io/corpus.h"
+
+namespace seqflow {
+
+// Registers the Predictions artifact type, decode.viterbi and decode.sms.
+void RegisterDecodeNodes(Registry& registry);
+
+enum class DecodeMethod { kViterbi, kSms };
+
+// The body of the decoders without the engine. An empty sentence gets an empty label sequence
+// (and, with marginals, an empty [0 x K] block). `marginals` is honoured by kSms only.
+// REQUIRES: model.vocab non-null and ValidateHmmModel(model) ok.
+Predictions DecodeCorpus(const HmmModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads);
+
+}  // namespace seqflow

@@ -1,0 +1,56 @@
+// FakeNodeContext: runs a node body without the engine. Inputs are given per port, parameters
+// start from the kind's declared defaults, metrics are collected for inspection.
+// Shared by the hmm and decode node tests (a candidate for tests/testutil/).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/api/node.h"
+#include "engine/api/registry.h"
+
+namespace seqflow::testutil {
+
+class FakeNodeContext final : public NodeContext {
+ public:
+  // Parameters are `kind`'s defaults with `overrides` applied; every parameter of the kind must
+  // have a default or an override.
+  FakeNodeContext(const KindSpec& kind, std::map<std::string, ParamValue> overrides = {}, int threads = 1)
+      : name_(kind.name), threads_(threads) {
+    std::map<std::string, ParamValue> values;
+    for (const ParamSpec& p : kind.params)
+      if (p.default_value) values[p.name] = *p.default_value;
+    for (auto& [k, v] : overrides) values[k] = std::move(v);
+    params_ = Params(std::move(values));
+  }
+
+  void SetInput(const std::string& port, ArtifactPtr artifact) { inputs_[port] = {std::move(artifact)}; }
+  const std::map<std::string, double>& metrics() const { return metrics_; }
+
+  const std::string& node_name() const override { return name_; }
+  const Params& params() const override { return params_; }
+  std::vector<ArtifactPtr> inputs(std::string_view port) const override {
+    auto it = inputs_.find(std::string(port));
+    return it == inputs_.end() ? std::vector<ArtifactPtr>{} : it->second;
+  }
+  void Metric(const std::string& name, double value) override { metrics_[name] = value; }
+  void Attach(const std::string&, std::string) override {}
+  void Progress(int64_t, int64_t) override {}
+  bool cancelled() const override { return false; }
+  int threads() const override { return threads_; }
+  Result<std::string> ReadFile(const std::string& path) const override {
+    return Status::NotFound("FakeNodeContext has no files: " + path);
+  }
+
+ private:
+  std::string name_;
+  Params params_;
+  int threads_;
+  std::map<std::string, std::vector<ArtifactPtr>> inputs_;
+  std::map<std::string, double> metrics_;
+};
+
+}  // namespace seqflow::testutil
