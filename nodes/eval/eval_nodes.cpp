@@ -49,7 +49,6 @@ ArtifactPtr RunSegments(NodeContext& ctx) {
 }  // namespace
 
 void RegisterEvalNodes(Registry& registry) {
-  registry.AddArtifactType<Predictions>();
   registry.AddKind(KindSpec{"eval.tokens",
                             "1",
                             "Token accuracy and sentence accuracy (every token right); labels compared by name.",

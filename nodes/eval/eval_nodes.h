@@ -1,4 +1,4 @@
-// The eval family: eval.tokens and eval.segments, plus the Predictions artifact type.
+// The eval family: eval.tokens and eval.segments (Predictions is registered by the decode family).
 #pragma once
 
 #include "engine/api/registry.h"
