@@ -1,6 +1,10 @@
 // The first pipelines on real data (../shared/data): supervised HMMs on CoNLL-2000 chunking and
 // on the Cora citation fields, each with both decoders. Thresholds sit just below the measured
-// results (see the closing note of the engine issue); they fail, never skip, without the data.
+// results; they fail, never skip, without the data. Measured (2026-11-22):
+//   CoNLL-2000, one <UNK>:      Viterbi F1 .8084 acc .8906; SMS F1 .8095 acc .8932 (= the peers
+//                               README's plain HMM, 80.84 / 80.95)
+//   CoNLL-2000, shape classes:  Viterbi F1 .8279 acc .8999; SMS F1 .8294 acc .9022
+//   Cora citations (runs):      Viterbi F1 .7310 acc .8897; SMS F1 .7111 acc .8997
 #include <gtest/gtest.h>
 
 #include "tests/e2e/cli_runner.h"
@@ -41,10 +45,10 @@ TEST(RealData, Conll2000SupervisedHmm) {
   nlohmann::json s = RunPipeline("conll2000_hmm.yaml", "out");
   ASSERT_EQ(s["runs"].size(), 4u);
   CheckRuns(s, {
-                   {"conll2000", {{"predicted.kind", "decode.viterbi"}, {"vocab.unknown", "single"}}, 0.0, 0.0},
-                   {"conll2000", {{"predicted.kind", "decode.sms"}, {"vocab.unknown", "single"}}, 0.0, 0.0},
-                   {"conll2000", {{"predicted.kind", "decode.viterbi"}, {"vocab.unknown", "shape"}}, 0.0, 0.0},
-                   {"conll2000", {{"predicted.kind", "decode.sms"}, {"vocab.unknown", "shape"}}, 0.0, 0.0},
+                   {"conll2000", {{"predicted.kind", "decode.viterbi"}, {"vocab.unknown", "single"}}, 0.805, 0.888},
+                   {"conll2000", {{"predicted.kind", "decode.sms"}, {"vocab.unknown", "single"}}, 0.806, 0.890},
+                   {"conll2000", {{"predicted.kind", "decode.viterbi"}, {"vocab.unknown", "shape"}}, 0.825, 0.897},
+                   {"conll2000", {{"predicted.kind", "decode.sms"}, {"vocab.unknown", "shape"}}, 0.826, 0.899},
                });
 }
 
@@ -52,8 +56,8 @@ TEST(RealData, CitationsSupervisedHmm) {
   nlohmann::json s = RunPipeline("citations_hmm.yaml", "out");
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
-                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.0, 0.0},
-                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.0, 0.0},
+                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.725, 0.885},
+                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.705, 0.895},
                });
 }
 
