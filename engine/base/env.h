@@ -35,6 +35,9 @@ class Env {
   // Names (not paths) of the entries of a directory, sorted.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
+  // Sets the file's modification time to now; the cache records an entry's last use this way
+  // (for gc). The default does nothing, for Envs that keep no times.
+  virtual Status Touch(const std::string& path) { return Status::Ok(); }
 };
 
 // Path helpers (pure string manipulation, '/' separated).

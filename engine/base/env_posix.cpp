@@ -118,6 +118,11 @@ class PosixEnv final : public Env {
     if (::unlink(path.c_str()) != 0) return ErrnoStatus("cannot remove", path);
     return Status::Ok();
   }
+
+  Status Touch(const std::string& path) override {
+    if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) return ErrnoStatus("cannot touch", path);
+    return Status::Ok();
+  }
 };
 
 }  // namespace

@@ -7,12 +7,17 @@
 // node); nothing of a failed node is cached; nodes downstream of it are reported as skipped;
 // the rest of the graph is cancelled. Artifacts already computed in this process are shared
 // across runs through ArtifactMemo (ablation runs reuse their common prefix without reloading).
+//
+// Publishing: computed results are stored to the cache by background writers (a store's fsync
+// costs more than a small node); Execute returns only after every store finished. A failed store
+// is a warning, not a failed node: the result is right, only not reusable.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,10 +55,14 @@ class ArtifactMemo {
  public:
   ArtifactPtr Find(const std::string& key) const;
   void Put(const std::string& key, ArtifactPtr a);
+  // The artifact with the metrics and attachments its node reported, so a node reused from
+  // memory reports the same figures as one loaded from the cache. nullopt when absent.
+  std::optional<CacheEntry> FindEntry(const std::string& key) const;
+  void PutEntry(const std::string& key, CacheEntry entry);
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, ArtifactPtr> by_key_;
+  std::map<std::string, CacheEntry> by_key_;
 };
 
 // Node start/finish events for progress display. Called from worker threads, serialised.

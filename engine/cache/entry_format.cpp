@@ -1,0 +1,134 @@
+#include "engine/cache/entry_format.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <exception>
+
+#include "engine/api/artifact.h"
+#include "engine/base/hash.h"
+
+namespace seqflow {
+namespace {
+
+std::string Hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+// Runs a decoder that reports damage by throwing (ByteReader, artifact loaders) and turns what
+// it throws into Corruption, so a bad entry never escapes as an exception.
+template <class F>
+auto Guarded(const std::string& what, F&& decode) -> Result<decltype(decode())> {
+  try {
+    return decode();
+  } catch (const StatusError& e) {
+    return Status::Corruption(what + ": " + e.status().message());
+  } catch (const std::exception& e) {
+    return Status::Corruption(what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string EncodeEntry(const CacheEntry& entry) {
+  ByteWriter artifact;
+  entry.artifact->Save(artifact);
+  ByteWriter payload;
+  payload.Str(entry.kind);
+  payload.Str(entry.artifact->type());
+  payload.U32(entry.artifact->version());
+  payload.F64(entry.seconds);
+  payload.U64(entry.metrics.size());
+  for (const auto& [name, value] : entry.metrics) {
+    payload.Str(name);
+    payload.F64(value);
+  }
+  payload.U64(entry.attachments.size());
+  for (const auto& [suffix, content] : entry.attachments) {
+    payload.Str(suffix);
+    payload.Str(content);
+  }
+  payload.Str(artifact.bytes());
+
+  ByteWriter header;
+  header.U32(kEntryFormatVersion);
+  header.U64(payload.bytes().size());
+  header.U64(Checksum64(payload.bytes()));
+  std::string file(kEntryMagic);
+  file += header.bytes();
+  file += payload.bytes();
+  return file;
+}
+
+Result<std::string_view> DecodeFrame(std::string_view file) {
+  if (file.size() < kEntryHeaderSize)
+    return Status::Corruption("truncated: " + std::to_string(file.size()) + " bytes, the header alone needs " +
+                              std::to_string(kEntryHeaderSize));
+  if (file.substr(0, kEntryMagic.size()) != kEntryMagic)
+    return Status::Corruption("bad magic (not a seqflow cache entry)");
+  ByteReader header(file.substr(kEntryMagic.size(), kEntryHeaderSize - kEntryMagic.size()));
+  uint32_t version = header.U32();
+  uint64_t length = header.U64();
+  uint64_t checksum = header.U64();
+  if (version != kEntryFormatVersion)
+    return Status::Corruption("unknown format version " + std::to_string(version) + " (this build reads " +
+                              std::to_string(kEntryFormatVersion) + ")");
+  std::string_view payload = file.substr(kEntryHeaderSize);
+  if (length != payload.size())
+    return Status::Corruption(std::string(length > payload.size() ? "truncated" : "length mismatch") +
+                              ": header says " + std::to_string(length) + " payload bytes, file has " +
+                              std::to_string(payload.size()));
+  uint64_t actual = Checksum64(payload);
+  if (actual != checksum)
+    return Status::Corruption("checksum mismatch (stored " + Hex64(checksum) + ", computed " + Hex64(actual) + ")");
+  return payload;
+}
+
+Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string_view payload, DecodeFrame(file));
+  ByteReader r(payload);
+  std::string type, bytes;
+  uint32_t version = 0;
+  auto parse_fields = [&] {
+    CacheEntry e;
+    e.kind = r.Str();
+    type = r.Str();
+    version = r.U32();
+    e.seconds = r.F64();
+    for (size_t i = 0, n = r.Count(16); i < n; ++i) {
+      std::string name = r.Str();
+      e.metrics[name] = r.F64();
+    }
+    for (size_t i = 0, n = r.Count(16); i < n; ++i) {
+      std::string suffix = r.Str();
+      e.attachments.emplace_back(std::move(suffix), r.Str());
+    }
+    bytes = r.Str();
+    r.ExpectEnd();
+    return e;
+  };
+  auto load_artifact = [&] {
+    ByteReader artifact(bytes);
+    ArtifactPtr loaded = registry.LoadArtifact(type, version, artifact);
+    artifact.ExpectEnd();
+    if (loaded == nullptr) throw StatusError(Status::Corruption("the loader returned nothing"));
+    return loaded;
+  };
+  SEQFLOW_ASSIGN_OR_RETURN(CacheEntry entry, Guarded("malformed entry", parse_fields));
+  SEQFLOW_ASSIGN_OR_RETURN(entry.artifact, Guarded("artifact " + type + " failed to load", load_artifact));
+  return entry;
+}
+
+Result<EntrySummary> SummarizeEntry(std::string_view file) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string_view payload, DecodeFrame(file));
+  return Guarded("malformed entry", [&] {
+    ByteReader r(payload);
+    EntrySummary summary;
+    summary.kind = r.Str();
+    summary.artifact_type = r.Str();
+    return summary;
+  });
+}
+
+}  // namespace seqflow

@@ -1,0 +1,46 @@
+// ExecContext: the NodeContext a node body sees while the executor runs it. Inputs are the
+// upstream artifacts already published in the RunState; metrics and attachments are collected
+// here until the executor validates and stores them.
+// Thread safety: one context per running node; Metric/Attach/Progress may be called from the
+// kernel's worker threads.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/api/node.h"
+#include "engine/exec/node_runner.h"
+
+namespace seqflow {
+
+class ExecContext final : public NodeContext {
+ public:
+  // REQUIRES: `run` outlives the context and the inputs of node `index` are published.
+  ExecContext(RunState& run, int index);
+
+  const std::string& node_name() const override { return node_.name; }
+  const Params& params() const override { return node_.params; }
+  std::vector<ArtifactPtr> inputs(std::string_view port) const override;
+  void Metric(const std::string& name, double value) override;
+  void Attach(const std::string& suffix, std::string content) override;
+  void Progress(int64_t done, int64_t total) override;
+  bool cancelled() const override { return run_.failed.load(std::memory_order_relaxed); }
+  int threads() const override { return run_.options.threads; }
+  Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
+
+  // What the body reported; call after it returned.
+  std::map<std::string, double> TakeMetrics();
+  std::vector<std::pair<std::string, std::string>> TakeAttachments();
+
+ private:
+  RunState& run_;
+  const DagNode& node_;
+  std::mutex mu_;
+  std::map<std::string, double> metrics_;
+  std::vector<std::pair<std::string, std::string>> attachments_;
+};
+
+}  // namespace seqflow

@@ -1,0 +1,123 @@
+#include "engine/exec/executor.h"
+
+#include <tbb/flow_graph.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/base/log.h"
+#include "engine/exec/node_runner.h"
+
+namespace seqflow {
+
+const char* NodeStatusName(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::kComputed:
+      return "computed";
+    case NodeStatus::kCached:
+      return "cached";
+    case NodeStatus::kFailed:
+      return "failed";
+    case NodeStatus::kSkipped:
+      return "skipped";
+  }
+  return "unknown";
+}
+
+bool RunResult::ok() const {
+  return std::all_of(nodes.begin(), nodes.end(), [](const NodeOutcome& n) {
+    return n.status == NodeStatus::kComputed || n.status == NodeStatus::kCached;
+  });
+}
+
+Status RunResult::FirstError() const {
+  // A node that stopped because the run was cancelled is a consequence; report the cause.
+  const NodeOutcome* first = nullptr;
+  for (const NodeOutcome& n : nodes) {
+    if (n.status != NodeStatus::kFailed) continue;
+    if (n.error.code() != StatusCode::kCancelled) return n.error;
+    if (first == nullptr) first = &n;
+  }
+  return first != nullptr ? first->error : Status::Ok();
+}
+
+ArtifactPtr ArtifactMemo::Find(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? nullptr : it->second.artifact;
+}
+
+void ArtifactMemo::Put(const std::string& key, ArtifactPtr a) {
+  CacheEntry entry;
+  entry.artifact = std::move(a);
+  PutEntry(key, std::move(entry));
+}
+
+std::optional<CacheEntry> ArtifactMemo::FindEntry(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ArtifactMemo::PutEntry(const std::string& key, CacheEntry entry) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_key_.insert_or_assign(key, std::move(entry));
+}
+
+namespace {
+
+using FlowNode = tbb::flow::continue_node<tbb::flow::continue_msg>;
+
+// One continue_node per DAG node, one edge per distinct upstream node; a continue_node fires
+// once every predecessor has signalled, which is exactly "all inputs ready".
+void RunGraph(RunState& run) {
+  tbb::flow::graph graph;
+  std::vector<std::unique_ptr<FlowNode>> nodes;
+  nodes.reserve(run.dag.nodes.size());
+  for (size_t i = 0; i < run.dag.nodes.size(); ++i) {
+    nodes.push_back(std::make_unique<FlowNode>(graph, [&run, i](const tbb::flow::continue_msg&) {
+      RunNode(run, static_cast<int>(i));
+      return tbb::flow::continue_msg();
+    }));
+  }
+  std::vector<FlowNode*> roots;
+  for (size_t i = 0; i < run.dag.nodes.size(); ++i) {
+    std::vector<int> sources;
+    for (const DagInput& input : run.dag.nodes[i].inputs)
+      sources.insert(sources.end(), input.sources.begin(), input.sources.end());
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (int s : sources) tbb::flow::make_edge(*nodes[s], *nodes[i]);
+    if (sources.empty()) roots.push_back(nodes[i].get());
+  }
+  for (FlowNode* root : roots) root->try_put(tbb::flow::continue_msg());
+  graph.wait_for_all();
+}
+
+void WarnUnknownForced(const Dag& dag, const std::set<std::string>& force) {
+  for (const std::string& name : force) {
+    bool found = std::any_of(dag.nodes.begin(), dag.nodes.end(), [&](const DagNode& n) { return n.name == name; });
+    if (!found) LogWarning("--force " + name + ": the pipeline has no such node");
+  }
+}
+
+}  // namespace
+
+RunResult Execute(const Dag& dag, Cache& cache, ArtifactMemo& memo, Env* env, const ExecOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  WarnUnknownForced(dag, options.force);
+  RunState run(dag, cache, memo, env, options);
+  // The graph is built inside the arena so its tasks, and any parallel kernel a node calls, use
+  // exactly `threads` workers.
+  tbb::task_arena arena(std::max(1, options.threads));
+  arena.execute([&run] { RunGraph(run); });
+  run.publisher.Finish();
+  RunResult result;
+  result.nodes = std::move(run.outcomes);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace seqflow

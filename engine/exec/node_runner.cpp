@@ -1,0 +1,174 @@
+#include "engine/exec/node_runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+#include "engine/base/log.h"
+#include "engine/exec/exec_context.h"
+
+namespace seqflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Concurrent stores: enough for fsyncs to share journal commits, few enough not to thrash a disk.
+constexpr int kWriters = 4;
+
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string NodeLabel(const DagNode& node) { return "node '" + node.name + "' (" + node.kind->name + ")"; }
+
+void Fail(RunState& run, int index, const Status& status) {
+  const DagNode& node = run.dag.nodes[index];
+  NodeOutcome& out = run.outcomes[index];
+  out.status = NodeStatus::kFailed;
+  // NodeContext's own errors already begin with the node's name.
+  bool named = status.message().starts_with("node '" + node.name + "'");
+  out.error = named ? status : status.Annotate(NodeLabel(node));
+  run.failed = true;
+}
+
+bool InputsSucceeded(const RunState& run, const DagNode& node) {
+  for (const DagInput& input : node.inputs)
+    for (int source : input.sources) {
+      NodeStatus s = run.outcomes[source].status;
+      if (s != NodeStatus::kComputed && s != NodeStatus::kCached) return false;
+    }
+  return true;
+}
+
+// A damaged or mismatched entry is never used: warn and let the caller recompute.
+std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
+  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key);
+  if (!loaded.ok()) {
+    LogWarning(NodeLabel(node) + ": " + loaded.status().ToString() + "; recomputing");
+    return std::nullopt;
+  }
+  std::optional<CacheEntry>& entry = *loaded;
+  if (entry && (entry->kind != node.kind->name || entry->artifact->type() != node.kind->output_type)) {
+    LogWarning(NodeLabel(node) + ": cache entry " + node.key + " holds a " + std::string(entry->artifact->type()) +
+               " of kind " + entry->kind + "; recomputing");
+    return std::nullopt;
+  }
+  return std::move(entry);
+}
+
+bool TryReuse(RunState& run, int index) {
+  const DagNode& node = run.dag.nodes[index];
+  std::optional<CacheEntry> entry = run.memo.FindEntry(node.key);
+  if (!entry) {
+    entry = LoadFromCache(run, node);
+    if (!entry) return false;
+    run.memo.PutEntry(node.key, *entry);
+  }
+  NodeOutcome& out = run.outcomes[index];
+  out.status = NodeStatus::kCached;
+  out.metrics = std::move(entry->metrics);
+  out.attachments = std::move(entry->attachments);
+  run.artifacts[index] = std::move(entry->artifact);
+  return true;
+}
+
+// Calls the node body, turning whatever it throws into a Status.
+Status Invoke(const DagNode& node, ExecContext& context, ArtifactPtr* artifact) {
+  if (!node.kind->run) return Status::Internal("kind has no body");
+  try {
+    *artifact = node.kind->run(context);
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return e.status();
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("exception: ") + e.what());
+  } catch (...) {
+    return Status::Internal("unknown exception");
+  }
+}
+
+// Checks what the body returned and folds a Metrics output into the reported metrics; a
+// non-finite figure would poison every report and comparison built on it, so it fails the node.
+Status Validate(const KindSpec& kind, const ArtifactPtr& artifact, std::map<std::string, double>& metrics) {
+  if (artifact == nullptr) return Status::Internal("returned no artifact");
+  if (artifact->type() != kind.output_type)
+    return Status::Internal("returned a " + std::string(artifact->type()) + ", its kind declares " + kind.output_type);
+  if (auto m = std::dynamic_pointer_cast<const Metrics>(artifact))
+    for (const auto& [name, value] : m->values) metrics.insert_or_assign(name, value);
+  for (const auto& [name, value] : metrics)
+    if (!std::isfinite(value))
+      return Status::Numerical("metric '" + name + "' is " + (std::isnan(value) ? "NaN" : "infinite"));
+  return Status::Ok();
+}
+
+void Compute(RunState& run, int index, Clock::time_point start) {
+  const DagNode& node = run.dag.nodes[index];
+  ExecContext context(run, index);
+  ArtifactPtr artifact;
+  Status status = Invoke(node, context, &artifact);
+  std::map<std::string, double> metrics = context.TakeMetrics();
+  if (status.ok()) status = Validate(*node.kind, artifact, metrics);
+  if (!status.ok()) return Fail(run, index, status);
+
+  NodeOutcome& out = run.outcomes[index];
+  out.status = NodeStatus::kComputed;
+  out.metrics = std::move(metrics);
+  out.attachments = context.TakeAttachments();
+  CacheEntry entry{node.kind->name, artifact, SecondsSince(start), out.metrics, out.attachments};
+  run.artifacts[index] = std::move(artifact);
+  run.memo.PutEntry(node.key, entry);
+  run.publisher.Submit(node.key, std::move(entry), NodeLabel(node));
+}
+
+}  // namespace
+
+RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOptions& o)
+    : dag(d),
+      cache(c),
+      memo(m),
+      env(e),
+      options(o),
+      forced(d.nodes.size(), 0),
+      outcomes(d.nodes.size()),
+      artifacts(d.nodes.size()),
+      publisher(c, kWriters) {
+  for (size_t i = 0; i < dag.nodes.size(); ++i) {
+    const DagNode& node = dag.nodes[i];
+    outcomes[i].name = node.name;
+    outcomes[i].kind = node.kind->name;
+    outcomes[i].key = node.key;
+    // Topological order: every source's flag is final before its consumers are visited.
+    forced[i] = options.force.count(node.name) > 0;
+    for (const DagInput& input : node.inputs)
+      for (int source : input.sources) forced[i] = forced[i] || forced[source];
+  }
+}
+
+void RunState::Emit(const ExecEvent& event) {
+  if (!options.on_event) return;
+  std::lock_guard<std::mutex> lock(event_mu);
+  try {
+    options.on_event(event);
+  } catch (const std::exception& e) {
+    LogWarning(std::string("progress display failed: ") + e.what());
+  }
+}
+
+void RunNode(RunState& run, int index) {
+  NodeOutcome& out = run.outcomes[index];
+  const DagNode& node = run.dag.nodes[index];
+  if (run.failed || !InputsSucceeded(run, node)) {
+    out.status = NodeStatus::kSkipped;
+    run.Emit(ExecEvent{ExecEvent::kFinish, &out, node.name});
+    return;
+  }
+  run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
+  Clock::time_point start = Clock::now();
+  try {
+    if (run.forced[index] || !TryReuse(run, index)) Compute(run, index, start);
+  } catch (const std::exception& e) {  // engine-side failure (e.g. out of memory), not the body's
+    Fail(run, index, Status::Internal(std::string("executor: ") + e.what()));
+  }
+  out.seconds = SecondsSince(start);
+  run.Emit(ExecEvent{ExecEvent::kFinish, &out, node.name});
+}
+
+}  // namespace seqflow

@@ -1,0 +1,42 @@
+// The state one Execute call shares among its node bodies, and the body of one node: reuse
+// (memo, then cache) or compute, validate, publish. Internal to engine/exec.
+//
+// Thread safety: RunNode(run, i) for different i runs concurrently. outcomes[i] and artifacts[i]
+// are written only by node i's body, and read by its consumers after it finished (the flow
+// graph's edges order them); `failed` is atomic, event delivery is serialised by event_mu and
+// the publisher is thread safe.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "engine/exec/executor.h"
+#include "engine/exec/publisher.h"
+
+namespace seqflow {
+
+struct RunState {
+  RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOptions& o);
+
+  const Dag& dag;
+  Cache& cache;
+  ArtifactMemo& memo;
+  Env* env;
+  const ExecOptions& options;
+  std::vector<char> forced;            // by node: recompute even when cached (named or downstream)
+  std::vector<NodeOutcome> outcomes;   // by node, Dag order
+  std::vector<ArtifactPtr> artifacts;  // by node; set once the node is computed or reused
+  std::atomic<bool> failed{false};     // some node failed: cancel what has not started
+  Publisher publisher;                 // stores computed results; finished by Execute
+  std::mutex event_mu;
+
+  // Delivers `event` to options.on_event, one at a time.
+  void Emit(const ExecEvent& event);
+};
+
+// Runs node `index` to completion: skipped, cached, computed or failed. Never throws.
+// REQUIRES: every upstream node of `index` has finished.
+void RunNode(RunState& run, int index);
+
+}  // namespace seqflow

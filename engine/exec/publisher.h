@@ -1,0 +1,52 @@
+// Publisher: stores computed results to the cache off the critical path of a run.
+//
+// A store fsyncs the entry and its directory, which costs far more than a trivial node's body;
+// the node's consumers already have its artifact in memory, so they need not wait for the disk,
+// and concurrent fsyncs share journal commits. Execute calls Finish() before it returns, so a
+// finished run's results are in the cache. A failed store is logged, never fatal: the result is
+// still correct, only not reusable.
+// Thread safety: Submit may be called from any thread; Finish from the owner only.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cache/cache.h"
+
+namespace seqflow {
+
+class Publisher {
+ public:
+  // `writers` background threads, started on the first Submit (a fully cached run starts none).
+  Publisher(Cache& cache, int writers);
+  ~Publisher();  // Finish()
+  Publisher(const Publisher&) = delete;
+  Publisher& operator=(const Publisher&) = delete;
+
+  // Queues cache.Store(key, entry); `label` names the node in a warning if the store fails.
+  void Submit(std::string key, CacheEntry entry, std::string label);
+  // Returns once every submitted store is done.
+  void Finish();
+
+ private:
+  struct Job {
+    std::string key;
+    CacheEntry entry;
+    std::string label;
+  };
+  void Work();
+
+  Cache& cache_;
+  const int writers_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<Job> queue_;
+  bool finishing_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace seqflow

@@ -1,0 +1,90 @@
+#include "engine/base/env.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+class EnvTest : public ::testing::Test {
+ protected:
+  EnvTest() : dir_(testutil::MakeTempDir("seqflow-env")) {}
+  ~EnvTest() override { std::filesystem::remove_all(dir_); }
+  Env* env_ = Env::Default();
+  std::string dir_;
+};
+
+TEST_F(EnvTest, WriteAtomicThenReadRoundTripsBinary) {
+  std::string path = JoinPath(dir_, "f.bin");
+  std::string data("a\0b\xff\n", 5);
+  ASSERT_OK(env_->WriteFileAtomic(path, data));
+  auto read = env_->ReadFile(path);
+  ASSERT_OK(read);
+  EXPECT_EQ(*read, data);
+  ASSERT_OK(env_->WriteFileAtomic(path, "second"));
+  EXPECT_EQ(*env_->ReadFile(path), "second");
+  auto names = env_->ListDir(dir_);
+  ASSERT_OK(names);
+  EXPECT_EQ(*names, std::vector<std::string>{"f.bin"});  // no temp file left behind
+}
+
+TEST_F(EnvTest, MissingFilesAreErrorsNamingThePath) {
+  std::string path = JoinPath(dir_, "absent");
+  auto read = env_->ReadFile(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find(path), std::string::npos);
+  EXPECT_FALSE(env_->Exists(path));
+  EXPECT_FALSE(env_->Stat(path).ok());
+  EXPECT_FALSE(env_->RemoveFile(path).ok());
+  EXPECT_FALSE(env_->WriteFileAtomic(JoinPath(dir_, "no/such/dir/f"), "x").ok());
+}
+
+TEST_F(EnvTest, ListDirIsSortedNamesAndStatKnowsDirectories) {
+  ASSERT_OK(env_->CreateDirs(JoinPath(dir_, "sub/deeper")));
+  for (const char* name : {"b", "a", "c"}) ASSERT_OK(env_->WriteFileAtomic(JoinPath(dir_, name), name));
+  auto names = env_->ListDir(dir_);
+  ASSERT_OK(names);
+  EXPECT_EQ(*names, (std::vector<std::string>{"a", "b", "c", "sub"}));
+  EXPECT_TRUE(env_->Stat(JoinPath(dir_, "sub"))->is_dir);
+  EXPECT_EQ(env_->Stat(JoinPath(dir_, "a"))->size, 1u);
+  ASSERT_OK(env_->RemoveFile(JoinPath(dir_, "a")));
+  EXPECT_FALSE(env_->Exists(JoinPath(dir_, "a")));
+}
+
+TEST_F(EnvTest, TouchMovesMtimeForward) {
+  std::string path = JoinPath(dir_, "t");
+  ASSERT_OK(env_->WriteFileAtomic(path, "x"));
+  int64_t before = env_->Stat(path)->mtime_ns;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_OK(env_->Touch(path));
+  EXPECT_GT(env_->Stat(path)->mtime_ns, before);
+  EXPECT_FALSE(env_->Touch(JoinPath(dir_, "absent")).ok());
+}
+
+TEST(PathTest, JoinDirBase) {
+  EXPECT_EQ(JoinPath("a", "b"), "a/b");
+  EXPECT_EQ(JoinPath("a/", "b"), "a/b");
+  EXPECT_EQ(JoinPath("a", "/abs"), "/abs");
+  EXPECT_EQ(JoinPath("", "b"), "b");
+  EXPECT_EQ(DirName("a/b/c.txt"), "a/b");
+  EXPECT_EQ(DirName("c.txt"), ".");
+  EXPECT_EQ(DirName("/c.txt"), "/");
+  EXPECT_EQ(BaseName("a/b/c.txt"), "c.txt");
+  EXPECT_EQ(BaseName("c.txt"), "c.txt");
+  EXPECT_TRUE(IsAbsolutePath("/x"));
+  EXPECT_FALSE(IsAbsolutePath("x"));
+}
+
+TEST(PathTest, ResolvePathFoldsDotsAgainstTheBase) {
+  EXPECT_EQ(ResolvePath("/work/main/pipelines", "../../shared/data/x.conll"), "/work/shared/data/x.conll");
+  EXPECT_EQ(ResolvePath("/work/main", "./a/./b"), "/work/main/a/b");
+  EXPECT_EQ(ResolvePath("/work/main", "/etc/../tmp/f"), "/tmp/f");
+  EXPECT_EQ(ResolvePath("/", "a"), "/a");
+}
+
+}  // namespace
+}  // namespace seqflow

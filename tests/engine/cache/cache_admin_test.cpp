@@ -1,0 +1,114 @@
+// List, Gc, RemoveKind, last-use tracking and the default directory.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "tests/engine/cache/cache_fixture.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testkit {
+namespace {
+
+constexpr double kDay = 86400;
+
+std::string Key(int i) {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%02xcafe%026x", i % 3, i);  // shards 00, 01, 02
+  return buf;
+}
+
+TEST_F(CacheTest, ListShowsEntriesAndIgnoresTempFiles) {
+  for (int i = 0; i < 5; ++i) ASSERT_OK(cache_.Store(Key(i), Entry(i, i < 2 ? "hmm.em" : "crf.train")));
+  ASSERT_OK(Env::Default()->WriteFileAtomic(PathOf(Key(0)) + ".tmp.999.0", "half an entry"));
+  ASSERT_OK(Env::Default()->WriteFileAtomic(dir_ + "/README", "not an entry"));
+  auto listing = cache_.List();
+  ASSERT_OK(listing);
+  ASSERT_EQ(listing->size(), 5u);
+  std::map<std::string, std::string> kinds;
+  for (const CacheListing& l : *listing) {
+    kinds[l.key] = l.kind;
+    EXPECT_EQ(l.artifact_type, "TestValue");
+    EXPECT_EQ(l.bytes, Read(l.key).size());
+    EXPECT_GT(l.mtime_ns, 0);
+  }
+  EXPECT_EQ(kinds[Key(1)], "hmm.em");
+  EXPECT_EQ(kinds[Key(4)], "crf.train");
+}
+
+TEST_F(CacheTest, ListShowsCorruptEntries) {
+  ASSERT_OK(cache_.Store(key_, Entry(1)));
+  Write(key_, "garbage");
+  auto listing = cache_.List();
+  ASSERT_OK(listing);
+  ASSERT_EQ(listing->size(), 1u);
+  EXPECT_EQ((*listing)[0].kind, "(corrupt)");
+}
+
+TEST_F(CacheTest, MissingDirectoryIsAnEmptyCache) {
+  Cache empty(dir_ + "/nowhere", &TestRegistry(), Env::Default());
+  auto listing = empty.List();
+  ASSERT_OK(listing);
+  EXPECT_TRUE(listing->empty());
+  auto removed = empty.Gc(0);
+  ASSERT_OK(removed);
+  EXPECT_EQ(*removed, 0);
+}
+
+TEST_F(CacheTest, LoadRecordsLastUse) {
+  ASSERT_OK(cache_.Store(key_, Entry(1)));
+  Backdate(PathOf(key_), 10 * kDay);
+  ASSERT_OK(cache_.Load(key_));
+  auto st = Env::Default()->Stat(PathOf(key_));
+  ASSERT_OK(st);
+  EXPECT_GT(st->mtime_ns, (std::time(nullptr) - kDay) * 1000000000LL);
+}
+
+TEST_F(CacheTest, GcRemovesEntriesUnusedForKeepDaysAndStaleTempFiles) {
+  for (int i = 0; i < 4; ++i) ASSERT_OK(cache_.Store(Key(i), Entry(i)));
+  Backdate(PathOf(Key(0)), 10 * kDay);
+  Backdate(PathOf(Key(1)), 3 * kDay);
+  std::string stale_tmp = PathOf(Key(2)) + ".tmp.123.0", fresh_tmp = PathOf(Key(3)) + ".tmp.456.1";
+  ASSERT_OK(Env::Default()->WriteFileAtomic(stale_tmp, "dead writer"));
+  ASSERT_OK(Env::Default()->WriteFileAtomic(fresh_tmp, "live writer"));
+  Backdate(stale_tmp, 2 * 3600);
+
+  auto removed = cache_.Gc(7);
+  ASSERT_OK(removed);
+  EXPECT_EQ(*removed, 1);
+  EXPECT_FALSE(cache_.Contains(Key(0)));
+  EXPECT_TRUE(cache_.Contains(Key(1)));
+  EXPECT_FALSE(Env::Default()->Exists(stale_tmp));
+  EXPECT_TRUE(Env::Default()->Exists(fresh_tmp));
+
+  removed = cache_.Gc(1);
+  ASSERT_OK(removed);
+  EXPECT_EQ(*removed, 1);
+  EXPECT_FALSE(cache_.Contains(Key(1)));
+  EXPECT_TRUE(cache_.Contains(Key(2)));
+  EXPECT_EQ(cache_.Gc(-1).status().code(), StatusCode::kInvalid);
+}
+
+TEST_F(CacheTest, RemoveKindRemovesOnlyThatKind) {
+  for (int i = 0; i < 6; ++i) ASSERT_OK(cache_.Store(Key(i), Entry(i, i % 2 ? "hmm.em" : "crf.train")));
+  auto removed = cache_.RemoveKind("hmm.em");
+  ASSERT_OK(removed);
+  EXPECT_EQ(*removed, 3);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(cache_.Contains(Key(i)), i % 2 == 0) << i;
+  removed = cache_.RemoveKind("hmm.em");
+  ASSERT_OK(removed);
+  EXPECT_EQ(*removed, 0);
+}
+
+TEST(CacheDefaultDirTest, EnvironmentVariableElseWorkingDirectory) {
+  std::string cwd = std::filesystem::current_path().string();
+  ::setenv("SEQFLOW_CACHE", "/var/tmp/sf-cache", 1);
+  EXPECT_EQ(Cache::DefaultDir(), "/var/tmp/sf-cache");
+  ::setenv("SEQFLOW_CACHE", "rel/cache", 1);
+  EXPECT_EQ(Cache::DefaultDir(), cwd + "/rel/cache");
+  ::unsetenv("SEQFLOW_CACHE");
+  EXPECT_EQ(Cache::DefaultDir(), cwd + "/.seqflow/cache");
+}
+
+}  // namespace
+}  // namespace seqflow::testkit

@@ -1,0 +1,149 @@
+#include "tests/engine/exec/fake_kinds.h"
+
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/api/node.h"
+#include "engine/base/hash.h"
+
+namespace seqflow::testkit {
+namespace {
+
+double Num(const Params& p, const std::string& name, double def) { return p.Has(name) ? p.GetDouble(name) : def; }
+std::string Text(const Params& p, const std::string& name, const std::string& def) {
+  return p.Has(name) ? p.GetString(name) : def;
+}
+
+KindSpec Kind(std::string name, std::vector<PortSpec> inputs, NodeFn run, std::string output = "TestValue") {
+  KindSpec k;
+  k.name = std::move(name);
+  k.version = "1";
+  k.output_type = std::move(output);
+  k.inputs = std::move(inputs);
+  k.run = std::move(run);
+  return k;
+}
+
+PortSpec Port(std::string name, bool list = false) { return PortSpec{std::move(name), "TestValue", list, false, ""}; }
+
+ArtifactPtr Sum(NodeContext& ctx) {
+  double total = Num(ctx.params(), "offset", 0);
+  std::string text;
+  for (const auto& v : ctx.InList<TestValue>("in")) {
+    total += v->number;
+    text += (text.empty() ? "" : "+") + v->text;
+  }
+  ctx.Metric("count", static_cast<double>(ctx.inputs("in").size()));
+  return std::make_shared<TestValue>(text, total);
+}
+
+ArtifactPtr Pair(NodeContext& ctx) {
+  auto left = ctx.In<TestValue>("left");
+  auto right = ctx.In<TestValue>("right");
+  return std::make_shared<TestValue>(left->text + "|" + right->text, left->number - right->number);
+}
+
+ArtifactPtr Sleep(NodeContext& ctx) {
+  double ms = Num(ctx.params(), "ms", 0);
+  ctx.Progress(0, 1);
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  ctx.Progress(1, 1);
+  return std::make_shared<TestValue>("slept", ms);
+}
+
+[[noreturn]] ArtifactPtr Fail(NodeContext& ctx) {
+  std::string how = Text(ctx.params(), "how", "status");
+  if (how == "status") throw StatusError(Status::Invalid("boom"));
+  if (how == "exception") throw std::runtime_error("bad thing");
+  throw 42;
+}
+
+ArtifactPtr Nan(NodeContext& ctx) {
+  ctx.Metric("loss", std::numeric_limits<double>::quiet_NaN());
+  return std::make_shared<TestValue>("nan", 0);
+}
+
+ArtifactPtr Score(NodeContext& ctx) {
+  auto m = std::make_shared<Metrics>();
+  m->values["score"] = ctx.In<TestValue>("in")->number * Num(ctx.params(), "scale", 1);
+  return m;
+}
+
+Registry* BuildRegistry() {
+  auto* r = new Registry();  // never deleted: shared by every test of the process
+  r->AddArtifactType<TestValue>();
+  r->AddArtifactType<Metrics>();
+  r->AddKind(Kind("const", {}, [](NodeContext& ctx) -> ArtifactPtr {
+    return std::make_shared<TestValue>(Text(ctx.params(), "text", ctx.node_name()), Num(ctx.params(), "value", 0));
+  }));
+  r->AddKind(Kind("sum", {Port("in", true)}, Sum));
+  r->AddKind(Kind("pair", {Port("left"), Port("right")}, Pair));
+  r->AddKind(Kind("sleep", {}, Sleep));
+  r->AddKind(Kind("fail", {Port("in", true)}, Fail));
+  r->AddKind(Kind("nan", {}, Nan));
+  r->AddKind(Kind("score", {Port("in")}, Score, "Metrics"));
+  r->AddKind(Kind("wrong", {}, [](NodeContext&) -> ArtifactPtr { return std::make_shared<Metrics>(); }));
+  return r;
+}
+
+}  // namespace
+
+const Registry& FakeRegistry() {
+  static const Registry* registry = BuildRegistry();
+  return *registry;
+}
+
+int DagBuilder::IndexOf(const std::string& name) const {
+  for (size_t i = 0; i < dag_.nodes.size(); ++i)
+    if (dag_.nodes[i].name == name) return static_cast<int>(i);
+  throw std::logic_error("DagBuilder: no node '" + name + "' yet");
+}
+
+DagBuilder& DagBuilder::Add(const std::string& name, const std::string& kind, std::map<std::string, ParamValue> params,
+                            const PortInputs& inputs) {
+  DagNode node;
+  node.name = name;
+  node.kind = FakeRegistry().FindKind(kind);
+  if (node.kind == nullptr) throw std::logic_error("DagBuilder: no kind '" + kind + "'");
+  node.params = Params(std::move(params));
+  Hasher h;
+  h.Add(node.kind->name).Add(node.kind->version).Add(node.params.Canonical());
+  for (const auto& [port, sources] : inputs) {
+    DagInput input{port, {}};
+    h.Add(port);
+    for (const std::string& source : sources) {
+      input.sources.push_back(IndexOf(source));
+      h.Add(dag_.nodes[input.sources.back()].key);
+    }
+    node.inputs.push_back(std::move(input));
+  }
+  node.key = h.HexDigest();
+  dag_.nodes.push_back(std::move(node));
+  return *this;
+}
+
+Dag DemoDag(int sleep_ms) {
+  DagBuilder b;
+  b.Add("a", "const", {{"value", 1.5}})
+      .Add("b", "const", {{"value", 2.25}})
+      .Add("c", "const", {{"value", -0.125}, {"text", std::string("cee")}})
+      .Add("ab", "sum", {{"offset", 0.1}}, {{"in", {"a", "b"}}})
+      .Add("bc", "sum", {}, {{"in", {"b", "c"}}})
+      .Add("abc", "sum", {{"offset", 1e-17}}, {{"in", {"ab", "bc", "c"}}})
+      .Add("p1", "pair", {}, {{"left", {"ab"}}, {"right", {"bc"}}})
+      .Add("p2", "pair", {}, {{"left", {"bc"}}, {"right", {"ab"}}})
+      .Add("all", "sum", {}, {{"in", {"p1", "p2", "abc"}}})
+      .Add("s1", "score", {{"scale", 3.0}}, {{"in", {"all"}}})
+      .Add("s2", "score", {}, {{"in", {"p2"}}})
+      .Add("tail", "sum", {{"offset", 7.0}}, {{"in", {"all", "abc"}}});
+  if (sleep_ms > 0) {
+    b.Add("nap1", "sleep", {{"ms", static_cast<double>(sleep_ms)}})
+        .Add("nap2", "sleep", {{"ms", static_cast<double>(sleep_ms) + 1}})
+        .Add("naps", "sum", {}, {{"in", {"nap1", "nap2", "tail"}}});
+  }
+  return b.dag();
+}
+
+}  // namespace seqflow::testkit

@@ -1,0 +1,47 @@
+// A fake node catalogue and a hand-made Dag builder for executor tests and the engine benchmark.
+// Kinds (all output TestValue unless noted):
+//   const  {value, text}                 -> TestValue(text, value)
+//   sum    in: [TestValue...] {offset}   -> number = offset + sum of inputs, text = "a+b+..."
+//   pair   left, right: TestValue        -> text = "left|right" (checks port routing and order)
+//   sleep  {ms}                          -> sleeps (progress 0/1, then 1/1), TestValue("slept", ms)
+//   fail   {how: status|exception|other} -> throws
+//   nan    {}                            -> reports metric "loss" = NaN
+//   score  in: TestValue {scale}         -> Metrics {"score": number * scale}
+//   wrong  {}                            -> returns a Metrics though it declares TestValue
+// Keys are computed like the graph's: hash(kind, version, canonical params, input keys).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/api/params.h"
+#include "engine/api/registry.h"
+#include "engine/graph/dag.h"
+#include "tests/engine/cache/test_artifact.h"
+
+namespace seqflow::testkit {
+
+// The catalogue above, built once; never destroyed.
+const Registry& FakeRegistry();
+
+using PortInputs = std::vector<std::pair<std::string, std::vector<std::string>>>;  // port -> sources
+
+class DagBuilder {
+ public:
+  // REQUIRES: `kind` is in FakeRegistry() and every source was added before.
+  DagBuilder& Add(const std::string& name, const std::string& kind, std::map<std::string, ParamValue> params = {},
+                  const PortInputs& inputs = {});
+  const Dag& dag() const { return dag_; }
+
+ private:
+  int IndexOf(const std::string& name) const;
+  Dag dag_;
+};
+
+// A 12-node DAG with fan-out, fan-in, a pair and a score, for determinism and process tests.
+// `sleep_ms` > 0 adds two sleeping nodes so concurrent runs overlap.
+Dag DemoDag(int sleep_ms = 0);
+
+}  // namespace seqflow::testkit
