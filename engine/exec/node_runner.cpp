@@ -160,10 +160,13 @@ void RunNode(RunState& run, int index) {
     run.Emit(ExecEvent{ExecEvent::kFinish, &out, node.name});
     return;
   }
-  run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
   Clock::time_point start = Clock::now();
   try {
-    if (run.forced[index] || !TryReuse(run, index)) Compute(run, index, start);
+    if (run.forced[index] || !TryReuse(run, index)) {
+      // Announced only when the body runs: a cached node gets its one finish line.
+      run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
+      Compute(run, index, start);
+    }
   } catch (const std::exception& e) {  // engine-side failure (e.g. out of memory), not the body's
     Fail(run, index, Status::Internal(std::string("executor: ") + e.what()));
   }

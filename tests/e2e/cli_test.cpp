@@ -128,15 +128,18 @@ TEST_F(CliTest, TwoConcurrentRunsOnOneCacheBothSucceedWithEqualResults) {
 }
 
 TEST_F(CliTest, RunKilledMidWayLeavesNoEntryThatFailsToLoad) {
-  for (int delay_ms : {20, 60, 150}) {
-    int pid = StartSeqflow({"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "-j", "2"});
+  // The CoNLL-2000 pipeline runs long enough (~0.4 s cold) for the kills to land mid-run.
+  for (int delay_ms : {40, 120, 250}) {
+    int pid = StartSeqflow({"run", PipelinePath("conll2000_hmm.yaml"), "--cache", cache_, "-j", "2"});
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     ::kill(pid, SIGKILL);
     WaitSeqflow(pid);
   }
-  CliResult after = RunTiny("a");
+  CliResult after = RunSeqflow({"run", PipelinePath("conll2000_hmm.yaml"), "--cache", cache_, "-j", "2"});
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_EQ(after.err.find("corrupt"), std::string::npos) << after.err;
+  CliResult ls = RunSeqflow({"cache", "--cache", cache_, "ls"});
+  EXPECT_EQ(ls.out.find("(corrupt)"), std::string::npos) << ls.out;
 }
 
 TEST_F(CliTest, InvalidPipelineExitsWithTwoAndALocatedMessage) {
