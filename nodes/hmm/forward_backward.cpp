@@ -1,0 +1,216 @@
+#include "nodes/hmm/forward_backward.h"
+
+#include <cmath>
+
+#include "nodes/common/parallel.h"
+#include "nodes/hmm/fb_lanes.h"
+
+namespace seqflow {
+namespace {
+
+// Sentences per shard: the unit of parallel work and of the fixed reduction order.
+constexpr size_t kShardSize = 64;
+
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// One sentence in lane 0 of a full-width batch: an AVX-512 instruction costs what a scalar one
+// does, and GCC compiles one-element vector types poorly.
+LaneBatch<kLanes> SingleBatch(std::span<const int32_t> obs) {
+  LaneBatch<kLanes> batch;
+  batch.obs[0] = obs;
+  batch.length = static_cast<int>(obs.size());
+  return batch;
+}
+
+// First maximum of each row: ties go to the lower state.
+std::vector<int32_t> ArgMaxRows(const RowMajorMatrix& m) {
+  std::vector<int32_t> out(m.rows());
+  for (Eigen::Index t = 0; t < m.rows(); ++t) {
+    Eigen::Index best = 0;
+    m.row(t).maxCoeff(&best);
+    out[t] = static_cast<int32_t>(best);
+  }
+  return out;
+}
+
+// Posteriors of one sentence, row-major [T x K]; returns log p(obs).
+double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, FbWork<kLanes>* work,
+                          RowMajorMatrix* gamma) {
+  gamma->resize(static_cast<Eigen::Index>(obs.size()), model.K);
+  FbRun<kLanes>(model, SingleBatch(obs), work, {gamma->data()});
+  return work->log_likelihood[0];
+}
+
+// One shard's counts. Emission counts stay as (symbol, gamma row) pairs until the ordered
+// reduce, which keeps a shard's memory proportional to its tokens instead of K x V.
+struct ShardCounts {
+  FbWork<kLanes> work;
+  std::vector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
+  Eigen::VectorXd initial;        // [K]
+  std::vector<int32_t> symbols;   // [n] the shard's tokens, in batch order
+  RowMajorMatrix gammas;          // [n x K] their posteriors (0 in impossible sentences)
+  double log_likelihood = 0;
+  int64_t tokens = 0;
+};
+
+void CountShard(const FbModel& model, const std::vector<std::vector<int32_t>>& sentences, size_t begin, size_t end,
+                ShardCounts* shard) {
+  const int K = model.K;
+  const std::vector<size_t> order = LengthSortedOrder(sentences, begin, end);
+  shard->xi.assign(static_cast<size_t>(K) * K, Lanes<kLanes>{});
+  shard->initial.setZero(K);
+  shard->symbols.clear();
+  shard->log_likelihood = 0;
+  shard->tokens = 0;
+  for (size_t s : order) shard->tokens += static_cast<int64_t>(sentences[s].size());
+  shard->gammas.resize(shard->tokens, K);
+  for (size_t first = 0; first < order.size(); first += kLanes) {
+    LaneBatch<kLanes> batch;
+    std::array<double*, kLanes> rows{};
+    for (int l = 0; l < kLanes && first + l < order.size(); ++l) {
+      batch.obs[l] = sentences[order[first + l]];
+      rows[l] = shard->gammas.row(static_cast<Eigen::Index>(shard->symbols.size())).data();
+      shard->symbols.insert(shard->symbols.end(), batch.obs[l].begin(), batch.obs[l].end());
+    }
+    batch.length = batch.len(0);  // longest first
+    FbRun<kLanes>(model, batch, &shard->work, rows);
+    FbAddTransitionCounts<kLanes>(shard->work, K, batch.length, shard->xi.data());
+    for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
+      shard->log_likelihood += shard->work.log_likelihood[l];
+      shard->initial += Eigen::Map<const Eigen::VectorXd>(rows[l], K);
+    }
+  }
+}
+
+double SumLanes(const Lanes<kLanes>& v) {
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += v[l];
+  return s;
+}
+
+void AddShard(const ShardCounts& shard, ExpectedCounts* total) {
+  const int K = static_cast<int>(total->initial.size());
+  total->initial += shard.initial;
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) total->transition(i, j) += SumLanes(shard.xi[static_cast<size_t>(i) * K + j]);
+  }
+  // Plain loops: at K = 12 Eigen's per-column alignment peeling costs more than the adds.
+  const size_t n = shard.symbols.size();
+  for (size_t r = 0; r < n; ++r) {
+    if (r + 8 < n) __builtin_prefetch(total->emission.data() + static_cast<size_t>(shard.symbols[r + 8]) * K, 1);
+    double* col = total->emission.data() + static_cast<size_t>(shard.symbols[r]) * K;
+    const double* g = shard.gammas.data() + r * K;
+    for (int i = 0; i < K; ++i) col[i] += g[i];
+  }
+  total->log_likelihood += shard.log_likelihood;
+  total->tokens += shard.tokens;
+}
+
+}  // namespace
+
+ExpectedCounts ExpectedCounts::Zero(int K, int V) {
+  ExpectedCounts c;
+  c.initial = Eigen::VectorXd::Zero(K);
+  c.transition = Eigen::MatrixXd::Zero(K, K);
+  c.emission = Eigen::MatrixXd::Zero(K, V);
+  return c;
+}
+
+void ExpectedCounts::Add(const ExpectedCounts& other, double weight) {
+  initial += weight * other.initial;
+  transition += weight * other.transition;
+  emission += weight * other.emission;
+  log_likelihood += other.log_likelihood;
+  tokens += other.tokens;
+}
+
+double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma) {
+  const FbModel model(hmm);
+  FbWork<kLanes> work;
+  RowMajorMatrix rows;
+  const double ll = SentencePosteriors(model, obs, &work, &rows);
+  if (gamma != nullptr) *gamma = rows;
+  return ll;
+}
+
+double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> obs, double weight,
+                                ExpectedCounts* counts) {
+  const FbModel model(hmm);
+  const int K = model.K;
+  const int T = static_cast<int>(obs.size());
+  FbWork<kLanes> work;
+  RowMajorMatrix gamma;
+  const double ll = SentencePosteriors(model, obs, &work, &gamma);
+  counts->log_likelihood += ll;
+  counts->tokens += T;
+  if (!std::isfinite(ll)) return ll;
+  std::vector<Lanes<kLanes>> xi(static_cast<size_t>(K) * K, Lanes<kLanes>{});
+  FbAddTransitionCounts<kLanes>(work, K, T, xi.data());
+  counts->initial += weight * gamma.row(0).transpose();
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) counts->transition(i, j) += weight * hmm.transition(i, j) * xi[i * K + j][0];
+  }
+  for (int t = 0; t < T; ++t) counts->emission.col(obs[t]) += weight * gamma.row(t).transpose();
+  return ll;
+}
+
+ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
+                                    int threads) {
+  const FbModel model(hmm);
+  ExpectedCounts total = ExpectedCounts::Zero(model.K, hmm.num_symbols());
+  std::vector<ShardCounts> slots(OrderedSlots(threads));
+  ParallelShardsOrdered(
+      sentences.size(), kShardSize, threads, slots.size(),
+      [&](size_t, size_t begin, size_t end, size_t slot) { CountShard(model, sentences, begin, end, &slots[slot]); },
+      [&](size_t, size_t slot) { AddShard(slots[slot], &total); });
+  // xi(i, j) = A(i, j) sum_t alpha_t(i) W_t+1(j): the common factor A(i, j) is applied once.
+  total.transition = total.transition.cwiseProduct(hmm.transition);
+  return total;
+}
+
+std::vector<int32_t> PosteriorDecode(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma) {
+  const FbModel model(hmm);
+  FbWork<kLanes> work;
+  RowMajorMatrix rows;
+  SentencePosteriors(model, obs, &work, &rows);
+  if (gamma != nullptr) *gamma = rows;
+  return ArgMaxRows(rows);
+}
+
+std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
+                                                        const std::vector<std::vector<int32_t>>& sentences, int threads,
+                                                        std::vector<Eigen::MatrixXd>* gammas) {
+  const FbModel model(hmm);
+  const int K = model.K;
+  std::vector<std::vector<int32_t>> labels(sentences.size());
+  if (gammas != nullptr) gammas->assign(sentences.size(), Eigen::MatrixXd(0, K));
+  struct Slot {
+    FbWork<kLanes> work;
+    std::array<RowMajorMatrix, kLanes> rows;
+  };
+  std::vector<Slot> slots(OrderedSlots(threads));
+  auto decode = [&](size_t, size_t begin, size_t end, size_t slot_index) {
+    Slot& slot = slots[slot_index];
+    const std::vector<size_t> order = LengthSortedOrder(sentences, begin, end);
+    for (size_t first = 0; first < order.size(); first += kLanes) {
+      LaneBatch<kLanes> batch;
+      std::array<double*, kLanes> rows{};
+      for (int l = 0; l < kLanes && first + l < order.size(); ++l) {
+        batch.obs[l] = sentences[order[first + l]];
+        slot.rows[l].resize(batch.len(l), K);
+        rows[l] = slot.rows[l].data();
+      }
+      batch.length = batch.len(0);
+      FbRun<kLanes>(model, batch, &slot.work, rows);
+      for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
+        const size_t s = order[first + l];
+        labels[s] = ArgMaxRows(slot.rows[l]);
+        if (gammas != nullptr) (*gammas)[s] = slot.rows[l];
+      }
+    }
+  };
+  ParallelShardsOrdered(sentences.size(), kShardSize, threads, slots.size(), decode, [](size_t, size_t) {});
+  return labels;
+}
+
+}  // namespace seqflow
