@@ -4,6 +4,7 @@
 #include "nodes/eval/eval_nodes.h"
 #include "nodes/features/features_nodes.h"
 #include "nodes/hmm/hmm_nodes.h"
+#include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/io/io_nodes.h"
 
 namespace seqflow {
@@ -16,6 +17,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterHmmNodes(registry);
   RegisterDecodeNodes(registry);
   RegisterEvalNodes(registry);
+  RegisterHomotopyNodes(registry);
 }
 
 }  // namespace seqflow

@@ -1,0 +1,78 @@
+#include "nodes/homotopy/em_lambda.h"
+
+#include <cmath>
+
+#include "nodes/hmm/forward_backward.h"
+
+namespace seqflow {
+namespace {
+
+ExpectedCounts LabeledCounts(int K, int V, const IdSentences& words, const IdSentences& labels) {
+  ExpectedCounts counts = ExpectedCounts::Zero(K, V);
+  for (size_t s = 0; s < labels.size(); ++s) {
+    const std::vector<int32_t>& y = labels[s];
+    if (y.empty()) continue;
+    counts.initial[y[0]] += 1;
+    for (size_t t = 0; t < y.size(); ++t) {
+      counts.emission(y[t], words[s][t]) += 1;
+      if (t + 1 < y.size()) counts.transition(y[t], y[t + 1]) += 1;
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
+Eigen::VectorXd Em0(const PomLayout& layout, const IdSentences& words, const IdSentences& labels,
+                    const HmmSmoothing& smoothing) {
+  ExpectedCounts counts = LabeledCounts(layout.num_states(), layout.num_symbols(), words, labels);
+  counts.initial.array() += smoothing.initial;
+  counts.transition.array() += smoothing.transition;
+  counts.emission.array() += smoothing.emission;
+  return layout.Gather(counts) / static_cast<double>(labels.size());
+}
+
+Em1Result Em1(const PomLayout& layout, const HmmParams& hmm, const IdSentences& unlabeled, int threads) {
+  const ExpectedCounts counts = CorpusExpectedCounts(hmm, unlabeled, threads);
+  const double n = static_cast<double>(unlabeled.size());
+  return {layout.Gather(counts) / n, counts.log_likelihood / n};
+}
+
+double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, const HmmParams& hmm, double lambda,
+                       double mean_log_likelihood) {
+  const Eigen::VectorXd theta = layout.Gather(hmm);
+  double labeled = 0;
+  for (Eigen::Index i = 0; i < em0.size(); ++i) {
+    if (em0[i] > 0) labeled += em0[i] * std::log(theta[i]);  // 0 log 0 = 0: unseen, unsmoothed
+  }
+  // λ = 0 must not touch the unlabeled term: it may be unset (0) or -inf without U.
+  return (1 - lambda) * labeled + (lambda > 0 ? lambda * mean_log_likelihood : 0.0);
+}
+
+EmLambdaResult RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
+                           const IdSentences& unlabeled, const PomLayout& layout, const EmLambdaOptions& options) {
+  EmLambdaResult result;
+  result.model = start;
+  result.theta_tilde = layout.Gather(start);
+  for (int iter = 0;; ++iter) {
+    // E-step at θ_iter: gives both L_λ(θ_iter) and EM_1(θ_iter).
+    Em1Result e{Eigen::VectorXd::Zero(layout.num_params()), 0.0};
+    if (lambda > 0) e = Em1(layout, result.model, unlabeled, options.threads);
+    const double objective = LambdaObjective(layout, em0, result.model, lambda, e.mean_log_likelihood);
+    result.objective.push_back(objective);
+    if (iter > 0) {
+      const double change = std::abs(objective - result.objective[iter - 1]);
+      if (change < options.rel_tol * (1 + std::abs(objective))) {
+        result.converged = true;
+        break;
+      }
+    }
+    if (iter == options.max_iter) break;
+    result.theta_tilde = (1 - lambda) * em0 + lambda * e.em1;
+    result.model = layout.ToHmm(result.theta_tilde, start);
+    result.iterations = iter + 1;
+  }
+  return result;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,88 @@
+#include "nodes/homotopy/gmres.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace seqflow {
+namespace {
+
+// The rotation [c s; −s c] that maps (a, b) to (r, 0).
+void Givens(double a, double b, double* c, double* s) {
+  const double r = std::hypot(a, b);
+  if (r == 0) {
+    *c = 1;
+    *s = 0;
+    return;
+  }
+  *c = a / r;
+  *s = b / r;
+}
+
+// One GMRES cycle from x with residual r (‖r‖ = beta); returns the steps taken and adds the
+// minimiser to x. Stops early when the estimated residual drops to `target`.
+int GmresCycle(const LinearOperator& apply, const Eigen::VectorXd& r, double beta, double target, int max_steps,
+               Eigen::VectorXd* x) {
+  const Eigen::Index n = r.size();
+  Eigen::MatrixXd basis(n, max_steps + 1);
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(max_steps + 1, max_steps);  // rotated to upper triangular
+  Eigen::VectorXd cs(max_steps), sn(max_steps);
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(max_steps + 1);  // rotated β e_1
+  g[0] = beta;
+  basis.col(0) = r / beta;
+  int k = 0;
+  while (k < max_steps) {
+    Eigen::VectorXd w = apply(basis.col(k));
+    for (int i = 0; i <= k; ++i) {
+      h(i, k) = w.dot(basis.col(i));
+      w -= h(i, k) * basis.col(i);
+    }
+    const double norm = w.norm();
+    h(k + 1, k) = norm;
+    if (norm > 0) basis.col(k + 1) = w / norm;
+    for (int i = 0; i < k; ++i) {
+      const double hi = h(i, k);
+      h(i, k) = cs[i] * hi + sn[i] * h(i + 1, k);
+      h(i + 1, k) = -sn[i] * hi + cs[i] * h(i + 1, k);
+    }
+    Givens(h(k, k), h(k + 1, k), &cs[k], &sn[k]);
+    h(k, k) = cs[k] * h(k, k) + sn[k] * h(k + 1, k);
+    h(k + 1, k) = 0;
+    g[k + 1] = -sn[k] * g[k];
+    g[k] = cs[k] * g[k];
+    ++k;
+    // norm == 0: the Krylov space is invariant and holds the exact solution.
+    if (std::abs(g[k]) <= target || norm == 0) break;
+  }
+  const Eigen::VectorXd y = h.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
+  *x += basis.leftCols(k) * y;
+  return k;
+}
+
+}  // namespace
+
+GmresResult Gmres(const LinearOperator& apply, const Eigen::VectorXd& b, const Eigen::VectorXd& x0,
+                  const GmresOptions& options) {
+  GmresResult result;
+  result.x = x0.size() == 0 ? Eigen::VectorXd::Zero(b.size()) : x0;
+  const double b_norm = b.norm();
+  if (b_norm == 0) {
+    result.x.setZero();
+    result.converged = true;
+    return result;
+  }
+  const double target = options.rel_tol * b_norm;
+  while (true) {
+    const Eigen::VectorXd r = b - apply(result.x);
+    const double beta = r.norm();
+    result.relative_residual = beta / b_norm;
+    if (beta <= target) {
+      result.converged = true;
+      return result;
+    }
+    const int budget = std::min(options.restart, options.max_iter - result.iterations);
+    if (budget <= 0) return result;
+    result.iterations += GmresCycle(apply, r, beta, target, budget, &result.x);
+  }
+}
+
+}  // namespace seqflow

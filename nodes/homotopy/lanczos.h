@@ -1,0 +1,39 @@
+// The largest eigenvalue of a symmetric operator by Lanczos with full reorthogonalisation
+// (Golub & Van Loan, §10.1; Parlett, "The Symmetric Eigenvalue Problem", ch. 13).
+//
+// k steps build an orthonormal basis Q_k of the Krylov space span{q, S q, …, S^(k-1) q} with
+// S Q_k = Q_k T_k + β_k q_k+1 e_kᵀ, T_k tridiagonal; the largest eigenpair (θ, y) of T_k gives
+// the Ritz pair (θ, Q_k y), whose residual ‖S Q_k y − θ Q_k y‖ = β_k |y_k| is known without
+// another product. Converged when that residual is <= rel_tol |θ| (or β_k = 0: the Krylov
+// space is invariant). Unlike power iteration, whose error falls like (μ_2 / μ_1)^k, Lanczos
+// resolves a largest eigenvalue that is nearly tied with the next one in few steps — the usual
+// situation near a fold of the homotopy path, where μ_max is what is recorded. Every new vector
+// is orthogonalised against the whole basis (twice), so no ghost eigenvalues appear; the memory
+// is (max_iter + 1) vectors.
+//
+// Pure function; the operator may use threads. REQUIRES: apply symmetric, [n] to [n];
+// start non-zero of size n.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "nodes/homotopy/gmres.h"
+
+namespace seqflow {
+
+struct LanczosOptions {
+  int max_iter = 100;
+  double rel_tol = 1e-10;
+};
+
+struct LanczosResult {
+  double value = 0;        // the largest Ritz value θ
+  Eigen::VectorXd vector;  // its unit Ritz vector
+  int iterations = 0;      // products with the operator
+  bool converged = false;
+};
+
+LanczosResult LargestEigenpair(const LinearOperator& apply, const Eigen::VectorXd& start,
+                               const LanczosOptions& options);
+
+}  // namespace seqflow

@@ -1,0 +1,75 @@
+#include "nodes/homotopy/node_params.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+namespace seqflow {
+
+std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
+  std::vector<PortSpec> ports = {
+      {"start", "HmmModel", false, false, "the supervised model: vocab, states, frozen blocks, λ = 0 start"},
+      {"labeled", "Corpus", false, false, "labeled sentences L (EM_0's counts)"},
+      {"unlabeled", "Corpus", true, false, "unlabeled sentences U (labels, if any, are ignored)"}};
+  if (with_test) ports.push_back({"test", "Corpus", false, true, "labeled data scored at every point"});
+  return ports;
+}
+
+std::vector<ParamSpec> EmLambdaParams() {
+  return {ParamSpec::StringList("freeze", {}, "blocks kept at the start model", {"initial", "transition", "emission"}),
+          ParamSpec::Double("smoothing.initial", 0.2, "add-ε pseudo-count of EM_0, initial block").Min(0),
+          ParamSpec::Double("smoothing.transition", 0.2, "add-ε pseudo-count of EM_0, transitions").Min(0),
+          ParamSpec::Double("smoothing.emission", 0.05, "add-ε pseudo-count of EM_0, emissions").Min(0)};
+}
+
+FreeBlocks FreeBlocksOf(const Params& params) {
+  const auto& frozen = params.GetStrings("freeze");
+  auto has = [&](const char* block) { return std::find(frozen.begin(), frozen.end(), block) != frozen.end(); };
+  FreeBlocks free;
+  free.initial = !has("initial");
+  free.transition = !has("transition");
+  free.emission = !has("emission");
+  if (!free.initial && !free.transition && !free.emission)
+    throw StatusError(Status::Invalid("every block is frozen: nothing left to estimate"));
+  return free;
+}
+
+HmmSmoothing SmoothingOf(const Params& params) {
+  return {params.GetDouble("smoothing.initial"), params.GetDouble("smoothing.transition"),
+          params.GetDouble("smoothing.emission")};
+}
+
+std::string CheckLambdaText(const ParamValue& value) {
+  const std::string& text = std::get<std::string>(value);
+  if (text == "mle") return "";
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !(v >= 0 && v <= 1))
+    return "must be a number in [0, 1] or 'mle'";
+  return "";
+}
+
+double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabeled) {
+  if (text == "mle") return static_cast<double>(num_unlabeled) / static_cast<double>(num_labeled + num_unlabeled);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+DecodeMethod DecoderOf(const Params& params) {
+  return params.GetString("decoder") == "sms" ? DecodeMethod::kSms : DecodeMethod::kViterbi;
+}
+
+SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) {
+  SemiSupervisedInputs in;
+  in.start = ctx.In<HmmModel>("start");
+  in.labeled = ctx.In<Corpus>("labeled");
+  in.unlabeled = ctx.InList<Corpus>("unlabeled");
+  if (with_test) in.test = ctx.InOptional<Corpus>("test");
+  std::vector<const Corpus*> pools;
+  for (const auto& u : in.unlabeled) pools.push_back(u.get());
+  in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, pools));
+  if (in.data.words.empty()) throw StatusError(Status::Invalid("the labeled corpus is empty"));
+  return in;
+}
+
+}  // namespace seqflow

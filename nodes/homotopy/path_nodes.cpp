@@ -1,0 +1,192 @@
+// homotopy.em_lambda_path (Algorithm 1 and beyond) and homotopy.select (§5.2's criteria).
+#include <cmath>
+
+#include "nodes/homotopy/em_lambda.h"
+#include "nodes/homotopy/homotopy_nodes.h"
+#include "nodes/homotopy/homotopy_path.h"
+#include "nodes/homotopy/node_params.h"
+#include "nodes/homotopy/path_tracker.h"
+#include "nodes/homotopy/select_point.h"
+
+namespace seqflow {
+
+void RegisterEmNodes(Registry& registry);
+
+namespace {
+
+// Dense algebra pays while the P x P Jacobian is small; beyond, Jacobian-vector products.
+constexpr int kAutoDenseMaxParams = 1500;
+
+PathOptions TrackerOptions(const Params& p, int num_params, int threads) {
+  PathOptions o;
+  const std::string& solver = p.GetString("solver");
+  bool dense = solver == "dense" || (solver == "auto" && num_params <= kAutoDenseMaxParams);
+  o.solver = dense ? PathSolver::kDense : PathSolver::kMatrixFree;
+  o.step = p.GetDouble("step");
+  o.adaptive = p.GetBool("adaptive");
+  o.min_step = p.GetDouble("min_step");
+  o.max_step = p.GetDouble("max_step");
+  o.max_steps = static_cast<int>(p.GetInt("max_steps"));
+  o.lambda_end = p.GetDouble("lambda_end");
+  o.corrector_max_iter = static_cast<int>(p.GetInt("corrector_iterations"));
+  o.threads = threads;
+  return o;
+}
+
+const char* StopName(PathStop stop) {
+  switch (stop) {
+    case PathStop::kReachedEnd:
+      return "reached lambda_end";
+    case PathStop::kMaxSteps:
+      return "max_steps";
+    case PathStop::kCancelled:
+      return "cancelled";
+    case PathStop::kStepTooSmall:
+      return "step below min_step";
+  }
+  return "?";
+}
+
+HomotopyPoint ToPoint(PathPoint&& p) {
+  HomotopyPoint h;
+  h.s = p.s;
+  h.lambda = p.lambda;
+  h.dlambda_ds = p.dlambda_ds;
+  h.mu_max = p.mu_max;
+  h.min_eig = p.min_eig;
+  h.det_sign = p.det_sign;
+  h.entropy = p.entropy;
+  h.theta_tilde = std::move(p.theta_tilde);
+  h.metrics["residual"] = p.residual;
+  h.metrics["step"] = p.step;
+  h.metrics["corrector_iterations"] = p.corrector_iterations;
+  return h;
+}
+
+void ScoreAlongPath(NodeContext& ctx, const Corpus& test, HomotopyPath& path) {
+  for (size_t i = 0; i < path.points.size(); ++i) {
+    auto scores = ValueOrThrow(ScoreModel(*path.ModelAt(i), test, DecoderOf(ctx.params()), ctx.threads()));
+    for (const auto& [name, value] : scores) path.points[i].metrics["test." + name] = value;
+  }
+}
+
+ArtifactPtr RunPath(NodeContext& ctx) {
+  SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
+  if (in.data.unlabeled.empty()) throw StatusError(Status::Invalid("the unlabeled corpora are empty"));
+  auto path = std::make_shared<HomotopyPath>();
+  path->method = "em_lambda_path";
+  path->reference = in.start;
+  path->free = FreeBlocksOf(ctx.params());
+  path->num_labeled = static_cast<int64_t>(in.data.words.size());
+  path->num_unlabeled = static_cast<int64_t>(in.data.unlabeled.size());
+  PomLayout layout = path->Layout();
+  Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, SmoothingOf(ctx.params()));
+  PathOptions options = TrackerOptions(ctx.params(), layout.num_params(), ctx.threads());
+  PathCallbacks callbacks;
+  callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
+  callbacks.cancel = [&ctx] { return ctx.cancelled(); };
+  PathResult result = TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks);
+  for (auto& p : result.points) path->points.push_back(ToPoint(std::move(p)));
+  path->stop = StopName(result.stop);
+  if (in.test) ScoreAlongPath(ctx, *in.test, *path);
+  const HomotopyPoint& last = path->points.back();
+  ctx.Metric("points", static_cast<double>(path->points.size()));
+  ctx.Metric("lambda.final", last.lambda);
+  ctx.Metric("s.final", last.s);
+  ctx.Metric("params", layout.num_params());
+  ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
+  ctx.Attach("path.csv", path->Csv());
+  return path;
+}
+
+// Scores of every point on the dev corpus for the held-out criteria.
+std::vector<double> DevScores(NodeContext& ctx, const HomotopyPath& path, const std::string& criterion) {
+  auto dev = ctx.InOptional<Corpus>("dev");
+  if (!dev) throw StatusError(Status::Invalid("criterion '" + criterion + "' needs a labeled corpus on port 'dev'"));
+  std::vector<double> scores;
+  for (size_t i = 0; i < path.points.size(); ++i) {
+    auto model = path.ModelAt(i);
+    if (criterion == "dev_likelihood") {
+      scores.push_back(ValueOrThrow(MeanJointLogLikelihood(*model, *dev)));
+    } else {
+      auto s = ValueOrThrow(ScoreModel(*model, *dev, DecoderOf(ctx.params()), ctx.threads()));
+      scores.push_back(criterion == "dev_f1" ? s["f1"] : s["accuracy"]);
+    }
+  }
+  return scores;
+}
+
+ArtifactPtr RunSelect(NodeContext& ctx) {
+  auto path = ctx.In<HomotopyPath>("path");
+  if (path->points.empty()) throw StatusError(Status::Invalid("the path has no points"));
+  const std::string& name = ctx.params().GetString("criterion");
+  size_t index;
+  if (name.rfind("dev_", 0) == 0) {
+    index = SelectPoint(path->points, Criterion::kBestScore, 0, DevScores(ctx, *path, name));
+  } else {
+    Criterion criterion = ValueOrThrow(ParseCriterion(name));
+    double lambda = criterion == Criterion::kMle
+                        ? static_cast<double>(path->num_unlabeled) / (path->num_labeled + path->num_unlabeled)
+                        : ctx.params().GetDouble("lambda");
+    index = SelectPoint(path->points, criterion, lambda);
+  }
+  const HomotopyPoint& chosen = path->points[index];
+  ctx.Metric("lambda", chosen.lambda);
+  ctx.Metric("s", chosen.s);
+  ctx.Metric("point", static_cast<double>(index));
+  auto model = path->ModelAt(index);
+  ThrowIfError(ValidateHmmModel(*model, 1e-6));
+  return model;
+}
+
+KindSpec PathKind() {
+  std::vector<ParamSpec> params = EmLambdaParams();
+  params.push_back(ParamSpec::Double("step", 0.01, "arc length of a step (the first one when adaptive)").Greater(0));
+  params.push_back(ParamSpec::Bool("adaptive", true, "grow / halve the step by the corrector's effort"));
+  params.push_back(ParamSpec::Double("min_step", 1e-6, "stop when the adaptive step falls below this").Greater(0));
+  params.push_back(ParamSpec::Double("max_step", 0.5, "largest adaptive step").Greater(0));
+  params.push_back(ParamSpec::Int("corrector_iterations", 6, "Newton corrector iterations; 0 = Euler only").Min(0));
+  params.push_back(ParamSpec::Int("max_steps", 10000, "steps at most").Min(1));
+  params.push_back(ParamSpec::Double("lambda_end", 1.0, "trace until lambda reaches this").Greater(0).Max(1));
+  params.push_back(ParamSpec::Enum("solver", {"auto", "dense", "matrix_free"}, "auto",
+                                   "tangent and corrector algebra: dense P x P, or Jacobian-vector products + GMRES"));
+  params.push_back(ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for the test columns"));
+  return KindSpec{"homotopy.em_lambda_path",
+                  "1",
+                  "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
+                  "arc length (Haffari & Sarkar 2008, Algorithm 1) with a Newton corrector and adaptive steps; "
+                  "records s, lambda, the spectrum of lambda*grad EM_1 - I and the unlabeled label entropy.",
+                  "HomotopyPath",
+                  SemiSupervisedPorts(true),
+                  std::move(params),
+                  RunPath};
+}
+
+KindSpec SelectKind() {
+  return KindSpec{
+      "homotopy.select",
+      "1",
+      "Picks one point of a path: monotone, min_eig, max_entropy (Haffari & Sarkar 2008, 5.2), fixed lambda, "
+      "mle, or the best dev_f1 / dev_accuracy / dev_likelihood on a held-out corpus.",
+      "HmmModel",
+      {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},
+       {"dev", "Corpus", false, true, "held-out labeled data for the dev_* criteria"}},
+      {ParamSpec::Enum(
+           "criterion",
+           {"monotone", "min_eig", "max_entropy", "fixed", "mle", "dev_f1", "dev_accuracy", "dev_likelihood"},
+           "max_entropy", "how to choose lambda"),
+       ParamSpec::Double("lambda", 0.0, "the allocation for criterion: fixed").Min(0).Max(1),
+       ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for dev_f1 / dev_accuracy")},
+      RunSelect};
+}
+
+}  // namespace
+
+void RegisterHomotopyNodes(Registry& registry) {
+  registry.AddArtifactType<HomotopyPath>();
+  RegisterEmNodes(registry);
+  registry.AddKind(PathKind());
+  registry.AddKind(SelectKind());
+}
+
+}  // namespace seqflow

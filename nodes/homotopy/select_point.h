@@ -1,0 +1,38 @@
+// Choosing λ from what was observed along a path (Haffari & Sarkar 2008, §5.2; Ji et al.).
+//
+//   monotone     the last point before the first change of monotonicity: the first point whose
+//                det(I − λ∇EM_1) sign differs from the start's or whose dλ/ds < 0 (Corduneanu &
+//                Jaakkola 2002); the last point when the path never turns.
+//   min_eig      the point where λ∇EM_1 − I is closest to singular: argmin |λ μ_max − 1| over
+//                points with λ > 0 up to the monotone point. (Read literally, "the lowest minimum
+//                eigenvalue" is always −1 here: ∇EM_1 = Cov·H has a null space, so the smallest
+//                eigenvalue of λ∇EM_1 − I is −1 at every λ. The singularity reading is the one
+//                that makes the criterion informative.)
+//   max_entropy  argmax of the posterior label entropy on the unlabeled data (Ji et al. 2007).
+//   fixed        the point whose λ is nearest the given λ.
+//   mle          fixed at λ = |U| / (|L| + |U|).
+//   best_score   argmax of a per-point score the caller computed (held-out F1, accuracy or
+//                log-likelihood for the Held-out and Oracle rows of Table 1).
+// Ties go to the earlier point (the smaller allocation to unlabeled data).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "nodes/homotopy/homotopy_path.h"
+
+namespace seqflow {
+
+enum class Criterion { kMonotone, kMinEig, kMaxEntropy, kFixed, kMle, kBestScore };
+
+// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle" (others are the caller's).
+Result<Criterion> ParseCriterion(std::string_view name);
+
+// The index of the chosen point. `lambda` is read by kFixed; `scores` (one per point) by
+// kBestScore. REQUIRES: points non-empty; scores.size() == points.size() for kBestScore.
+size_t SelectPoint(const std::vector<HomotopyPoint>& points, Criterion criterion, double lambda,
+                   const std::vector<double>& scores = {});
+
+}  // namespace seqflow

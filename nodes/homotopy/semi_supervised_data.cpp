@@ -1,0 +1,75 @@
+#include "nodes/homotopy/semi_supervised_data.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "nodes/eval/aligned_labels.h"
+#include "nodes/eval/segments.h"
+
+namespace seqflow {
+namespace {
+
+std::string Named(const Corpus& c) { return c.source.empty() ? std::string("the corpus") : "'" + c.source + "'"; }
+
+Result<IdSentences> StateIds(const HmmModel& model, const Corpus& labeled) {
+  if (!labeled.labeled()) return Status::Invalid(Named(labeled) + " has no labels; a labeled corpus is needed here");
+  std::unordered_map<std::string, int32_t> state;
+  for (size_t i = 0; i < model.label_names.size(); ++i) state[model.label_names[i]] = static_cast<int32_t>(i);
+  std::vector<int32_t> remap(labeled.label_names.size(), -1);
+  for (size_t i = 0; i < labeled.label_names.size(); ++i) {
+    auto it = state.find(labeled.label_names[i]);
+    if (it != state.end()) remap[i] = it->second;
+  }
+  IdSentences out;
+  for (const Sentence& s : labeled.sentences) {
+    std::vector<int32_t> ids;
+    for (int32_t label : s.labels) {
+      if (remap[label] < 0)
+        return Status::Invalid("label '" + labeled.label_names[label] + "' of " + Named(labeled) +
+                               " is not a state of the model (it was trained on other labels)");
+      ids.push_back(remap[label]);
+    }
+    out.push_back(std::move(ids));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Corpus& labeled,
+                                                 const std::vector<const Corpus*>& unlabeled) {
+  SemiSupervisedData data;
+  SEQFLOW_ASSIGN_OR_RETURN(data.labels, StateIds(model, labeled));
+  data.words = CorpusSymbols(*model.vocab, labeled);
+  for (const Corpus* corpus : unlabeled)
+    for (auto& sentence : CorpusSymbols(*model.vocab, *corpus))
+      if (!sentence.empty()) data.unlabeled.push_back(std::move(sentence));
+  return data;
+}
+
+Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
+                                                 int threads) {
+  Predictions predicted = DecodeCorpus(model, gold, method, /*marginals=*/false, threads);
+  SEQFLOW_ASSIGN_OR_RETURN(AlignedLabels aligned, AlignLabels(gold, predicted));
+  SEQFLOW_ASSIGN_OR_RETURN(SegmentScores scores, ScoreSegments(aligned, gold.encoding));
+  std::map<std::string, double> all = SegmentMetrics(scores);
+  return std::map<std::string, double>{
+      {"f1", all["f1"]}, {"precision", all["precision"]}, {"recall", all["recall"]}, {"accuracy", all["accuracy"]}};
+}
+
+Result<double> MeanJointLogLikelihood(const HmmModel& model, const Corpus& gold) {
+  SEQFLOW_ASSIGN_OR_RETURN(IdSentences labels, StateIds(model, gold));
+  IdSentences words = CorpusSymbols(*model.vocab, gold);
+  const HmmParams& p = model.params;
+  double total = 0;
+  for (size_t s = 0; s < words.size(); ++s) {
+    for (size_t t = 0; t < words[s].size(); ++t) {
+      int y = labels[s][t];
+      total += std::log(t == 0 ? p.initial(y) : p.transition(labels[s][t - 1], y));
+      total += std::log(p.emission(y, words[s][t]));
+    }
+  }
+  return words.empty() ? 0.0 : total / static_cast<double>(words.size());
+}
+
+}  // namespace seqflow

@@ -1,0 +1,35 @@
+// Glue between corpora and the EM_λ kernels: symbol and state ids for labeled and unlabeled
+// sentences under a reference model, and scoring a model on labeled data.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "nodes/decode/decode_nodes.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/homotopy/pom_layout.h"
+#include "nodes/io/corpus.h"
+
+namespace seqflow {
+
+struct SemiSupervisedData {
+  IdSentences words;      // labeled sentences, vocab ids
+  IdSentences labels;     // labeled sentences, state ids of the model
+  IdSentences unlabeled;  // vocab ids; empty sentences dropped
+};
+
+// Labels map to the model's states by name (an unknown label is an error naming it and the
+// corpus); words map through the model's vocab. Gold labels of `unlabeled` corpora are ignored.
+Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Corpus& labeled,
+                                                 const std::vector<const Corpus*>& unlabeled);
+
+// Decodes `gold` with `model` and scores it like eval.segments: f1, precision, recall, accuracy.
+Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
+                                                 int threads);
+
+// Mean log P(x, y) of the labeled sentences of `gold` under `model` (labels mapped by name).
+Result<double> MeanJointLogLikelihood(const HmmModel& model, const Corpus& gold);
+
+}  // namespace seqflow
