@@ -1,4 +1,6 @@
 #include <chrono>
+#include <map>
+#include <memory>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -20,11 +22,21 @@ int DefaultThreads(int requested) {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
-// One stderr line per node start and finish (plain lines: readable in CI logs).
+// One stderr line per node start and finish (plain lines: readable in CI logs), and for long
+// loops a progress line at most every few seconds per node. Events arrive serialised.
 std::function<void(const ExecEvent&)> ProgressPrinter(size_t run, size_t num_runs) {
   std::string prefix = num_runs > 1 ? fmt::format("[run {}/{}] ", run + 1, num_runs) : "";
-  return [prefix](const ExecEvent& e) {
-    if (e.type == ExecEvent::kStart) {
+  auto last_line = std::make_shared<std::map<std::string, std::chrono::steady_clock::time_point>>();
+  return [prefix, last_line](const ExecEvent& e) {
+    auto now = std::chrono::steady_clock::now();
+    if (e.type == ExecEvent::kProgress) {
+      auto& last = (*last_line)[e.node];
+      if (now - last < std::chrono::seconds(5)) return;
+      last = now;
+      LogInfo(e.total > 0 ? fmt::format("{}  ...    {} {}/{}", prefix, e.node, e.done, e.total)
+                          : fmt::format("{}  ...    {} step {}", prefix, e.node, e.done));
+    } else if (e.type == ExecEvent::kStart) {
+      (*last_line)[e.node] = now;
       LogInfo(fmt::format("{}start  {}", prefix, e.node));
     } else if (e.type == ExecEvent::kFinish) {
       const NodeOutcome& o = *e.outcome;
