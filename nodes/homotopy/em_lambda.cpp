@@ -45,8 +45,9 @@ double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, cons
   for (Eigen::Index i = 0; i < em0.size(); ++i) {
     if (em0[i] > 0) labeled += em0[i] * std::log(theta[i]);  // 0 log 0 = 0: unseen, unsmoothed
   }
-  // λ = 0 must not touch the unlabeled term: it may be unset (0) or -inf without U.
-  return (1 - lambda) * labeled + (lambda > 0 ? lambda * mean_log_likelihood : 0.0);
+  // λ = 0 must not touch the unlabeled term (unset, or -inf without U), nor λ = 1 the labeled
+  // one: at λ = 1 EM may drive a labeled-only event's θ to 0, and 0 · log 0 must stay 0.
+  return (lambda < 1 ? (1 - lambda) * labeled : 0.0) + (lambda > 0 ? lambda * mean_log_likelihood : 0.0);
 }
 
 EmLambdaResult RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,

@@ -29,6 +29,9 @@ PathOptions TrackerOptions(const Params& p, int num_params, int threads) {
   o.max_steps = static_cast<int>(p.GetInt("max_steps"));
   o.lambda_end = p.GetDouble("lambda_end");
   o.corrector_max_iter = static_cast<int>(p.GetInt("corrector_iterations"));
+  o.corrector_tol = p.GetDouble("corrector_tol");
+  o.linear.gmres.rel_tol = p.GetDouble("gmres_tol");
+  o.linear.lanczos.rel_tol = p.GetDouble("eig_tol");
   o.threads = threads;
   return o;
 }
@@ -146,6 +149,10 @@ KindSpec PathKind() {
   params.push_back(ParamSpec::Double("min_step", 1e-6, "stop when the adaptive step falls below this").Greater(0));
   params.push_back(ParamSpec::Double("max_step", 0.5, "largest adaptive step").Greater(0));
   params.push_back(ParamSpec::Int("corrector_iterations", 6, "Newton corrector iterations; 0 = Euler only").Min(0));
+  params.push_back(ParamSpec::Double("corrector_tol", 1e-10, "corrected when |F|_inf <= tol max(1, |theta|_inf)")
+                       .Greater(0));
+  params.push_back(ParamSpec::Double("gmres_tol", 1e-12, "relative residual of the matrix-free solves").Greater(0));
+  params.push_back(ParamSpec::Double("eig_tol", 1e-10, "relative accuracy of mu_max (Lanczos)").Greater(0));
   params.push_back(ParamSpec::Int("max_steps", 10000, "steps at most").Min(1));
   params.push_back(ParamSpec::Double("lambda_end", 1.0, "trace until lambda reaches this").Greater(0).Max(1));
   params.push_back(ParamSpec::Enum("solver", {"auto", "dense", "matrix_free"}, "auto",

@@ -183,3 +183,20 @@ TEST(RunEmLambda, ConvergesAndIsThreadIndependent) {
 
 }  // namespace
 }  // namespace seqflow
+
+namespace seqflow {
+namespace {
+
+// Regression: at λ = 1 EM may drive an event seen only in labeled data to θ = 0; the labeled term
+// has weight 0 there and must not turn the objective into 0 · log 0 = NaN.
+TEST(LambdaObjective, LambdaOneIgnoresZeroProbabilityLabeledEvents) {
+  const PomLayout layout(2, 3, FreeBlocks{false, false, true});
+  HmmParams hmm = testutil::RandomHmm(2, 3, 5);
+  hmm.emission.row(0) << 0.0, 0.5, 0.5;
+  Eigen::VectorXd em0 = Eigen::VectorXd::Constant(layout.num_params(), 0.3);
+  EXPECT_EQ(LambdaObjective(layout, em0, hmm, 1.0, -2.5), -2.5);
+  EXPECT_TRUE(std::isinf(LambdaObjective(layout, em0, hmm, 0.5, -2.5)));
+}
+
+}  // namespace
+}  // namespace seqflow

@@ -1,0 +1,88 @@
+// λ-selection criteria on hand-made paths, and the HomotopyPath artifact's exact round trip.
+#include "nodes/homotopy/select_point.h"
+
+#include <gtest/gtest.h>
+
+#include "nodes/homotopy/homotopy_path.h"
+#include "tests/nodes/homotopy/homotopy_testutil.h"
+
+namespace seqflow {
+namespace {
+
+HomotopyPoint Point(double lambda, double dlambda, double mu_max, int det_sign, double entropy) {
+  HomotopyPoint p;
+  p.s = p.lambda = lambda;
+  p.dlambda_ds = dlambda;
+  p.mu_max = mu_max;
+  p.min_eig = lambda * mu_max - 1;
+  p.det_sign = det_sign;
+  p.entropy = entropy;
+  return p;
+}
+
+// λ rises to 0.3, folds back (dλ/ds < 0 at 0.28, det sign flipped), then rises again.
+std::vector<HomotopyPoint> FoldingPath() {
+  return {Point(0.0, 1, 5, 1, 0.40), Point(0.1, 1, 5, 1, 0.45), Point(0.2, 1, 4.8, 1, 0.50),
+          Point(0.3, 0.1, 3.4, 1, 0.42), Point(0.28, -1, 3.9, -1, 0.41), Point(0.5, 1, 1, 1, 0.30)};
+}
+
+TEST(SelectPoint, MonotoneStopsBeforeTheFirstFold) {
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMonotone, 0), 3u);
+}
+
+TEST(SelectPoint, MonotoneTakesTheEndOfAPathThatNeverTurns) {
+  std::vector<HomotopyPoint> path = {Point(0, 1, 1, 1, 0), Point(0.5, 1, 1, 1, 0), Point(1, 1, 0.5, 1, 0)};
+  EXPECT_EQ(SelectPoint(path, Criterion::kMonotone, 0), 2u);
+}
+
+TEST(SelectPoint, MinEigIsTheMostSingularPointBeforeTheFold) {
+  // |λ μ_max − 1|: 0.5, 0.04, 0.02 (the minimum, at λ = 0.3), then past the fold.
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMinEig, 0), 3u);
+}
+
+TEST(SelectPoint, MaxEntropyFixedAndBestScore) {
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMaxEntropy, 0), 2u);
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kFixed, 0.12), 1u);
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kFixed, 0.29), 4u);
+  EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kBestScore, 0, {1, 3, 3, 2, 0, 1}), 1u);  // ties: earlier
+}
+
+TEST(SelectPoint, ParsesTheCriterionNames) {
+  EXPECT_EQ(*ParseCriterion("min_eig"), Criterion::kMinEig);
+  EXPECT_FALSE(ParseCriterion("minEig").ok());
+}
+
+TEST(HomotopyPath, RoundTripIsExactAndRebuildsModels) {
+  auto vocab = std::make_shared<Vocab>(std::vector<std::string>{"a", "b", "c"}, UnknownScheme::kSingle, false);
+  auto reference = std::make_shared<HmmModel>();
+  reference->label_names = {"x", "y"};
+  reference->encoding = TagEncoding::kRuns;
+  reference->vocab = vocab;
+  reference->params = testutil::RandomHmm(2, vocab->size(), 3);
+  HomotopyPath path;
+  path.method = "em_lambda_path";
+  path.reference = reference;
+  path.free = FreeBlocks{false, false, true};
+  path.num_labeled = 3;
+  path.num_unlabeled = 7;
+  path.stop = "reached lambda_end";
+  for (double lambda : {0.0, 0.25}) {
+    HomotopyPoint p = Point(lambda, 0.5, 2, 1, 0.1 + lambda);
+    p.theta_tilde = path.Layout().Gather(testutil::RandomHmm(2, vocab->size(), 10 + static_cast<int>(4 * lambda)));
+    p.metrics["test.f1"] = 0.5 + lambda;
+    path.points.push_back(p);
+  }
+  ByteWriter w;
+  path.Save(w);
+  ByteReader r(w.bytes());
+  auto loaded = HomotopyPath::Load(r);
+  ByteWriter again;
+  loaded->Save(again);
+  EXPECT_EQ(w.bytes(), again.bytes());
+  EXPECT_TRUE(loaded->ModelAt(1)->params.emission.isApprox(path.ModelAt(1)->params.emission, 0));
+  EXPECT_EQ(loaded->ModelAt(1)->params.transition, reference->params.transition);  // frozen
+  EXPECT_NE(path.Csv().find("test.f1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seqflow
