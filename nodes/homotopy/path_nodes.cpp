@@ -15,7 +15,7 @@ void RegisterEmNodes(Registry& registry);
 namespace {
 
 // Dense algebra pays while the P x P Jacobian is small; beyond, Jacobian-vector products.
-constexpr int kAutoDenseMaxParams = 1500;
+constexpr int kAutoDenseMaxParams = 650;  // measured crossover, bench/RESULTS.md
 
 PathOptions TrackerOptions(const Params& p, int num_params, int threads) {
   PathOptions o;
