@@ -11,11 +11,8 @@ namespace seqflow::cli {
 int PlanCommand(const RunArgs& args) {
   Env* env = Env::Default();
   FileHasher hasher(env);
-  Result<Pipeline> pipeline = LoadPipeline(args.pipeline, env, hasher);
-  if (!pipeline.ok()) {
-    LogError(pipeline.status().ToString());
-    return 2;
-  }
+  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
+  if (!pipeline) return 2;
   std::string cache_dir = CacheDir(args.cache_dir);
   Cache cache(cache_dir, &TheRegistry(), env);
   for (const auto& run : pipeline->runs) {
@@ -38,11 +35,8 @@ int PlanCommand(const RunArgs& args) {
 int GraphCommand(const PipelineArgs& args) {
   Env* env = Env::Default();
   FileHasher hasher(env);
-  Result<Pipeline> pipeline = LoadPipeline(args, env, hasher);
-  if (!pipeline.ok()) {
-    LogError(pipeline.status().ToString());
-    return 2;
-  }
+  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args, env, hasher);
+  if (!pipeline) return 2;
   std::printf("%s", ToDot(pipeline->runs.front().dag, pipeline->name).c_str());
   return 0;
 }

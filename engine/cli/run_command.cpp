@@ -74,11 +74,8 @@ int RunCommand(const RunArgs& args) {
   auto start = std::chrono::steady_clock::now();
   Env* env = Env::Default();
   FileHasher hasher(env);
-  Result<Pipeline> pipeline = LoadPipeline(args.pipeline, env, hasher);
-  if (!pipeline.ok()) {
-    LogError(pipeline.status().ToString());
-    return 2;
-  }
+  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
+  if (!pipeline) return 2;
   std::string cache_dir = CacheDir(args.cache_dir);
   Cache cache(cache_dir, &TheRegistry(), env);
   ArtifactMemo memo;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "engine/base/log.h"
 #include "engine/cache/cache.h"
 #include "nodes/registry.h"
 
@@ -26,6 +27,15 @@ Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& ha
     pipeline.runs.push_back({std::move(variant), std::move(dag)});
   }
   return pipeline;
+}
+
+std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher) {
+  Result<Pipeline> pipeline = LoadPipeline(args, env, hasher);
+  if (!pipeline.ok()) {
+    LogError(pipeline.status().ToString());
+    return std::nullopt;
+  }
+  return std::move(pipeline).value();
 }
 
 std::string CacheDir(const std::string& flag) { return flag.empty() ? Cache::DefaultDir() : flag; }

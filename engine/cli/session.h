@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ const Registry& TheRegistry();
 // Parses, expands ablations and validates every run before anything executes; the first error
 // (with file:line:col) is returned.
 Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher);
+// LoadPipeline that logs the error; nullopt then (exit code 2).
+std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher);
 
 // --cache DIR, else $SEQFLOW_CACHE, else .seqflow/cache in the working directory.
 std::string CacheDir(const std::string& flag);

@@ -50,14 +50,8 @@ ArtifactPtr RunEm(NodeContext& ctx) {
 
 ArtifactPtr RunSweep(NodeContext& ctx) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
-  auto path = std::make_shared<HomotopyPath>();
-  path->method = "em_sweep";
-  path->reference = in.start;
-  path->free = FreeBlocksOf(ctx.params());
-  path->num_labeled = static_cast<int64_t>(in.data.words.size());
-  path->num_unlabeled = static_cast<int64_t>(in.data.unlabeled.size());
+  auto [path, em0] = StartPath("em_sweep", in, ctx.params());
   PomLayout layout = path->Layout();
-  Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, SmoothingOf(ctx.params()));
   const auto& lambdas = ctx.params().GetDoubles("lambdas");
   const bool warm = ctx.params().GetBool("warm_start");
   HmmParams previous = in.start->params;

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "nodes/homotopy/em_lambda.h"
+
 namespace seqflow {
 
 std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
@@ -70,6 +72,18 @@ SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) 
   in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, pools));
   if (in.data.words.empty()) throw StatusError(Status::Invalid("the labeled corpus is empty"));
   return in;
+}
+
+PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const Params& params) {
+  PathStart start;
+  start.path = std::make_shared<HomotopyPath>();
+  start.path->method = method;
+  start.path->reference = in.start;
+  start.path->free = FreeBlocksOf(params);
+  start.path->num_labeled = static_cast<int64_t>(in.data.words.size());
+  start.path->num_unlabeled = static_cast<int64_t>(in.data.unlabeled.size());
+  start.em0 = Em0(start.path->Layout(), in.data.words, in.data.labels, SmoothingOf(params));
+  return start;
 }
 
 }  // namespace seqflow

@@ -10,6 +10,7 @@
 #include "engine/api/registry.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
+#include "nodes/homotopy/homotopy_path.h"
 #include "nodes/homotopy/pom_layout.h"
 #include "nodes/homotopy/semi_supervised_data.h"
 
@@ -36,5 +37,12 @@ struct SemiSupervisedInputs {
   SemiSupervisedData data;
 };
 SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test);
+
+// An empty path of `method` over the inputs' start model and free blocks, and its EM_0.
+struct PathStart {
+  std::shared_ptr<HomotopyPath> path;
+  Eigen::VectorXd em0;  // [P]
+};
+PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const Params& params);
 
 }  // namespace seqflow

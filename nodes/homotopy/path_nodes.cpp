@@ -76,14 +76,8 @@ void ScoreAlongPath(NodeContext& ctx, const Corpus& test, HomotopyPath& path) {
 ArtifactPtr RunPath(NodeContext& ctx) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
   if (in.data.unlabeled.empty()) throw StatusError(Status::Invalid("the unlabeled corpora are empty"));
-  auto path = std::make_shared<HomotopyPath>();
-  path->method = "em_lambda_path";
-  path->reference = in.start;
-  path->free = FreeBlocksOf(ctx.params());
-  path->num_labeled = static_cast<int64_t>(in.data.words.size());
-  path->num_unlabeled = static_cast<int64_t>(in.data.unlabeled.size());
+  auto [path, em0] = StartPath("em_lambda_path", in, ctx.params());
   PomLayout layout = path->Layout();
-  Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, SmoothingOf(ctx.params()));
   PathOptions options = TrackerOptions(ctx.params(), layout.num_params(), ctx.threads());
   PathCallbacks callbacks;
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
