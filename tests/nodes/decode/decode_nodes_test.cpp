@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "nodes/common/random.h"
-#include "tests/nodes/decode/fake_node_context.h"
+#include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

@@ -3,22 +3,22 @@
 #include <gtest/gtest.h>
 
 #include "tests/nodes/eval/eval_fixtures.h"
-#include "tests/nodes/io/fake_io_context.h"
+#include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
 namespace {
 
-using testutil::FakeIoContext;
+using testutil::FakeNodeContext;
 
 class EvalNodes : public ::testing::Test {
  protected:
   void SetUp() override { RegisterEvalNodes(registry_); }
   // Runs `kind` on the given gold and predictions; returns the Metrics values.
   std::map<std::string, double> Run(const std::string& kind, ArtifactPtr gold, ArtifactPtr predicted,
-                                    FakeIoContext* ctx_out = nullptr) {
+                                    FakeNodeContext* ctx_out = nullptr) {
     const KindSpec* k = registry_.FindKind(kind);
     EXPECT_NE(k, nullptr);
-    FakeIoContext ctx(*k);
+    FakeNodeContext ctx(*k);
     ctx.AddInput("gold", std::move(gold));
     ctx.AddInput("predicted", std::move(predicted));
     auto metrics = std::dynamic_pointer_cast<const Metrics>(k->run(ctx));

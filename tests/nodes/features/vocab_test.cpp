@@ -5,7 +5,7 @@
 #include "nodes/features/features_nodes.h"
 #include "nodes/features/unknown_words.h"
 #include "nodes/features/vocab_builder.h"
-#include "tests/nodes/io/fake_io_context.h"
+#include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -110,7 +110,7 @@ TEST(VocabNode, CountsEveryInput) {
   ASSERT_NE(kind, nullptr);
   EXPECT_TRUE(kind->FindPort("data")->list);
 
-  testutil::FakeIoContext ctx(*kind, {{"min_count", int64_t{2}}, {"lowercase", true}});
+  testutil::FakeNodeContext ctx(*kind, {{"min_count", int64_t{2}}, {"lowercase", true}});
   ctx.AddInput("data", std::make_shared<Corpus>(WordsCorpus({{"The", "cat"}})));
   ctx.AddInput("data", std::make_shared<Corpus>(WordsCorpus({{"the", "dog"}})));
   auto vocab = std::dynamic_pointer_cast<const Vocab>(kind->run(ctx));

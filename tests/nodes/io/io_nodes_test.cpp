@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "nodes/io/corpus.h"
-#include "tests/nodes/io/fake_io_context.h"
+#include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
 namespace {
 
-using testutil::FakeIoContext;
+using testutil::FakeNodeContext;
 
 class IoNodes : public ::testing::Test {
  protected:
@@ -35,7 +35,7 @@ TEST_F(IoNodes, RegistersKindsAndCorpusType) {
 }
 
 TEST_F(IoNodes, ReadConllUsesParametersAndReportsSize) {
-  FakeIoContext ctx(Kind("read.conll"), {{"path", std::string("/d/a.tsv")},
+  FakeNodeContext ctx(Kind("read.conll"), {{"path", std::string("/d/a.tsv")},
                                          {"encoding", std::string("runs")},
                                          {"separator", std::string("tab")},
                                          {"file_encoding", std::string("latin-1")}});
@@ -51,7 +51,7 @@ TEST_F(IoNodes, ReadConllUsesParametersAndReportsSize) {
 }
 
 TEST_F(IoNodes, ReadConllErrorCarriesFileAndLine) {
-  FakeIoContext ctx(Kind("read.conll"), {{"path", std::string("/d/b.conll")},
+  FakeNodeContext ctx(Kind("read.conll"), {{"path", std::string("/d/b.conll")},
                                          {"columns", std::vector<std::string>{"word", "POS", "chunk"}}});
   ctx.AddFile("/d/b.conll", "a DT B-NP\nb NN\n");
   try {
@@ -64,7 +64,7 @@ TEST_F(IoNodes, ReadConllErrorCarriesFileAndLine) {
 }
 
 TEST_F(IoNodes, ReadConllMissingFile) {
-  FakeIoContext ctx(Kind("read.conll"), {{"path", std::string("/nope")}});
+  FakeNodeContext ctx(Kind("read.conll"), {{"path", std::string("/nope")}});
   try {
     Kind("read.conll").run(ctx);
     FAIL() << "no error";
@@ -74,12 +74,12 @@ TEST_F(IoNodes, ReadConllMissingFile) {
 }
 
 TEST_F(IoNodes, ReadTextAndSplit) {
-  FakeIoContext read(Kind("read.text"), {{"path", std::string("/raw")}, {"max_sentences", int64_t{4}}});
+  FakeNodeContext read(Kind("read.text"), {{"path", std::string("/raw")}, {"max_sentences", int64_t{4}}});
   read.AddFile("/raw", "a\nb\nc\nd\ne\n");
   ArtifactPtr text = Kind("read.text").run(read);
   EXPECT_EQ(read.metrics().at("sentences"), 4);
 
-  FakeIoContext split(Kind("split"), {{"count", int64_t{3}}, {"skip", int64_t{1}}, {"shuffle", false}});
+  FakeNodeContext split(Kind("split"), {{"count", int64_t{3}}, {"skip", int64_t{1}}, {"shuffle", false}});
   split.AddInput("data", text);
   auto part = std::dynamic_pointer_cast<const Corpus>(Kind("split").run(split));
   ASSERT_NE(part, nullptr);
@@ -89,9 +89,9 @@ TEST_F(IoNodes, ReadTextAndSplit) {
 }
 
 TEST_F(IoNodes, SplitErrorIsThrown) {
-  FakeIoContext read(Kind("read.text"), {{"path", std::string("/raw")}});
+  FakeNodeContext read(Kind("read.text"), {{"path", std::string("/raw")}});
   read.AddFile("/raw", "a\nb\n");
-  FakeIoContext split(Kind("split"), {{"count", int64_t{3}}});
+  FakeNodeContext split(Kind("split"), {{"count", int64_t{3}}});
   split.AddInput("data", Kind("read.text").run(read));
   try {
     Kind("split").run(split);

@@ -1,6 +1,6 @@
-// FakeNodeContext: runs a node body without the engine. Inputs are given per port, parameters
-// start from the kind's declared defaults, metrics are collected for inspection.
-// Shared by the hmm and decode node tests (a candidate for tests/testutil/).
+// FakeNodeContext: runs a node body without the engine, with in-memory files and list ports.
+// Parameters start from the kind's declared defaults with overrides applied; metrics are
+// collected for inspection. Shared by the node tests of every family.
 #pragma once
 
 #include <map>
@@ -16,9 +16,8 @@ namespace seqflow::testutil {
 
 class FakeNodeContext final : public NodeContext {
  public:
-  // Parameters are `kind`'s defaults with `overrides` applied; every parameter of the kind must
-  // have a default or an override.
-  FakeNodeContext(const KindSpec& kind, std::map<std::string, ParamValue> overrides = {}, int threads = 1)
+  // REQUIRES: every parameter of `kind` has a default or an override.
+  explicit FakeNodeContext(const KindSpec& kind, std::map<std::string, ParamValue> overrides = {}, int threads = 1)
       : name_(kind.name), threads_(threads) {
     std::map<std::string, ParamValue> values;
     for (const ParamSpec& p : kind.params)
@@ -27,7 +26,9 @@ class FakeNodeContext final : public NodeContext {
     params_ = Params(std::move(values));
   }
 
+  void AddInput(const std::string& port, ArtifactPtr artifact) { inputs_[port].push_back(std::move(artifact)); }
   void SetInput(const std::string& port, ArtifactPtr artifact) { inputs_[port] = {std::move(artifact)}; }
+  void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
   const std::map<std::string, double>& metrics() const { return metrics_; }
 
   const std::string& node_name() const override { return name_; }
@@ -42,14 +43,17 @@ class FakeNodeContext final : public NodeContext {
   bool cancelled() const override { return false; }
   int threads() const override { return threads_; }
   Result<std::string> ReadFile(const std::string& path) const override {
-    return Status::NotFound("FakeNodeContext has no files: " + path);
+    auto it = files_.find(path);
+    if (it == files_.end()) return Status::NotFound("no such file: " + path);
+    return it->second;
   }
 
  private:
   std::string name_;
-  Params params_;
   int threads_;
+  Params params_;
   std::map<std::string, std::vector<ArtifactPtr>> inputs_;
+  std::map<std::string, std::string> files_;
   std::map<std::string, double> metrics_;
 };
 
