@@ -17,6 +17,13 @@ struct RunArgs {
   int threads = 0;  // 0 = all cores
 };
 
+struct ReportArgs {
+  std::string dir;       // an --out DIR of `seqflow run`
+  std::string md_file;   // default DIR/report.md
+  std::string csv_file;  // default DIR/report.csv
+  bool plots = false;    // an SVG beside every DIR/**/*.path.csv
+};
+
 int RunCommand(const RunArgs& args);
 int PlanCommand(const RunArgs& args);
 int GraphCommand(const PipelineArgs& args);
@@ -24,5 +31,6 @@ int KindsCommand(const std::string& kind);
 int CacheLsCommand(const std::string& cache_dir);
 int CacheGcCommand(const std::string& cache_dir, double keep_days);
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind);
+int ReportCommand(const ReportArgs& args);
 
 }  // namespace seqflow::cli

@@ -63,6 +63,14 @@ int main(int argc, char** argv) {
   rm->add_option("kind", rm_kind, "node kind")->required();
   rm->callback([&] { code = seqflow::cli::CacheRmCommand(cache_dir, rm_kind); });
 
+  seqflow::cli::ReportArgs report;
+  CLI::App* report_cmd = app.add_subcommand("report", "tables (and plots) of a run record written with --out");
+  report_cmd->add_option("dir", report.dir, "the run's --out directory")->required();
+  report_cmd->add_option("--md", report.md_file, "Markdown table file (default DIR/report.md)");
+  report_cmd->add_option("--csv", report.csv_file, "CSV table file (default DIR/report.csv)");
+  report_cmd->add_flag("--plots", report.plots, "an SVG beside every DIR/**/*.path.csv");
+  report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

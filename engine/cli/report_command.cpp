@@ -1,0 +1,96 @@
+// `seqflow report DIR`: the comparison table of a run record on stdout, as Markdown and CSV
+// files, and with --plots an SVG beside every homotopy path table.
+#include <cstdio>
+
+#include "engine/base/log.h"
+#include "engine/cli/commands.h"
+#include "engine/record/report.h"
+#include "engine/record/svg_plot.h"
+
+namespace seqflow::cli {
+namespace {
+
+constexpr std::string_view kPathSuffix = ".path.csv";
+
+bool IsPathCsv(const std::string& name) {
+  return name.size() > kPathSuffix.size() &&
+         name.compare(name.size() - kPathSuffix.size(), kPathSuffix.size(), kPathSuffix) == 0;
+}
+
+// Every *.path.csv under `dir`, depth first in name order.
+Status FindPathCsvs(const std::string& dir, Env* env, std::vector<std::string>& found) {
+  Result<std::vector<std::string>> names = env->ListDir(dir);
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    std::string path = JoinPath(dir, name);
+    Result<FileStat> stat = env->Stat(path);
+    if (!stat.ok()) return stat.status();
+    if (stat->is_dir) {
+      SEQFLOW_RETURN_IF_ERROR(FindPathCsvs(path, env, found));
+    } else if (IsPathCsv(name)) {
+      found.push_back(path);
+    }
+  }
+  return Status::Ok();
+}
+
+// DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg, titled "run-1/sweep.path.csv".
+Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) {
+  Result<std::string> csv = env->ReadFile(csv_path);
+  if (!csv.ok()) return csv.status();
+  std::string title = csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1));
+  Result<LinePlot> plot = PathCsvPlot(*csv, title);
+  if (!plot.ok()) return plot.status();
+  std::string svg_path = csv_path.substr(0, csv_path.size() - 4) + ".svg";
+  SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(svg_path, RenderSvg(*plot)));
+  LogInfo("wrote " + svg_path);
+  return Status::Ok();
+}
+
+// Returns false if any plot could not be written (each failure logged).
+bool WritePlots(const std::string& dir, Env* env) {
+  std::vector<std::string> csvs;
+  Status listed = FindPathCsvs(dir, env, csvs);
+  if (!listed.ok()) {
+    LogError(listed.ToString());
+    return false;
+  }
+  if (csvs.empty()) LogInfo("no *.path.csv under " + dir + ": no plots");
+  bool ok = true;
+  for (const std::string& csv : csvs) {
+    Status written = WritePlot(dir, csv, env);
+    if (!written.ok()) LogError(csv + ": " + written.ToString()), ok = false;
+  }
+  return ok;
+}
+
+}  // namespace
+
+int ReportCommand(const ReportArgs& args) {
+  Env* env = Env::Default();
+  std::string summary_path = JoinPath(args.dir, "summary.json");
+  Result<std::string> summary = env->ReadFile(summary_path);
+  if (!summary.ok()) {
+    LogError(summary.status().ToString() + " (is " + args.dir + " the --out DIR of `seqflow run`?)");
+    return 2;
+  }
+  Result<ReportTable> table = BuildReport(*summary);
+  if (!table.ok()) {
+    LogError(summary_path + ": " + table.status().ToString());
+    return 2;
+  }
+  std::printf("%s", RenderText(*table).c_str());
+  std::fflush(stdout);
+  std::string md = args.md_file.empty() ? JoinPath(args.dir, "report.md") : args.md_file;
+  std::string csv = args.csv_file.empty() ? JoinPath(args.dir, "report.csv") : args.csv_file;
+  for (const auto& [path, text] : {std::pair{md, RenderMarkdown(*table)}, std::pair{csv, RenderCsv(*table)}}) {
+    Status written = env->WriteFileAtomic(path, text);
+    if (!written.ok()) {
+      LogError(written.ToString());
+      return 1;
+    }
+  }
+  return args.plots && !WritePlots(args.dir, env) ? 1 : 0;
+}
+
+}  // namespace seqflow::cli

@@ -1,0 +1,292 @@
+#include "engine/record/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace seqflow {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr size_t kMaxLabelWidth = 40;
+constexpr size_t kGap = 2;  // spaces between text columns
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string Label(const std::map<std::string, std::string>& assignment) {
+  if (assignment.empty()) return "base";
+  std::string out;
+  for (const auto& [k, v] : assignment) out += (out.empty() ? "" : ", ") + k + "=" + v;
+  return out;
+}
+
+// The run's assignment without repetition keys: runs with equal labels share a row.
+std::string RowLabel(const Json& run) {
+  std::map<std::string, std::string> kept;
+  auto it = run.find("ablation");
+  if (it == run.end() || !it->is_object()) return Label(kept);
+  for (const auto& [k, v] : it->items())
+    if (!IsRepetitionKey(k)) kept[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return Label(kept);
+}
+
+const Json* Nodes(const Json& run) {
+  auto it = run.find("nodes");
+  return it != run.end() && it->is_object() ? &*it : nullptr;
+}
+
+// "<node>.<metric>" for every evaluator metric any run reports, nodes in name order.
+std::vector<std::string> Columns(const Json& runs) {
+  std::map<std::string, std::set<size_t>> found;  // node -> indices into kMetricOrder
+  for (const Json& run : runs) {
+    const Json* nodes = Nodes(run);
+    if (nodes == nullptr) continue;
+    for (const auto& [name, node] : nodes->items()) {
+      if (!node.is_object() || node.value("kind", "").rfind("eval.", 0) != 0) continue;
+      const Json& metrics = node.value("metrics", Json::object());
+      for (size_t m = 0; m < std::size(kMetricOrder); ++m)
+        if (metrics.contains(kMetricOrder[m]) && metrics[kMetricOrder[m]].is_number()) found[name].insert(m);
+    }
+  }
+  std::vector<std::string> columns;
+  for (const auto& [node, metrics] : found)
+    for (size_t m : metrics) columns.push_back(node + "." + kMetricOrder[m]);
+  return columns;
+}
+
+std::optional<double> MetricOf(const Json& run, const std::string& column) {
+  const Json* nodes = Nodes(run);
+  size_t dot = column.rfind('.');
+  if (nodes == nullptr || !nodes->contains(column.substr(0, dot))) return std::nullopt;
+  const Json& metrics = (*nodes)[column.substr(0, dot)].value("metrics", Json::object());
+  auto it = metrics.find(column.substr(dot + 1));
+  if (it == metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<ReportCell> Summarise(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  ReportCell cell;
+  cell.n = values.size();
+  for (double v : values) cell.mean += v;
+  cell.mean /= static_cast<double>(cell.n);
+  if (cell.n < 2) return cell;
+  double ss = 0;
+  for (double v : values) ss += (v - cell.mean) * (v - cell.mean);
+  cell.stddev = std::sqrt(ss / static_cast<double>(cell.n - 1));
+  return cell;
+}
+
+void MarkBest(ReportTable& table) {
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    std::optional<double> best;
+    size_t with_value = 0;
+    for (const ReportRow& row : table.rows)
+      if (row.cells[c]) ++with_value, best = std::max(best.value_or(row.cells[c]->mean), row.cells[c]->mean);
+    if (with_value < 2) continue;
+    for (ReportRow& row : table.rows)
+      if (row.cells[c] && row.cells[c]->mean == *best) row.cells[c]->best = true;
+  }
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// "0.8279", "0.8279 ± 0.0123", with " (n=K)" when only K of the row's runs report it.
+std::string CellText(const std::optional<ReportCell>& cell, size_t row_runs) {
+  if (!cell) return "-";
+  std::string s = Fixed(cell->mean, 4);
+  if (cell->n > 1) s += " ± " + Fixed(cell->stddev, 4);
+  if (cell->n != row_runs) s += " (n=" + std::to_string(cell->n) + ")";
+  return s;
+}
+
+// Terminal columns of UTF-8 text: one per code point (the text holds no wide characters).
+size_t DisplayWidth(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  size_t w = DisplayWidth(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// Splits at ", " and packs the parts into lines of at most `width` (REQUIRES: width >= 3); a
+// part longer than a line is cut. Continuation lines are indented by two spaces.
+std::vector<std::string> WrapLabel(const std::string& label, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t start = 0; start < label.size();) {
+    size_t comma = label.find(", ", start);
+    size_t end = comma == std::string::npos ? label.size() : comma + 1;
+    std::string part = label.substr(start, end - start);
+    start = comma == std::string::npos ? label.size() : comma + 2;
+    std::string joined = line.empty() ? part : line + " " + part;
+    if (!line.empty() && DisplayWidth(joined) > width) lines.push_back(line), joined = "  " + part;
+    line = joined;
+  }
+  lines.push_back(line);
+  std::vector<std::string> out;
+  for (std::string& l : lines) {
+    while (DisplayWidth(l) > width) out.push_back(l.substr(0, width)), l = "  " + l.substr(width);
+    out.push_back(l);
+  }
+  return out;
+}
+
+// Cell texts of the table: [row][column], best values suffixed with "*".
+std::vector<std::vector<std::string>> TextCells(const ReportTable& table) {
+  std::vector<std::vector<std::string>> cells;
+  for (const ReportRow& row : table.rows) {
+    cells.emplace_back();
+    for (const auto& cell : row.cells)
+      cells.back().push_back(CellText(cell, row.runs) + (cell && cell->best ? "*" : ""));
+  }
+  return cells;
+}
+
+// One block of the text table: the label and n columns, then columns [first, last).
+void AppendTextBlock(const ReportTable& table, const std::vector<std::vector<std::string>>& cells,
+                     const std::vector<size_t>& widths, size_t label_width, size_t first, size_t last,
+                     std::string& out) {
+  const std::string gap(kGap, ' ');
+  std::string header = Pad("run", label_width) + gap + "n";
+  std::string rule = std::string(label_width, '-') + gap + "-";
+  for (size_t c = first; c < last; ++c) {
+    header += gap + Pad(table.columns[c], widths[c]);
+    rule += gap + std::string(widths[c], '-');
+  }
+  out += header + "\n" + rule + "\n";
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    std::vector<std::string> label = WrapLabel(table.rows[r].label, label_width);
+    std::string line = Pad(label[0], label_width) + gap + std::to_string(table.rows[r].runs);
+    for (size_t c = first; c < last; ++c) line += gap + Pad(cells[r][c], widths[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    for (size_t i = 1; i < label.size(); ++i) out += label[i] + "\n";
+  }
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string Precise(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+}  // namespace
+
+bool IsRepetitionKey(std::string_view key) {
+  return key == "repeat" || key.rfind("repeat.", 0) == 0 || EndsWith(key, ".seed");
+}
+
+Result<ReportTable> BuildReport(std::string_view summary_json) {
+  Json summary = Json::parse(summary_json, nullptr, /*allow_exceptions=*/false);
+  if (summary.is_discarded()) return Status::Invalid("summary.json is not valid JSON");
+  if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
+    return Status::Invalid("summary.json has no \"runs\" array");
+  const Json& runs = summary["runs"];
+  ReportTable table;
+  table.pipeline = summary.value("pipeline", "");
+  table.runs = runs.size();
+  table.columns = Columns(runs);
+  std::vector<std::vector<size_t>> members;  // row -> run indices
+  std::map<std::string, size_t> row_of;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::string label = RowLabel(runs[i]);
+    auto [it, inserted] = row_of.emplace(label, table.rows.size());
+    if (inserted) table.rows.push_back({label, 0, {}}), members.emplace_back();
+    ++table.rows[it->second].runs;
+    members[it->second].push_back(i);
+  }
+  for (size_t r = 0; r < table.rows.size(); ++r)
+    for (const std::string& column : table.columns) {
+      std::vector<double> values;
+      for (size_t i : members[r])
+        if (std::optional<double> v = MetricOf(runs[i], column)) values.push_back(*v);
+      table.rows[r].cells.push_back(Summarise(values));
+    }
+  MarkBest(table);
+  return table;
+}
+
+std::string RenderText(const ReportTable& table, size_t width) {
+  std::vector<std::vector<std::string>> cells = TextCells(table);
+  std::vector<size_t> widths;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    widths.push_back(DisplayWidth(table.columns[c]));
+    for (const auto& row : cells) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
+  }
+  size_t label_width = 3;  // "run"
+  for (const ReportRow& row : table.rows) label_width = std::max(label_width, DisplayWidth(row.label));
+  label_width = std::min(label_width, kMaxLabelWidth);
+  size_t n_width = 1;
+  for (const ReportRow& row : table.rows) n_width = std::max(n_width, std::to_string(row.runs).size());
+  std::string out = table.pipeline + ": " + std::to_string(table.runs) + " runs, " + std::to_string(table.rows.size()) +
+                    " rows (mean ± sd over repetitions; * = best)\n\n";
+  if (table.columns.empty()) out += "(no evaluator metrics)\n\n";
+  size_t first = 0;
+  do {
+    size_t used = label_width + kGap + n_width, last = first;
+    while (last < table.columns.size() && (last == first || used + kGap + widths[last] <= width))
+      used += kGap + widths[last++];
+    if (first > 0) out += "\n";
+    AppendTextBlock(table, cells, widths, label_width, first, last, out);
+    first = last;
+  } while (first < table.columns.size());
+  return out;
+}
+
+std::string RenderMarkdown(const ReportTable& table) {
+  std::string header = "| run | n |", rule = "| --- | ---: |";
+  for (const std::string& column : table.columns) header += " " + column + " |", rule += " ---: |";
+  std::string out = header + "\n" + rule + "\n";
+  for (const ReportRow& row : table.rows) {
+    std::string label;
+    for (char c : row.label) label += c == '|' ? std::string("\\|") : std::string(1, c);
+    out += "| " + label + " | " + std::to_string(row.runs) + " |";
+    for (const auto& cell : row.cells) {
+      std::string text = cell ? CellText(cell, row.runs) : "";
+      out += " " + (cell && cell->best ? "**" + text + "**" : text) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string RenderCsv(const ReportTable& table) {
+  std::string out = "run,n";
+  for (const std::string& column : table.columns)
+    out += "," + CsvField(column) + "," + CsvField(column + ".std") + "," + CsvField(column + ".n");
+  out += "\n";
+  for (const ReportRow& row : table.rows) {
+    out += CsvField(row.label) + "," + std::to_string(row.runs);
+    for (const auto& cell : row.cells) {
+      if (!cell) {
+        out += ",,,";
+        continue;
+      }
+      out +=
+          "," + Precise(cell->mean) + "," + (cell->n > 1 ? Precise(cell->stddev) : "") + "," + std::to_string(cell->n);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,257 @@
+#include "engine/record/svg_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace seqflow {
+namespace {
+
+constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 50;  // margins in pixels
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+
+std::string Num(double v, int decimals = 2) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  void Add(double v) {
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+};
+
+// Widens [lo, hi] to whole steps of 1, 2 or 5 x 10^k, about five of them.
+void NiceAxis(Range r, double& min, double& max, double& step) {
+  if (!(r.lo <= r.hi)) r = {0, 1};
+  if (r.lo == r.hi) {
+    double pad = r.lo == 0 ? 1 : std::abs(r.lo) * 0.1;
+    r = {r.lo - pad, r.hi + pad};
+  }
+  double raw = (r.hi - r.lo) / 5, mag = std::pow(10, std::floor(std::log10(raw))), norm = raw / mag;
+  step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  min = std::floor(r.lo / step + 1e-9) * step;
+  max = std::ceil(r.hi / step - 1e-9) * step;
+}
+
+// Tick values min, min + step, ..., max, and their labels with as many decimals as the step needs.
+std::vector<std::pair<double, std::string>> Ticks(double min, double max, double step) {
+  int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  std::vector<std::pair<double, std::string>> ticks;
+  for (int i = 0; min + i * step <= max + step * 1e-6; ++i) {
+    double v = min + i * step;
+    if (std::abs(v) < step * 1e-9) v = 0;  // no "-0.0"
+    ticks.emplace_back(v, Num(v, decimals));
+  }
+  return ticks;
+}
+
+std::string Line(double x1, double y1, double x2, double y2, const std::string& attrs) {
+  return "<line x1=\"" + Num(x1) + "\" y1=\"" + Num(y1) + "\" x2=\"" + Num(x2) + "\" y2=\"" + Num(y2) + "\" " + attrs +
+         "/>\n";
+}
+
+std::string Text(double x, double y, std::string_view text, const std::string& attrs) {
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" " + attrs + ">" + Escape(text) + "</text>\n";
+}
+
+std::string Axes(const LinePlot& plot, const PlotFrame& f) {
+  std::string out = "<g class=\"axes\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n";
+  for (const auto& [v, label] : Ticks(f.x_min, f.x_max, f.x_step)) {
+    out += Line(f.PixelX(v), f.top, f.PixelX(v), f.bottom, "stroke=\"#eee\"");
+    out += Line(f.PixelX(v), f.bottom, f.PixelX(v), f.bottom + 5, "stroke=\"#333\"");
+    out += Text(f.PixelX(v), f.bottom + 18, label, "text-anchor=\"middle\"");
+  }
+  for (const auto& [v, label] : Ticks(f.y_min, f.y_max, f.y_step)) {
+    out += Line(f.left, f.PixelY(v), f.right, f.PixelY(v), "stroke=\"#eee\"");
+    out += Line(f.left - 5, f.PixelY(v), f.left, f.PixelY(v), "stroke=\"#333\"");
+    out += Text(f.left - 8, f.PixelY(v) + 4, label, "text-anchor=\"end\"");
+  }
+  out += Line(f.left, f.bottom, f.right, f.bottom, "stroke=\"#333\"");
+  out += Line(f.left, f.top, f.left, f.bottom, "stroke=\"#333\"");
+  out += Text((f.left + f.right) / 2, f.bottom + 40, plot.x_label, "class=\"x-label\" text-anchor=\"middle\"");
+  double mid = (f.top + f.bottom) / 2;
+  out += Text(18, mid, plot.y_label,
+              "class=\"y-label\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + Num(mid) + ")\"");
+  return out + "</g>\n";
+}
+
+std::string Series(const LinePlot& plot, const PlotFrame& f) {
+  std::string out;
+  for (size_t s = 0; s < plot.series.size(); ++s) {
+    const PlotSeries& series = plot.series[s];
+    std::string points;
+    for (size_t i = 0; i < series.x.size(); ++i) {
+      if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i])) continue;
+      points += (points.empty() ? "" : " ") + Num(f.PixelX(series.x[i])) + "," + Num(f.PixelY(series.y[i]));
+    }
+    out += "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"" +
+           std::string(kColors[s % std::size(kColors)]) + "\" points=\"" + points + "\"><title>" + Escape(series.name) +
+           "</title></polyline>\n";
+  }
+  return out;
+}
+
+std::string Markers(const LinePlot& plot, const PlotFrame& f) {
+  std::string out;
+  for (const PlotMarker& m : plot.markers) {
+    if (!std::isfinite(m.x)) continue;
+    out += Line(f.PixelX(m.x), f.top, f.PixelX(m.x), f.bottom,
+                "class=\"marker\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
+    out += Text(f.PixelX(m.x) + 3, f.top + 12, m.label,
+                "class=\"marker-label\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\"");
+  }
+  return out;
+}
+
+// Top-right, inside the plot area: a colour swatch and the name of each series.
+std::string Legend(const LinePlot& plot, const PlotFrame& f) {
+  std::string out = "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  for (size_t s = 0; s < plot.series.size(); ++s) {
+    double y = f.top + 14 + 16 * static_cast<double>(s);
+    out += Line(f.right - 150, y - 4, f.right - 130, y - 4,
+                "stroke-width=\"2\" stroke=\"" + std::string(kColors[s % std::size(kColors)]) + "\"");
+    out += Text(f.right - 125, y, plot.series[s].name, "fill=\"#333\"");
+  }
+  return out + "</g>\n";
+}
+
+std::vector<std::string> SplitCsvLine(std::string_view line) {
+  std::vector<std::string> fields(1);
+  for (char c : line)
+    if (c == ',')
+      fields.emplace_back();
+    else if (c != '\r')
+      fields.back() += c;
+  return fields;
+}
+
+bool EndsWith(std::string_view name, std::string_view suffix) {
+  return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+}
+
+// Rows of numbers under `header`; an empty field is NaN.
+Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t columns) {
+  std::vector<std::vector<double>> rows;
+  size_t line_no = 1, pos = csv.find('\n');
+  while (pos != std::string_view::npos && pos + 1 < csv.size()) {
+    size_t end = csv.find('\n', pos + 1);
+    std::string_view line = csv.substr(pos + 1, end == std::string_view::npos ? end : end - pos - 1);
+    pos = end;
+    ++line_no;
+    if (line.empty() || line == "\r") continue;
+    std::vector<std::string> fields = SplitCsvLine(line);
+    if (fields.size() != columns)
+      return Status::Invalid("path.csv line " + std::to_string(line_no) + ": " + std::to_string(fields.size()) +
+                             " fields, header has " + std::to_string(columns));
+    rows.emplace_back();
+    for (const std::string& field : fields) {
+      char* stop = nullptr;
+      double v = field.empty() ? std::nan("") : std::strtod(field.c_str(), &stop);
+      if (!field.empty() && *stop != '\0')
+        return Status::Invalid("path.csv line " + std::to_string(line_no) + ": not a number: " + field);
+      rows.back().push_back(v);
+    }
+  }
+  return rows;
+}
+
+// A marker at the λ where the first series peaks: where the path is best on that metric.
+void MarkMaximum(LinePlot& plot) {
+  const PlotSeries& first = plot.series.front();
+  size_t best = first.y.size();
+  for (size_t i = 0; i < first.y.size(); ++i)
+    if (std::isfinite(first.x[i]) && std::isfinite(first.y[i]) &&
+        (best == first.y.size() || first.y[i] > first.y[best]))
+      best = i;
+  if (best == first.y.size()) return;
+  plot.markers.push_back({first.x[best], "max " + first.name + " at λ=" + Num(first.x[best], 3)});
+}
+
+}  // namespace
+
+PlotFrame ComputeFrame(const LinePlot& plot) {
+  Range xs, ys;
+  for (const PlotSeries& s : plot.series)
+    for (size_t i = 0; i < s.x.size(); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) xs.Add(s.x[i]), ys.Add(s.y[i]);
+  for (const PlotMarker& m : plot.markers) xs.Add(m.x);
+  PlotFrame f;
+  NiceAxis(xs, f.x_min, f.x_max, f.x_step);
+  NiceAxis(ys, f.y_min, f.y_max, f.y_step);
+  f.left = kLeft;
+  f.right = plot.width - kRight;
+  f.top = kTop;
+  f.bottom = plot.height - kBottom;
+  return f;
+}
+
+std::string RenderSvg(const LinePlot& plot) {
+  PlotFrame f = ComputeFrame(plot);
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) + "\" height=\"" +
+                    std::to_string(plot.height) + "\" viewBox=\"0 0 " + std::to_string(plot.width) + " " +
+                    std::to_string(plot.height) + "\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out += Text(plot.width / 2.0, 22, plot.title,
+              "class=\"title\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\"");
+  out += Axes(plot, f) + Markers(plot, f) + Series(plot, f) + Legend(plot, f);
+  return out + "</svg>\n";
+}
+
+Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title, const std::vector<std::string>& metrics) {
+  std::vector<std::string> header = SplitCsvLine(csv.substr(0, csv.find('\n')));
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  size_t x = column("lambda");
+  if (x == header.size()) return Status::NotFound("path.csv has no lambda column");
+  std::vector<std::string> names = metrics;
+  for (const char* suffix : {".f1", ".accuracy"})
+    for (const std::string& name : header)
+      if (metrics.empty() && EndsWith(name, suffix)) names.push_back(name);
+  if (names.empty()) return Status::NotFound("path.csv has no *.f1 or *.accuracy column");
+  Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
+  if (!rows.ok()) return rows.status();
+  LinePlot plot;
+  plot.title = title;
+  plot.x_label = "λ";
+  plot.y_label = names.size() == 1 ? names[0] : "metric";
+  for (const std::string& name : names) {
+    size_t y = column(name);
+    if (y == header.size()) return Status::NotFound("path.csv has no column " + name);
+    PlotSeries series{name, {}, {}};
+    for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
+    plot.series.push_back(std::move(series));
+  }
+  MarkMaximum(plot);
+  return plot;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,59 @@
+// A small dependency-free SVG line-plot writer for `seqflow report --plots`: axes with ticks
+// and labels, named series with a legend, optional labelled vertical markers; and the plot of a
+// homotopy path table (DIR/<node>.path.csv, DESIGN §8): metric columns against λ.
+// Pure: text in, SVG text out. Thread-safe (no shared state).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/status.h"
+
+namespace seqflow {
+
+struct PlotSeries {
+  std::string name;
+  std::vector<double> x, y;  // REQUIRES: same size; non-finite points are left out of the line
+};
+
+struct PlotMarker {
+  double x = 0;
+  std::string label;
+};
+
+struct LinePlot {
+  std::string title, x_label, y_label;
+  std::vector<PlotSeries> series;
+  std::vector<PlotMarker> markers;  // dashed vertical lines, labelled at the top
+  int width = 640, height = 400;    // pixels
+};
+
+// Where data lands on the canvas. The data range is widened to whole tick steps (1, 2 or 5
+// times a power of ten, about five ticks per axis) and covers every finite point and marker;
+// an empty or flat range is padded so the mapping stays invertible.
+struct PlotFrame {
+  double x_min = 0, x_max = 1, x_step = 0.2;
+  double y_min = 0, y_max = 1, y_step = 0.2;
+  double left = 0, right = 0, top = 0, bottom = 0;  // plot area in pixels; y grows downwards
+
+  double PixelX(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
+  double PixelY(double y) const { return bottom - (y - y_min) / (y_max - y_min) * (bottom - top); }
+};
+
+PlotFrame ComputeFrame(const LinePlot& plot);
+
+// A standalone SVG document. Each series is one <polyline class="series"> whose points are
+// "px,py" pairs with two decimals, in the series' order.
+std::string RenderSvg(const LinePlot& plot);
+
+// The plot of a path.csv (header row, then numeric rows; "nan"/"inf" allowed) against its
+// `lambda` column: one series per name in `metrics`, or by default every "*.f1" column, then
+// every "*.accuracy" column (test.f1, test.accuracy, ...). A marker shows where the first series
+// peaks (its first maximum; rows stay in path order, λ need not be monotone). kNotFound when
+// there is no lambda column, a requested metric is missing, or by default no metric column
+// exists; kInvalid for a ragged or non-numeric row.
+Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title,
+                             const std::vector<std::string>& metrics = {});
+
+}  // namespace seqflow

@@ -1,0 +1,78 @@
+// `seqflow report` end to end: the table of a real run record on stdout, report.md and
+// report.csv beside it, and with --plots an SVG beside every path table.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/e2e/cli_runner.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testutil {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
+  std::string dir = MakeTempDir("seqflow-report");
+  CliResult run = RunSeqflow(
+      {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CliResult report = RunSeqflow({"report", dir + "/out"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  for (const char* text : {"tiny-hmm: 2 runs, 2 rows", "predicted.kind=decode.viterbi", "predicted.kind=decode.sms",
+                           "score.f1", "tokens.accuracy", "*"})
+    EXPECT_NE(report.out.find(text), std::string::npos) << text << "\n" << report.out;
+
+  nlohmann::json summary = ReadSummary(dir + "/out");
+  std::string csv = Slurp(dir + "/out/report.csv");
+  std::istringstream lines(csv);
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  EXPECT_EQ(header.rfind("run,n,score.f1,score.f1.std,score.f1.n,", 0), 0u) << csv;
+  char f1[64];
+  std::snprintf(f1, sizeof f1, "%.10g", MetricOf(summary, "score", "f1", 0));
+  std::string label = "predicted.kind=" + summary["runs"][0]["ablation"]["predicted.kind"].get<std::string>();
+  EXPECT_EQ(first.rfind(label + ",1," + f1 + ",,1,", 0), 0u) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_NE(Slurp(dir + "/out/report.md").find("| " + label + " | 1 |"), std::string::npos);
+
+  CliResult elsewhere = RunSeqflow({"report", dir + "/out", "--md", dir + "/r.md", "--csv", dir + "/r.csv"});
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  EXPECT_EQ(Slurp(dir + "/r.csv"), csv);
+  EXPECT_EQ(RunSeqflow({"report", dir + "/missing"}).exit_code, 2);
+}
+
+TEST(ReportE2eTest, PlotsBesideEveryPathTable) {
+  std::string dir = MakeTempDir("seqflow-report-plots");
+  CliResult run = RunSeqflow(
+      {"run", PipelinePath("tests/tiny_homotopy.yaml"), "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CliResult report = RunSeqflow({"report", dir + "/out", "--plots"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  int tables = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir + "/out")) {
+    std::string name = e.path().filename().string();
+    if (name.size() < 9 || name.substr(name.size() - 9) != ".path.csv") continue;
+    ++tables;
+    fs::path svg = e.path();
+    svg.replace_extension(".svg");
+    ASSERT_TRUE(fs::exists(svg)) << svg;
+    std::string text = Slurp(svg);
+    EXPECT_NE(text.find("</svg>"), std::string::npos);
+    EXPECT_NE(text.find(">test.f1</title>"), std::string::npos) << svg;
+  }
+  EXPECT_GE(tables, 2);
+}
+
+}  // namespace
+}  // namespace seqflow::testutil

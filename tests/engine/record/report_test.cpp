@@ -1,0 +1,151 @@
+// The comparison table of `seqflow report`: grouping of repetitions, exact mean and standard
+// deviation, the best marker, and the three renderings.
+#include "engine/record/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+// Run JSON with a segment evaluator `score`, and a trainer that reports an "f1" of its own
+// (not an evaluator: must not become a column).
+std::string Run(const std::string& kind, int seed, const std::string& f1, const std::string& precision,
+                const std::string& accuracy) {
+  return R"({"ablation": {"predicted.kind": ")" + kind + R"(", "vocab.unknown": "shape", "labeled.seed": ")" +
+         std::to_string(seed) + R"("}, "ok": true, "nodes": {
+      "hmm": {"kind": "hmm.em", "status": "computed", "metrics": {"f1": 0.99}},
+      "score": {"kind": "eval.segments", "status": "computed", "metrics": {"f1": )" +
+         f1 + R"(, "precision": )" + precision + R"(, "accuracy": )" + accuracy + R"(, "f1.NP": 0.1}}}})";
+}
+
+// Three seeds of Viterbi, one of SMS (whose accuracy is null: non-finite).
+std::string Summary() {
+  return R"({"pipeline": "demo", "seconds": 1, "runs": [)" + Run("decode.viterbi", 1, "0.25", "0.5", "0.875") + "," +
+         Run("decode.viterbi", 2, "0.75", "0.5", "0.875") + "," + Run("decode.sms", 1, "0.625", "0.75", "null") + "," +
+         Run("decode.viterbi", 3, "0.5", "0.5", "0.625") + "]}";
+}
+
+ReportTable Build(const std::string& json) {
+  Result<ReportTable> table = BuildReport(json);
+  EXPECT_OK(table);
+  return table.ok() ? *table : ReportTable{};
+}
+
+TEST(ReportTest, RepetitionKeys) {
+  EXPECT_TRUE(IsRepetitionKey("labeled.seed"));
+  EXPECT_TRUE(IsRepetitionKey("repeat"));
+  EXPECT_TRUE(IsRepetitionKey("repeat.index"));
+  EXPECT_FALSE(IsRepetitionKey("seeds.count"));
+  EXPECT_FALSE(IsRepetitionKey("predicted.kind"));
+  EXPECT_FALSE(IsRepetitionKey("repeater.seed_list"));
+}
+
+TEST(ReportTest, GroupsSeedsIntoOneRowWithExactMeanAndSampleStd) {
+  ReportTable t = Build(Summary());
+  EXPECT_EQ(t.pipeline, "demo");
+  EXPECT_EQ(t.runs, 4u);
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"score.f1", "score.precision", "score.accuracy"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].label, "predicted.kind=decode.viterbi, vocab.unknown=shape");
+  EXPECT_EQ(t.rows[0].runs, 3u);
+  EXPECT_EQ(t.rows[1].label, "predicted.kind=decode.sms, vocab.unknown=shape");
+  EXPECT_EQ(t.rows[1].runs, 1u);
+  const ReportCell& f1 = *t.rows[0].cells[0];
+  EXPECT_EQ(f1.mean, 0.5);     // (0.25 + 0.75 + 0.5) / 3, exact in binary
+  EXPECT_EQ(f1.stddev, 0.25);  // sqrt((0.0625 + 0.0625 + 0) / 2)
+  EXPECT_EQ(f1.n, 3u);
+  double m = (0.875 + 0.875 + 0.625) / 3;
+  EXPECT_DOUBLE_EQ(t.rows[0].cells[2]->mean, m);
+  EXPECT_DOUBLE_EQ(t.rows[0].cells[2]->stddev,
+                   std::sqrt((2 * (0.875 - m) * (0.875 - m) + (0.625 - m) * (0.625 - m)) / 2));
+  EXPECT_EQ(t.rows[1].cells[0]->stddev, 0.0);
+  EXPECT_FALSE(t.rows[1].cells[2].has_value()) << "null accuracy is not reported";
+}
+
+TEST(ReportTest, MarksTheBestMeanOnlyWhereRowsCompete) {
+  ReportTable t = Build(Summary());
+  EXPECT_FALSE(t.rows[0].cells[0]->best);
+  EXPECT_TRUE(t.rows[1].cells[0]->best);   // f1 0.625 > 0.5
+  EXPECT_TRUE(t.rows[1].cells[1]->best);   // precision 0.75 > 0.5
+  EXPECT_FALSE(t.rows[0].cells[2]->best);  // accuracy: the only row with a value
+}
+
+TEST(ReportTest, BaseRunAndInvalidSummaries) {
+  ReportTable t = Build(R"({"pipeline": "p", "runs": [{"ablation": {}, "nodes": {}}]})");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].label, "base");
+  EXPECT_TRUE(t.columns.empty());
+  EXPECT_NE(RenderText(t).find("(no evaluator metrics)"), std::string::npos);
+  EXPECT_FALSE(BuildReport("{not json").ok());
+  EXPECT_FALSE(BuildReport(R"({"pipeline": "p"})").ok());
+}
+
+TEST(ReportTest, MarkdownExactText) {
+  EXPECT_EQ(RenderMarkdown(Build(Summary())),
+            "| run | n | score.f1 | score.precision | score.accuracy |\n"
+            "| --- | ---: | ---: | ---: | ---: |\n"
+            "| predicted.kind=decode.viterbi, vocab.unknown=shape | 3 | 0.5000 ± 0.2500 | 0.5000 ± 0.0000 | "
+            "0.7917 ± 0.1443 |\n"
+            "| predicted.kind=decode.sms, vocab.unknown=shape | 1 | **0.6250** | **0.7500** |  |\n");
+}
+
+TEST(ReportTest, CsvExactText) {
+  EXPECT_EQ(RenderCsv(Build(Summary())),
+            "run,n,score.f1,score.f1.std,score.f1.n,score.precision,score.precision.std,score.precision.n,"
+            "score.accuracy,score.accuracy.std,score.accuracy.n\n"
+            "\"predicted.kind=decode.viterbi, vocab.unknown=shape\",3,0.5,0.25,3,0.5,0,3,0.7916666667,0.1443375673,3\n"
+            "\"predicted.kind=decode.sms, vocab.unknown=shape\",1,0.625,,1,0.75,,1,,,\n");
+}
+
+TEST(ReportTest, TextIsAlignedAndMarksTheBest) {
+  std::string text = RenderText(Build(Summary()));
+  EXPECT_NE(text.find("demo: 4 runs, 2 rows"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.6250*"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.5000 ± 0.2500 "), std::string::npos) << text;
+  size_t header = text.find("run "), viterbi = text.find("predicted.kind=decode.viterbi");
+  ASSERT_NE(header, std::string::npos);
+  // Columns line up: "score.f1" starts at the same offset in its line as the row's first value.
+  size_t header_col = text.find("score.f1", header) - header;
+  size_t value_col = text.find("0.5000", viterbi) - viterbi;
+  EXPECT_EQ(header_col, value_col) << text;
+}
+
+// Display columns of a UTF-8 line (the table's only non-ASCII character is ±).
+size_t Columns(const std::string& line) {
+  size_t n = 0;
+  for (char c : line) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+TEST(ReportTest, WideTablesWrapLabelsAndSplitColumnsWithinTheWidth) {
+  std::string nodes;
+  for (int i = 0; i < 8; ++i)
+    nodes +=
+        (i ? "," : "") + std::string(R"("evaluator_)") + std::to_string(i) +
+        R"(": {"kind": "eval.segments", "metrics": {"f1": 0.5, "precision": 0.5, "recall": 0.5, "accuracy": 0.5}})";
+  std::string long_label =
+      R"({"unlabeled.count": "100", "path.criterion": "max_entropy", "model.freeze": "transition"})";
+  std::string json = R"({"pipeline": "wide", "runs": [{"ablation": )" + long_label + R"(, "nodes": {)" + nodes + "}}]}";
+  ReportTable t = Build(json);
+  ASSERT_EQ(t.columns.size(), 32u);
+  std::string text = RenderText(t, 100);
+  std::istringstream lines(text);
+  size_t label_lines = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(Columns(line), 100u) << line;
+    label_lines += line.find("unlabeled.count=100") != std::string::npos;
+  }
+  for (const std::string& column : t.columns) EXPECT_NE(text.find(column), std::string::npos) << column;
+  EXPECT_GT(label_lines, 1u) << "the label repeats in each column block\n" << text;
+  EXPECT_EQ(text.find("model.freeze=transition, path.criterion=max_entropy, unlabeled.count=100"), std::string::npos)
+      << "a 70-character label wraps\n"
+      << text;
+}
+
+}  // namespace
+}  // namespace seqflow

@@ -1,0 +1,128 @@
+// The SVG line-plot writer: a well-formed document, one polyline per series with its points at
+// the right pixels, axis and marker labels; and the plot of a path.csv.
+#include "engine/record/svg_plot.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+// Checks that every opening tag is closed in order (self-closing tags count as closed);
+// returns the first problem, or "" if balanced.
+std::string TagBalanceError(const std::string& xml) {
+  std::vector<std::string> open;
+  for (size_t pos = xml.find('<'); pos != std::string::npos; pos = xml.find('<', pos + 1)) {
+    size_t end = xml.find('>', pos);
+    if (end == std::string::npos) return "unterminated tag at " + std::to_string(pos);
+    std::string tag = xml.substr(pos + 1, end - pos - 1);
+    bool closing = !tag.empty() && tag[0] == '/';
+    std::string name = tag.substr(closing, tag.find_first_of(" \n/", closing) - closing);
+    if (closing) {
+      if (open.empty() || open.back() != name) return "unexpected </" + name + ">";
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      open.push_back(name);
+    }
+  }
+  return open.empty() ? "" : "unclosed <" + open.back() + ">";
+}
+
+std::vector<std::string> PolylinePoints(const std::string& svg) {
+  std::vector<std::string> out;
+  std::regex re("<polyline[^>]*points=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1]);
+  return out;
+}
+
+LinePlot UnitPlot() {
+  LinePlot plot;  // 640 x 400: plot area x in [70, 620], y in [40, 350]
+  plot.title = "unit <square>";
+  plot.x_label = "lambda";
+  plot.y_label = "score";
+  plot.series = {{"diagonal", {0, 0.5, 1}, {0, 0.5, 1}}, {"with gap", {0, 0.5, 1}, {0.2, 0.4, std::nan("")}}};
+  plot.markers = {{0.5, "chosen"}};
+  return plot;
+}
+
+TEST(SvgPlotTest, WellFormedWithAPolylinePerSeriesAndLabels) {
+  std::string svg = RenderSvg(UnitPlot());
+  EXPECT_EQ(TagBalanceError(svg), "") << svg;
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  std::vector<std::string> points = PolylinePoints(svg);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(std::count(points[0].begin(), points[0].end(), ','), 3);
+  EXPECT_EQ(std::count(points[1].begin(), points[1].end(), ','), 2) << "the NaN point is left out";
+  for (const char* text : {">lambda</text>", ">score</text>", ">diagonal</text>", ">with gap</text>", ">chosen</text>",
+                           ">0.0</text>", ">0.4</text>", ">1.0</text>", "unit &lt;square&gt;"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text << "\n" << svg;
+}
+
+TEST(SvgPlotTest, DataMapsToPixels) {
+  LinePlot plot = UnitPlot();
+  PlotFrame f = ComputeFrame(plot);
+  EXPECT_EQ(f.x_min, 0);
+  EXPECT_EQ(f.x_max, 1);
+  EXPECT_DOUBLE_EQ(f.y_step, 0.2);
+  EXPECT_EQ(f.left, 70);
+  EXPECT_EQ(f.right, 620);
+  EXPECT_EQ(f.top, 40);
+  EXPECT_EQ(f.bottom, 350);
+  std::string svg = RenderSvg(plot);
+  std::vector<std::string> points = PolylinePoints(svg);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0], "70.00,350.00 345.00,195.00 620.00,40.00");
+  EXPECT_EQ(points[1], "70.00,288.00 345.00,226.00");
+  EXPECT_NE(svg.find("<line x1=\"345.00\" y1=\"40.00\" x2=\"345.00\" y2=\"350.00\" class=\"marker\""),
+            std::string::npos)
+      << svg;
+}
+
+TEST(SvgPlotTest, RangesWidenToWholeTicksAndFlatDataIsPadded) {
+  LinePlot plot;
+  plot.series = {{"flat", {0.03, 0.97}, {0.5, 0.5}}};
+  PlotFrame f = ComputeFrame(plot);
+  EXPECT_DOUBLE_EQ(f.x_min, 0);
+  EXPECT_DOUBLE_EQ(f.x_max, 1);
+  EXPECT_LT(f.y_min, 0.5);
+  EXPECT_GT(f.y_max, 0.5);
+  EXPECT_NEAR(f.PixelY(0.5), (f.top + f.bottom) / 2, 1e-9);
+  EXPECT_EQ(TagBalanceError(RenderSvg(LinePlot{})), "") << "an empty plot still renders";
+}
+
+TEST(SvgPlotTest, PathCsvPlotsF1ThenAccuracyAgainstLambdaAndMarksTheBest) {
+  std::string csv =
+      "s,lambda,objective,test.accuracy,test.f1\n"
+      "0,0,-3,0.8,0.5\n"
+      "0.5,0.25,-2,0.9,0.75\n"
+      "1,0.5,-1,0.85,nan\n";
+  Result<LinePlot> plot = PathCsvPlot(csv, "sweep");
+  ASSERT_OK(plot);
+  ASSERT_EQ(plot->series.size(), 2u);
+  EXPECT_EQ(plot->series[0].name, "test.f1");
+  EXPECT_EQ(plot->series[1].name, "test.accuracy");
+  EXPECT_EQ(plot->series[1].x, (std::vector<double>{0, 0.25, 0.5}));
+  EXPECT_EQ(plot->series[1].y, (std::vector<double>{0.8, 0.9, 0.85}));
+  ASSERT_EQ(plot->markers.size(), 1u);
+  EXPECT_EQ(plot->markers[0].x, 0.25);
+  EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 2u);
+  Result<LinePlot> chosen = PathCsvPlot(csv, "sweep", {"objective"});
+  ASSERT_OK(chosen);
+  EXPECT_EQ(chosen->y_label, "objective");
+}
+
+TEST(SvgPlotTest, PathCsvErrors) {
+  EXPECT_EQ(PathCsvPlot("s,test.f1\n0,1\n", "x").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PathCsvPlot("s,lambda,objective\n0,1,2\n", "x").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,2\n", "x", {"dev.f1"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1\n", "x").status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,abc\n", "x").status().code(), StatusCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace seqflow
