@@ -1,5 +1,7 @@
 #include "nodes/homotopy/count_covariance.h"
 
+#include <algorithm>
+
 #include "nodes/common/parallel.h"
 #include "nodes/homotopy/covariance_ztable.h"
 
@@ -19,8 +21,23 @@ struct CountSlot {
 
 struct TangentSlot {
   TangentWork work;
+  TangentLaneWork<kLanes> lanes;
   ExpectedCounts d;
 };
+
+// The live sentences of [begin, end), longest first, packed kLanes at a time.
+std::vector<LatticeBatch<kLanes>> PackShard(const HmmParams& hmm, const IdSentences& x,
+                                            const std::vector<SentenceLattice>& lattices, size_t begin, size_t end) {
+  std::vector<size_t> order = LengthSortedOrder(x, begin, end);
+  std::erase_if(order, [&](size_t s) { return !lattices[s].alive(); });
+  std::vector<LatticeBatch<kLanes>> batches((order.size() + kLanes - 1) / kLanes);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const size_t first = b * kLanes;
+    const size_t n = std::min<size_t>(kLanes, order.size() - first);
+    PackLatticeBatch<kLanes>(hmm, x, std::span<const size_t>(order).subspan(first, n), lattices, &batches[b]);
+  }
+  return batches;
+}
 
 // global(index[i], index[j]) += local(i, j).
 void ScatterAdd(const LocalCovariance& local, Eigen::MatrixXd* global) {
@@ -41,7 +58,9 @@ CountCovariance::CountCovariance(const PomLayout& layout, const HmmParams& hmm, 
   ExpectedCounts total = ExpectedCounts::Zero(K, V);
   double entropy = 0;
   std::vector<CountSlot> slots(OrderedSlots(threads));
-  auto map = [&](size_t, size_t begin, size_t end, size_t slot) {
+  const bool lanes = !layout.free().transition;
+  if (lanes) batches_.resize((unlabeled.size() + kShardSize - 1) / kShardSize);
+  auto map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
     CountSlot& c = slots[slot];
     c.counts = ExpectedCounts::Zero(K, V);
     c.entropy = 0;
@@ -51,6 +70,7 @@ CountCovariance::CountCovariance(const PomLayout& layout, const HmmParams& hmm, 
       AddLatticeCounts(hmm_, unlabeled[s], lattices_[s], &c.counts);
       c.entropy += LatticeEntropy(lattices_[s]);
     }
+    if (lanes) batches_[shard] = PackShard(hmm_, unlabeled, lattices_, begin, end);
   };
   auto reduce = [&](size_t, size_t slot) {
     total.Add(slots[slot].counts);
@@ -70,9 +90,13 @@ Eigen::VectorXd CountCovariance::Apply(const Eigen::VectorXd& u) const {
   dir.transition_free = layout_.free().transition;
   ExpectedCounts total = ExpectedCounts::Zero(K, V);
   std::vector<TangentSlot> slots(OrderedSlots(threads_));
-  auto map = [&](size_t, size_t begin, size_t end, size_t slot) {
+  auto map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
     TangentSlot& t = slots[slot];
     t.d = ExpectedCounts::Zero(K, V);
+    if (!batches_.empty()) {
+      for (const LatticeBatch<kLanes>& b : batches_[shard]) AddCountTangentLanes<kLanes>(hmm_, b, dir, &t.lanes, &t.d);
+      return;
+    }
     for (size_t s = begin; s < end; ++s) {
       if ((*unlabeled_)[s].empty()) continue;
       AddCountTangent(hmm_, (*unlabeled_)[s], lattices_[s], dir, &t.work, &t.d);

@@ -7,6 +7,8 @@
 //   per-token posterior entropy, and then, without re-running forward-backward,
 //   Apply(u)  = Σ_x Cov[Count] u   matrix-free: tangent-linear forward-backward, O(T K²) per
 //               sentence (the directional derivative of the expected counts along log θ += u);
+//               with transitions frozen, kLanes sentences at a time (tangent_lanes.h), each
+//               shard's sentences sorted by length and packed into lanes at construction;
 //   Dense()   = Σ_x Cov[Count]     [P x P] by the §4 Z-table (covariance_ztable.h), each sentence
 //               touching only the initial / transition events and the emissions of its words.
 //               Memory P² doubles: for small models and emission-only models of moderate V.
@@ -25,6 +27,7 @@
 
 #include "nodes/homotopy/pom_layout.h"
 #include "nodes/homotopy/sentence_lattice.h"
+#include "nodes/homotopy/tangent_lanes.h"
 
 namespace seqflow {
 
@@ -53,6 +56,9 @@ class CountCovariance {
   const IdSentences* unlabeled_;
   int threads_;
   std::vector<SentenceLattice> lattices_;  // [|U|], empty sentences left default
+  // [shards] the live sentences of each shard, longest first, in lanes; empty when the
+  // transition block is free (Apply then runs sentence by sentence).
+  std::vector<std::vector<LatticeBatch<kLanes>>> batches_;
   Eigen::VectorXd expected_counts_;
   double log_likelihood_ = 0;
   double mean_token_entropy_ = 0;

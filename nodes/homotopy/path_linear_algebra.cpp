@@ -1,6 +1,7 @@
 #include "nodes/homotopy/path_linear_algebra.h"
 
 #include <cmath>
+#include <limits>
 
 namespace seqflow {
 namespace {
@@ -82,7 +83,7 @@ class MatrixFreeLinearization final : public PathLinearization {
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(P + 1);
     rhs[P] = 1;
     // η_old / ‖η_old‖² already satisfies the border row and is close to the answer.
-    const Eigen::VectorXd w = Bordered(eta_old, rhs, eta_old / eta_old.squaredNorm());
+    const Eigen::VectorXd w = Bordered(eta_old, rhs, eta_old / eta_old.squaredNorm()).x;
     Eigen::VectorXd eta = w.normalized();
     if (eta.dot(eta_old) < 0) eta = -eta;
     return eta;
@@ -91,7 +92,9 @@ class MatrixFreeLinearization final : public PathLinearization {
   Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& eta, const Eigen::VectorXd& r, double s) override {
     Eigen::VectorXd rhs(r.size() + 1);
     rhs << r, s;
-    return Bordered(eta, rhs, Eigen::VectorXd());
+    GmresResult g = Bordered(eta, rhs, Eigen::VectorXd());
+    if (!g.converged) g.x.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return g.x;
   }
 
   JacobianSpectrum Spectrum(Eigen::VectorXd* warm) override {
@@ -101,14 +104,14 @@ class MatrixFreeLinearization final : public PathLinearization {
 
  private:
   // Solves [DF; borderᵀ] x = rhs by GMRES.
-  Eigen::VectorXd Bordered(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0) const {
+  GmresResult Bordered(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0) const {
     const Eigen::Index P = residual().size();
     auto apply = [&](const Eigen::VectorXd& d) -> Eigen::VectorXd {
       Eigen::VectorXd out(P + 1);
       out << ApplyDF(d), border.dot(d);
       return out;
     };
-    return Gmres(apply, rhs, x0, options_.gmres).x;
+    return Gmres(apply, rhs, x0, options_.gmres);
   }
 
   LinearSolveOptions options_;

@@ -66,6 +66,7 @@ class PathLinearization {
 
   // REQUIRES: eta_old of size P + 1, non-zero.
   virtual Eigen::VectorXd Tangent(const Eigen::VectorXd& eta_old) = 0;
+  // Non-finite when the matrix-free solve did not reach its tolerance within max_iter.
   // REQUIRES: eta of size P + 1 and not in the row space of DF (e.g. a tangent); r of size P.
   virtual Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& eta, const Eigen::VectorXd& r, double s) = 0;
   // `warm` is the Lanczos start (S's top eigenvector at the previous point): read when of size P,

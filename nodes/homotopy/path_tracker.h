@@ -13,6 +13,10 @@
 //      back end). corrector_max_iter = 0 gives the paper's Euler-only method;
 //   4. adaptive step (Allgower & Georg 1993): grow δ when the corrector converged in <= 2
 //      iterations, halve it and retry from z_k when it did not converge; stop below min_step.
+//      The corrector also gives up when a Newton step cannot be solved (a non-finite Δ: the
+//      matrix-free GMRES did not converge). Near a fold a predictor that overshoots sends Newton
+//      away from the curve, where every further solve ran to GMRES's max_iter (2,000 products)
+//      before the step was halved anyway.
 //      Without `adaptive`, δ is fixed and every corrected point is accepted.
 //   5. end game: a step that would cross λ_end is shortened to land on it, and corrected with
 //      λ = λ_end held fixed, so the path ends exactly there (at λ = 1 the fixed point may sit on
