@@ -83,7 +83,9 @@ ArtifactPtr RunPath(NodeContext& ctx) {
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
   callbacks.cancel = [&ctx] { return ctx.cancelled(); };
   PathResult result = TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks);
-  for (auto& p : result.points) path->points.push_back(ToPoint(std::move(p)));
+  // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
+  for (auto& p : result.points)
+    if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));
   path->stop = StopName(result.stop);
   if (in.test) ScoreAlongPath(ctx, *in.test, *path);
   const HomotopyPoint& last = path->points.back();

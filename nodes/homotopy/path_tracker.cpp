@@ -115,6 +115,8 @@ class Tracker {
 std::optional<PathStop> StopReason(const PathOptions& options, const PathCallbacks& callbacks, int step,
                                    double lambda) {
   if (lambda >= options.lambda_end) return PathStop::kReachedEnd;
+  // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
+  if (lambda < 0) return PathStop::kLeftInterval;
   if (step >= options.max_steps) return PathStop::kMaxSteps;
   if (callbacks.cancel && callbacks.cancel()) return PathStop::kCancelled;
   return std::nullopt;

@@ -27,7 +27,8 @@
 // Recorded at every accepted point (§5.2's selection criteria): s, λ, dλ/ds = η_P+1, μ_max (largest
 // eigenvalue of J), min_eig = λ μ_max − 1 (the eigenvalue of λJ − I closest to 0 until one has
 // crossed), the sign of det(I − λJ), the posterior entropy on U, the residual ‖F‖_∞ and Θ̃.
-// Stops when λ reaches lambda_end (the last point has λ = lambda_end exactly), after
+// Stops when λ reaches lambda_end (the last point has λ = lambda_end exactly), when the curve
+// turns back below λ = 0 (kLeftInterval; the last point is the first with λ < 0), after
 // max_steps steps, when cancel() returns true, or when the adaptive step falls below min_step.
 //
 // Pure function: no I/O; threads only inside EM_1 and J products (fixed shard order), so the
@@ -81,7 +82,7 @@ struct PathPoint {
   Eigen::VectorXd theta_tilde;  // [P] the model is layout.ToHmm(theta_tilde, frozen)
 };
 
-enum class PathStop { kReachedEnd, kMaxSteps, kCancelled, kStepTooSmall };
+enum class PathStop { kReachedEnd, kLeftInterval, kMaxSteps, kCancelled, kStepTooSmall };
 
 struct PathResult {
   std::vector<PathPoint> points;
