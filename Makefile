@@ -1,5 +1,6 @@
 # Two commands on a fresh Debian 12 machine (README):
 #   make demo   install missing packages, build Release, run pipelines/demo.yaml on generated data
+#               and print its report (tables; SVG plots of the λ sweep)
 #   make test   install missing packages, build Release, run the whole test suite
 SHELL := /bin/bash
 BUILD ?= build
@@ -14,6 +15,7 @@ demo: build
 	$(BUILD)/seqflow-datagen --out $(BUILD)/demo-data --seed 1
 	$(BUILD)/seqflow run pipelines/demo.yaml --set demo_data=$(abspath $(BUILD))/demo-data \
 	  --cache $(BUILD)/cache --out $(BUILD)/demo-out
+	$(BUILD)/seqflow report $(BUILD)/demo-out --plots
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900

@@ -92,7 +92,7 @@ int RunCommand(const RunArgs& args) {
     ok = ok && result.ok();
     Status saved = SaveRunKeyParts(cache_dir, RunId(pipeline->name, run.variant.assignment), run.dag, env);
     if (!saved.ok()) LogWarning("cannot record the run's keys for `seqflow plan`: " + saved.ToString());
-    record.runs.push_back({run.variant.assignment, std::move(result)});
+    record.runs.push_back({run.variant.assignment, run.variant.axes, std::move(result)});
   }
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {

@@ -112,6 +112,7 @@ Result<std::vector<RunVariant>> Spread(const std::vector<RunVariant>& runs, cons
         ApplyField(*node, target.field, target.values[i]);
         variant.assignment[target.node + "." + target.field] = RawText(target.values[i]);
       }
+      if (!axis.targets.empty()) variant.axes[axis.name] = RawText(axis.targets.front().values[i]);
       out.push_back(std::move(variant));
     }
   }
@@ -156,7 +157,7 @@ namespace seqflow {
 
 Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis) {
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> selected, dsl::SelectAxes(spec, axis));
-  std::vector<RunVariant> runs{RunVariant{{}, spec}};
+  std::vector<RunVariant> runs{RunVariant{{}, {}, spec}};
   for (const AblationAxis* a : selected) {
     SEQFLOW_ASSIGN_OR_RETURN(runs, dsl::Spread(runs, *a));
   }

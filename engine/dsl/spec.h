@@ -69,6 +69,9 @@ struct PipelineSpec {
 struct RunVariant {
   // "NODE.FIELD" -> value text, for summary.json; empty for the base run.
   std::map<std::string, std::string> assignment;
+  // Axis name -> the value text of its first target ("decoder" -> "decode.sms"): the short
+  // label of the run for tables.
+  std::map<std::string, std::string> axes;
   PipelineSpec spec;
 };
 

@@ -26,10 +26,12 @@ std::string Label(const std::map<std::string, std::string>& assignment) {
   return out;
 }
 
-// The run's assignment without repetition keys: runs with equal labels share a row.
+// The run's axis values (or, in records without axes, its NODE.FIELD assignment) without
+// repetition keys: runs with equal labels share a row.
 std::string RowLabel(const Json& run) {
   std::map<std::string, std::string> kept;
-  auto it = run.find("ablation");
+  auto axes = run.find("axes");
+  auto it = axes != run.end() && axes->is_object() && !axes->empty() ? axes : run.find("ablation");
   if (it == run.end() || !it->is_object()) return Label(kept);
   for (const auto& [k, v] : it->items())
     if (!IsRepetitionKey(k)) kept[k] = v.is_string() ? v.get<std::string>() : v.dump();

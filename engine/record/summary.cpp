@@ -32,6 +32,7 @@ std::string SummaryJson(const PipelineRecord& record) {
     nlohmann::json nodes = nlohmann::json::object();
     for (const auto& node : run.result.nodes) nodes[node.name] = NodeJson(node);
     runs.push_back({{"ablation", run.ablation},
+                    {"axes", run.axes},
                     {"ok", run.result.ok()},
                     {"seconds", Number(run.result.seconds)},
                     {"nodes", nodes}});

@@ -14,6 +14,7 @@ namespace seqflow {
 
 struct RunRecord {
   std::map<std::string, std::string> ablation;  // "NODE.FIELD" -> value; empty for the base run
+  std::map<std::string, std::string> axes;      // axis name -> value (RunVariant::axes)
   RunResult result;
 };
 

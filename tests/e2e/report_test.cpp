@@ -28,7 +28,7 @@ TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   CliResult report = RunSeqflow({"report", dir + "/out"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  for (const char* text : {"tiny-hmm: 2 runs, 2 rows", "predicted.kind=decode.viterbi", "predicted.kind=decode.sms",
+  for (const char* text : {"tiny-hmm: 2 runs, 2 rows", "decoder=decode.viterbi", "decoder=decode.sms",
                            "score.f1", "tokens.accuracy", "*"})
     EXPECT_NE(report.out.find(text), std::string::npos) << text << "\n" << report.out;
 
@@ -41,7 +41,7 @@ TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   EXPECT_EQ(header.rfind("run,n,score.f1,score.f1.std,score.f1.n,", 0), 0u) << csv;
   char f1[64];
   std::snprintf(f1, sizeof f1, "%.10g", MetricOf(summary, "score", "f1", 0));
-  std::string label = "predicted.kind=" + summary["runs"][0]["ablation"]["predicted.kind"].get<std::string>();
+  std::string label = "decoder=" + summary["runs"][0]["axes"]["decoder"].get<std::string>();
   EXPECT_EQ(first.rfind(label + ",1," + f1 + ",,1,", 0), 0u) << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
   EXPECT_NE(Slurp(dir + "/out/report.md").find("| " + label + " | 1 |"), std::string::npos);

@@ -69,6 +69,8 @@ TEST_F(AblationTest, OneAxisSwapsKindAndParameterTogether) {
   EXPECT_EQ(factor.scalar, "2");
   EXPECT_EQ(factor.loc.ToString(), dir_ + "/p.yaml:5:81");
   EXPECT_EQ(second.spec.FindNode("predicted")->kind_loc.ToString(), dir_ + "/p.yaml:5:46");
+  // The short label names the axis and its first target's value.
+  EXPECT_EQ(second.axes, (std::map<std::string, std::string>{{"decoder", "decode.sms"}}));
 }
 
 TEST_F(AblationTest, EmptyAxisNameIsTheGridFirstAxisOutermost) {

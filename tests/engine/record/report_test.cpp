@@ -75,6 +75,17 @@ TEST(ReportTest, MarksTheBestMeanOnlyWhereRowsCompete) {
   EXPECT_FALSE(t.rows[0].cells[2]->best);  // accuracy: the only row with a value
 }
 
+TEST(ReportTest, AxisNamesLabelTheRowsWhenTheRecordHasThem) {
+  ReportTable t = Build(
+      R"({"pipeline": "p", "runs": [)"
+      R"({"ablation": {"a.kind": "decode.sms", "b.kind": "decode.sms", "u.seed": "1"},)"
+      R"( "axes": {"decoder": "decode.sms", "repeat": "1"}, "nodes": {}},)"
+      R"({"ablation": {"a.kind": "decode.sms", "b.kind": "decode.sms", "u.seed": "2"},)"
+      R"( "axes": {"decoder": "decode.sms", "repeat": "2"}, "nodes": {}}]})");
+  ASSERT_EQ(t.rows.size(), 1u);  // the repeat axis folds into one row
+  EXPECT_EQ(t.rows[0].label, "decoder=decode.sms");
+}
+
 TEST(ReportTest, BaseRunAndInvalidSummaries) {
   ReportTable t = Build(R"({"pipeline": "p", "runs": [{"ablation": {}, "nodes": {}}]})");
   ASSERT_EQ(t.rows.size(), 1u);
