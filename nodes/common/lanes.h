@@ -9,6 +9,8 @@
 // Thread safety: pure functions on caller-owned memory.
 #pragma once
 
+#include <type_traits>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -74,6 +76,19 @@ inline std::vector<size_t> LengthSortedOrder(const std::vector<std::vector<int32
   std::vector<size_t> order(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) order[k] = begin + (keys[k] & 0xffffffffu);
   return order;
+}
+
+// Calls f(std::integral_constant<int, n>{}) for a runtime 0 < n < Max, so a kernel's tail block
+// gets its width at compile time; n == 0 calls nothing.
+template <int Max, class F>
+inline void DispatchTail(int n, F&& f) {
+  if constexpr (Max > 1) {
+    if (n == Max - 1) {
+      f(std::integral_constant<int, Max - 1>{});
+      return;
+    }
+    DispatchTail<Max - 1>(n, f);
+  }
 }
 
 namespace lanes_internal {
@@ -143,31 +158,7 @@ template <class Op, class V, class S, class Post>
 inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
   int c = 0;
   for (; c + 8 <= K; c += 8) Block<V, S, 8, Op>(v, m, K, c, out, post);
-  switch (K - c) {
-    case 7:
-      Block<V, S, 7, Op>(v, m, K, c, out, post);
-      break;
-    case 6:
-      Block<V, S, 6, Op>(v, m, K, c, out, post);
-      break;
-    case 5:
-      Block<V, S, 5, Op>(v, m, K, c, out, post);
-      break;
-    case 4:
-      Block<V, S, 4, Op>(v, m, K, c, out, post);
-      break;
-    case 3:
-      Block<V, S, 3, Op>(v, m, K, c, out, post);
-      break;
-    case 2:
-      Block<V, S, 2, Op>(v, m, K, c, out, post);
-      break;
-    case 1:
-      Block<V, S, 1, Op>(v, m, K, c, out, post);
-      break;
-    default:
-      break;
-  }
+  DispatchTail<8>(K - c, [&](auto width) { Block<V, S, decltype(width)::value, Op>(v, m, K, c, out, post); });
 }
 
 }  // namespace lanes_internal

@@ -109,25 +109,7 @@ template <int L, int IB>
 void XiRow(const Lanes<L>* alpha, const Lanes<L>* w, int K, int T, int i0, Lanes<L>* xi) {
   int j = 0;
   for (; j + kXiCols <= K; j += kXiCols) XiBlock<L, IB, kXiCols>(alpha, w, K, T, i0, j, xi);
-  switch (K - j) {
-    case 5:
-      XiBlock<L, IB, 5>(alpha, w, K, T, i0, j, xi);
-      break;
-    case 4:
-      XiBlock<L, IB, 4>(alpha, w, K, T, i0, j, xi);
-      break;
-    case 3:
-      XiBlock<L, IB, 3>(alpha, w, K, T, i0, j, xi);
-      break;
-    case 2:
-      XiBlock<L, IB, 2>(alpha, w, K, T, i0, j, xi);
-      break;
-    case 1:
-      XiBlock<L, IB, 1>(alpha, w, K, T, i0, j, xi);
-      break;
-    default:
-      break;
-  }
+  DispatchTail<kXiCols>(K - j, [&](auto width) { XiBlock<L, IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
 }
 
 }  // namespace
