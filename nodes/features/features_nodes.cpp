@@ -1,7 +1,11 @@
 // Adapters between the engine and the feature kernels.
 #include "nodes/features/features_nodes.h"
 
+#include <algorithm>
+#include <climits>
+
 #include "engine/api/node.h"
+#include "nodes/features/feature_templates.h"
 #include "nodes/features/vocab_builder.h"
 
 namespace seqflow {
@@ -37,11 +41,68 @@ KindSpec VocabKind() {
       RunVocab};
 }
 
+std::vector<FeatureTemplate> NodeTemplates(const Params& p) {
+  std::vector<FeatureTemplate> templates;
+  if (!p.GetString("set").empty()) templates = TemplateSetByName(p.GetString("set"));
+  for (const std::string& text : p.GetStrings("templates")) templates.push_back({text, text, text});
+  if (templates.empty())
+    throw StatusError(Status::Invalid("no feature templates: name a template set in `set` or list `templates`"));
+  return templates;
+}
+
+ArtifactPtr RunTemplates(NodeContext& ctx) {
+  const Params& p = ctx.params();
+  auto corpus = ctx.In<Corpus>("data");
+  auto dictionary = std::make_shared<FeatureDictionary>(NodeTemplates(p), corpus->columns);
+  dictionary->Fit(*corpus, static_cast<int>(std::min<int64_t>(p.GetInt("min_count"), INT32_MAX)));
+  auto out = std::make_shared<FeatureSet>();
+  out->sentences = dictionary->ExtractCorpus(*corpus, ctx.threads());
+  if (corpus->labeled())
+    for (const Sentence& s : corpus->sentences) out->labels.push_back(s.labels);
+  out->label_names = corpus->label_names;
+  out->encoding = corpus->encoding;
+  out->dictionary = std::move(dictionary);
+  ctx.Metric("attributes", out->dictionary->num_attributes());
+  ctx.Metric("templates", static_cast<double>(out->dictionary->templates().size()));
+  ctx.Metric("tokens", static_cast<double>(out->num_tokens()));
+  return out;
+}
+
+std::string CheckTemplateSet(const ParamValue& value) {
+  const std::string& name = std::get<std::string>(value);
+  if (name.empty()) return "";
+  try {
+    TemplateSetByName(name);
+  } catch (const StatusError& e) {
+    return e.status().message();
+  }
+  return "";
+}
+
+KindSpec TemplatesKind() {
+  return KindSpec{
+      "features.templates",
+      "1",
+      "CRF attributes from feature templates (CRF++-style, e.g. word[-1]|word[0], shape(word[0]), "
+      "prefix3(word[0])): the dictionary of attributes seen at least min_count times in data, and every "
+      "sentence of data as attribute ids with its gold labels.",
+      std::string(FeatureSet::kType),
+      {PortSpec{"data", std::string(Corpus::kType), false, false, "corpus the dictionary is fitted on"}},
+      {ParamSpec::String("set", std::string("standard_chunking"),
+                         "named template set: standard_chunking, hysol_chunking, hysol_ner, or \"\" for none")
+           .Check(CheckTemplateSet),
+       ParamSpec::StringList("templates", {}, "extra templates, each its own feature type (group)"),
+       ParamSpec::Int("min_count", 1, "occurrences an attribute needs to be kept").Min(1)},
+      RunTemplates};
+}
+
 }  // namespace
 
 void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<Vocab>();
   registry.AddKind(VocabKind());
+  registry.AddArtifactType<FeatureSet>();
+  registry.AddKind(TemplatesKind());
 }
 
 }  // namespace seqflow

@@ -1,4 +1,5 @@
-// The features family: features.vocab, plus the Vocab artifact type.
+// The features family: features.vocab and features.templates, plus the Vocab and FeatureSet
+// artifact types.
 #pragma once
 
 #include "engine/api/registry.h"

@@ -1,0 +1,82 @@
+// Feature extraction on CoNLL-2000 train (8,936 sentences, 211,727 tokens), columns word pos:
+//   BM_Fit             FeatureDictionary::Fit (count, first-occurrence ids), one thread
+//   BM_ExtractCorpus   ExtractCorpus with a fitted dictionary, 1 and 2 threads
+//   BM_FitAndExtract   both, as features.templates runs them (Fit is serial)
+// for the template sets standard_chunking (19 templates) and hysol_ner (36, with lower, shape,
+// prefixes and suffixes). Rates are tokens/s. Data: $SEQFLOW_DATA, else ../shared/data.
+// Run: build/bench/kernels/feature_templates_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "engine/base/env.h"
+#include "nodes/features/feature_templates.h"
+#include "nodes/io/conll_reader.h"
+
+namespace seqflow {
+namespace {
+
+const char* const kSets[] = {"standard_chunking", "hysol_ner"};
+
+const Corpus& Train() {
+  static const Corpus corpus = [] {
+    const char* env = std::getenv("SEQFLOW_DATA");
+    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "conll2000/train.txt");
+    Result<std::string> bytes = Env::Default()->ReadFile(path);
+    if (!bytes.ok()) throw StatusError(bytes.status());
+    ConllOptions options;
+    options.columns = {"word", "pos", "chunk"};
+    Result<Corpus> c = ParseConll(*bytes, path, options);
+    if (!c.ok()) throw StatusError(c.status());
+    return std::move(*c);
+  }();
+  return corpus;
+}
+
+FeatureDictionary Fitted(const char* set) {
+  FeatureDictionary dict(TemplateSetByName(set), Train().columns);
+  dict.Fit(Train(), 1);
+  return dict;
+}
+
+void SetRate(benchmark::State& state, const char* set, int32_t attributes) {
+  const double tokens = static_cast<double>(Train().num_tokens());
+  state.counters["tokens/s"] = benchmark::Counter(tokens, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["attributes"] = attributes;
+  state.SetLabel(set);
+}
+
+void BM_Fit(benchmark::State& state) {
+  const char* set = kSets[state.range(0)];
+  int32_t attributes = 0;
+  for (auto _ : state) attributes = Fitted(set).num_attributes();
+  SetRate(state, set, attributes);
+}
+
+void BM_ExtractCorpus(benchmark::State& state) {
+  const char* set = kSets[state.range(0)];
+  const FeatureDictionary dict = Fitted(set);
+  for (auto _ : state) benchmark::DoNotOptimize(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1))));
+  SetRate(state, set, dict.num_attributes());
+}
+
+void BM_FitAndExtract(benchmark::State& state) {
+  const char* set = kSets[state.range(0)];
+  int32_t attributes = 0;
+  for (auto _ : state) {
+    const FeatureDictionary dict = Fitted(set);
+    benchmark::DoNotOptimize(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1))));
+    attributes = dict.num_attributes();
+  }
+  SetRate(state, set, attributes);
+}
+
+BENCHMARK(BM_Fit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExtractCorpus)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FitAndExtract)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace seqflow
+
+BENCHMARK_MAIN();

@@ -1,0 +1,241 @@
+#include "nodes/features/feature_templates.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "nodes/common/parallel.h"
+
+namespace seqflow {
+
+namespace {
+
+// Sentences per parallel shard: enough work to amortize a Builder, small enough to balance.
+constexpr size_t kShardSentences = 64;
+
+std::string JoinColumns(const std::vector<std::string>& columns) {
+  std::string out;
+  for (const auto& c : columns) out += (out.empty() ? "" : ", ") + c;
+  return out;
+}
+
+}  // namespace
+
+// The views of a sentence are computed once in Load; each attribute string is then assembled in
+// one reused buffer, so the per-token work allocates nothing once the buffers have grown.
+class FeatureDictionary::Builder {
+ public:
+  Builder(const FeatureDictionary& dict, std::vector<int> column_map)
+      : dict_(dict),
+        column_map_(std::move(column_map)),
+        scratch_(dict.compiled_.views.size()),
+        values_(dict.compiled_.views.size()) {}
+
+  void Load(const Sentence& sentence) {
+    size_ = static_cast<int32_t>(sentence.size());
+    for (size_t v = 0; v < values_.size(); ++v) {
+      const ColumnView& view = dict_.compiled_.views[v];
+      const std::vector<std::string>& column = sentence.cols[column_map_[view.column]];
+      scratch_[v].resize(column.size());
+      values_[v].resize(column.size());
+      for (size_t t = 0; t < column.size(); ++t) values_[v][t] = ViewValue(view, column[t], &scratch_[v][t]);
+    }
+  }
+
+  int32_t size() const { return size_; }
+
+  // "<name>=<values joined by '|'>" of template k at token t; valid until the next call.
+  const std::string& Attribute(int32_t t, size_t k) {
+    buffer_.assign(dict_.templates_[k].name);
+    buffer_ += '=';
+    bool first = true;
+    for (const TemplateAtom& atom : dict_.compiled_.atoms[k]) {
+      if (!first) buffer_ += '|';
+      first = false;
+      const int32_t pos = t + atom.offset;
+      if (pos < 0) {
+        AppendPadding('-', -pos);
+      } else if (pos >= size_) {
+        AppendPadding('+', pos - size_ + 1);
+      } else {
+        buffer_ += values_[atom.view][pos];
+      }
+    }
+    return buffer_;
+  }
+
+ private:
+  void AppendPadding(char sign, int32_t distance) {
+    char digits[16];
+    auto end = std::to_chars(digits, digits + sizeof digits, distance).ptr;
+    buffer_ += "_B";
+    buffer_ += sign;
+    buffer_.append(digits, end);
+  }
+
+  const FeatureDictionary& dict_;
+  std::vector<int> column_map_;                        // compiled column -> sentence column
+  std::vector<std::vector<std::string>> scratch_;      // [view][token] storage for lower()
+  std::vector<std::vector<std::string_view>> values_;  // [view][token]
+  std::string buffer_;
+  int32_t size_ = 0;
+};
+
+FeatureDictionary::FeatureDictionary(std::vector<FeatureTemplate> templates, std::vector<std::string> columns)
+    : templates_(std::move(templates)),
+      columns_(std::move(columns)),
+      compiled_(CompileTemplates(templates_, columns_)) {}
+
+std::vector<int> FeatureDictionary::ColumnMap(const Corpus& corpus) const {
+  std::vector<int> map(columns_.size(), -1);
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    if (!compiled_.column_used[c]) continue;
+    map[c] = corpus.ColumnIndex(columns_[c]);
+    if (map[c] < 0)
+      throw StatusError(Status::Invalid("corpus " + (corpus.source.empty() ? "" : corpus.source + " ") +
+                                        "lacks the column '" + columns_[c] + "' the feature templates read (it has " +
+                                        JoinColumns(corpus.columns) + ")"));
+  }
+  return map;
+}
+
+void FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
+  if (min_count < 1) throw StatusError(Status::Invalid("min_count must be >= 1"));
+  Builder builder(*this, ColumnMap(corpus));
+  AttributeIndex counted;
+  std::vector<int32_t> templates;  // [id]
+  std::vector<int64_t> counts;     // [id]
+  for (const Sentence& sentence : corpus.sentences) {
+    builder.Load(sentence);
+    for (int32_t t = 0; t < builder.size(); ++t) {
+      for (size_t k = 0; k < templates_.size(); ++k) {
+        auto [id, added] = counted.Insert(builder.Attribute(t, k));
+        if (added) {
+          templates.push_back(static_cast<int32_t>(k));
+          counts.push_back(0);
+        }
+        ++counts[id];
+      }
+    }
+  }
+  Keep(std::move(counted), templates, counts, min_count);
+}
+
+void FeatureDictionary::Keep(AttributeIndex counted, const std::vector<int32_t>& templates,
+                             const std::vector<int64_t>& counts, int64_t min_count) {
+  const bool all = std::all_of(counts.begin(), counts.end(), [&](int64_t c) { return c >= min_count; });
+  index_ = all ? std::move(counted) : AttributeIndex();
+  const AttributeIndex& source = all ? index_ : counted;
+  attribute_names_.clear();
+  attribute_template_.clear();
+  for (int32_t id = 0; id < source.size(); ++id) {
+    if (counts[id] < min_count) continue;
+    if (!all) index_.Insert(source.key(id));
+    attribute_names_.emplace_back(source.key(id));
+    attribute_template_.push_back(templates[id]);
+  }
+}
+
+SentenceFeatures FeatureDictionary::ExtractWith(const Sentence& sentence, Builder& builder) const {
+  builder.Load(sentence);
+  SentenceFeatures f;
+  f.offsets.reserve(sentence.size() + 1);
+  f.offsets.push_back(0);
+  f.ids.reserve(sentence.size() * templates_.size());
+  for (int32_t t = 0; t < builder.size(); ++t) {
+    for (size_t k = 0; k < templates_.size(); ++k) {
+      const int32_t id = index_.Find(builder.Attribute(t, k));
+      if (id >= 0) f.ids.push_back(id);
+    }
+    f.offsets.push_back(static_cast<int32_t>(f.ids.size()));
+  }
+  return f;
+}
+
+SentenceFeatures FeatureDictionary::Extract(const Sentence& sentence) const {
+  if (sentence.cols.size() < columns_.size())
+    throw StatusError(Status::Invalid("sentence has " + std::to_string(sentence.cols.size()) +
+                                      " columns, the feature templates expect " + JoinColumns(columns_)));
+  std::vector<int> identity(columns_.size());
+  for (size_t c = 0; c < identity.size(); ++c) identity[c] = static_cast<int>(c);
+  Builder builder(*this, std::move(identity));
+  return ExtractWith(sentence, builder);
+}
+
+std::vector<SentenceFeatures> FeatureDictionary::ExtractCorpus(const Corpus& corpus, int threads) const {
+  const std::vector<int> map = ColumnMap(corpus);
+  std::vector<SentenceFeatures> out(corpus.sentences.size());
+  ParallelShards(out.size(), kShardSentences, threads, [&](size_t, size_t begin, size_t end) {
+    Builder builder(*this, map);
+    for (size_t i = begin; i < end; ++i) out[i] = ExtractWith(corpus.sentences[i], builder);
+  });
+  return out;
+}
+
+std::vector<std::string> FeatureDictionary::groups() const {
+  std::vector<std::string> out;
+  for (const FeatureTemplate& t : templates_) {
+    const std::string& g = t.group.empty() ? t.name : t.group;
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<int32_t> FeatureDictionary::template_groups() const {
+  const std::vector<std::string> all = groups();
+  std::vector<int32_t> out;
+  for (const FeatureTemplate& t : templates_) {
+    const std::string& g = t.group.empty() ? t.name : t.group;
+    out.push_back(static_cast<int32_t>(std::find(all.begin(), all.end(), g) - all.begin()));
+  }
+  return out;
+}
+
+void FeatureDictionary::Save(ByteWriter& w) const {
+  w.U64(templates_.size());
+  for (const FeatureTemplate& t : templates_) {
+    w.Str(t.name);
+    w.Str(t.text);
+    w.Str(t.group);
+  }
+  w.Strs(columns_);
+  w.Strs(attribute_names_);
+  w.I32s(attribute_template_.data(), attribute_template_.size());
+}
+
+std::shared_ptr<const FeatureDictionary> FeatureDictionary::Load(ByteReader& r) {
+  std::vector<FeatureTemplate> templates(r.Count(3 * sizeof(uint64_t)));
+  for (FeatureTemplate& t : templates) {
+    t.name = r.Str();
+    t.text = r.Str();
+    t.group = r.Str();
+  }
+  std::vector<std::string> columns = r.Strs();
+  std::shared_ptr<FeatureDictionary> dict;
+  try {
+    dict = std::make_shared<FeatureDictionary>(std::move(templates), std::move(columns));
+  } catch (const StatusError& e) {
+    throw StatusError(Status::Corruption("FeatureDictionary: " + e.status().message()));
+  }
+  dict->attribute_names_ = r.Strs();
+  dict->attribute_template_ = r.I32s();
+  dict->CheckAndIndex();
+  return dict;
+}
+
+// A loaded dictionary must be one Fit could have built: one template per attribute, each
+// attribute named after its template, no duplicates.
+void FeatureDictionary::CheckAndIndex() {
+  auto corrupt = [](const std::string& what) { throw StatusError(Status::Corruption("FeatureDictionary: " + what)); };
+  if (attribute_template_.size() != attribute_names_.size()) corrupt("attribute and template counts differ");
+  for (int32_t id = 0; id < num_attributes(); ++id) {
+    const int32_t k = attribute_template_[id];
+    if (k < 0 || static_cast<size_t>(k) >= templates_.size()) corrupt("template index out of range");
+    const std::string& name = attribute_names_[id];
+    if (name.compare(0, templates_[k].name.size(), templates_[k].name) != 0 ||
+        name.size() <= templates_[k].name.size() || name[templates_[k].name.size()] != '=')
+      corrupt("attribute '" + name + "' does not belong to template '" + templates_[k].name + "'");
+    if (!index_.Insert(name).second) corrupt("duplicate attribute '" + name + "'");
+  }
+}
+
+}  // namespace seqflow
