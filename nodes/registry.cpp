@@ -1,5 +1,6 @@
 #include "nodes/registry.h"
 
+#include "nodes/crf/crf_nodes.h"
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/eval/eval_nodes.h"
 #include "nodes/features/features_nodes.h"
@@ -15,6 +16,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterIoNodes(registry);
   RegisterFeaturesNodes(registry);
   RegisterHmmNodes(registry);
+  RegisterCrfNodes(registry);
   RegisterDecodeNodes(registry);
   RegisterEvalNodes(registry);
   RegisterHomotopyNodes(registry);

@@ -4,6 +4,22 @@
 
 namespace seqflow {
 
+bool PortSpec::Accepts(std::string_view artifact_type) const {
+  std::string_view rest = type;
+  while (true) {
+    const size_t bar = rest.find('|');
+    if (rest.substr(0, bar) == artifact_type) return true;
+    if (bar == std::string_view::npos) return false;
+    rest.remove_prefix(bar + 1);
+  }
+}
+
+std::string PortSpec::TypeText() const {
+  std::string out = type;
+  for (size_t bar; (bar = out.find('|')) != std::string::npos;) out.replace(bar, 1, " or ");
+  return out;
+}
+
 const PortSpec* KindSpec::FindPort(std::string_view port) const {
   for (const auto& p : inputs)
     if (p.name == port) return &p;

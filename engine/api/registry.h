@@ -19,10 +19,14 @@ class NodeContext;
 
 struct PortSpec {
   std::string name;
-  std::string type;       // artifact kType accepted on this port
+  std::string type;       // artifact kType accepted on this port; "A|B" accepts either
   bool list = false;      // takes one or more upstream nodes (`in: [a, b]`)
   bool optional = false;  // may be left unconnected
   std::string doc;
+
+  bool Accepts(std::string_view artifact_type) const;
+  // "HmmModel or CrfModel", for messages.
+  std::string TypeText() const;
 };
 
 // A node body: reads parameters and inputs from the context, calls a kernel, returns the

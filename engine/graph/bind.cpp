@@ -123,8 +123,8 @@ Status BindInputs(const PipelineSpec& spec, const NodeIndex& index,
     SEQFLOW_ASSIGN_OR_RETURN(const PortSpec* port, PortOf(node, *out.kind, ref));
     SEQFLOW_ASSIGN_OR_RETURN(int source, SourceOf(index, node, ref));
     const KindSpec& from = *kinds[source];
-    if (from.output_type != port->type)
-      return Status::Invalid("port " + Quoted(port->name) + " of " + NodeText(node) + " expects " + port->type +
+    if (!port->Accepts(from.output_type))
+      return Status::Invalid("port " + Quoted(port->name) + " of " + NodeText(node) + " expects " + port->TypeText() +
                                  ", " + NodeText(spec.nodes[source]) + " gives " + from.output_type,
                              ref.loc);
     std::vector<int>& sources = by_port[port->name];
@@ -140,7 +140,7 @@ Status BindInputs(const PipelineSpec& spec, const NodeIndex& index,
     if (it != by_port.end()) {
       out.inputs.push_back({port.name, it->second});
     } else if (!port.optional) {
-      return Status::Invalid(NodeText(node) + " is missing input port " + Quoted(port.name) + " (" + port.type +
+      return Status::Invalid(NodeText(node) + " is missing input port " + Quoted(port.name) + " (" + port.TypeText() +
                                  "); add in: {" + port.name + ": NODE}",
                              node.loc);
     }

@@ -20,25 +20,31 @@ std::vector<double> RowMajor(const Eigen::MatrixXd& gamma) {
 }
 
 ArtifactPtr RunDecoder(NodeContext& ctx, DecodeMethod method, bool marginals) {
-  auto model = ctx.In<HmmModel>("model");
-  ThrowIfError(ValidateHmmModel(*model).Annotate("node '" + ctx.node_name() + "'"));
   auto data = ctx.In<Corpus>("data");
-  auto predictions = std::make_shared<Predictions>(DecodeCorpus(*model, *data, method, marginals, ctx.threads()));
+  std::shared_ptr<Predictions> predictions;
+  if (auto crf = std::dynamic_pointer_cast<const CrfModel>(ctx.inputs("model").at(0))) {
+    predictions = std::make_shared<Predictions>(DecodeCorpus(*crf, *data, method, marginals, ctx.threads()));
+  } else {
+    auto model = ctx.In<HmmModel>("model");
+    ThrowIfError(ValidateHmmModel(*model).Annotate("node '" + ctx.node_name() + "'"));
+    predictions = std::make_shared<Predictions>(DecodeCorpus(*model, *data, method, marginals, ctx.threads()));
+  }
   ctx.Metric("sentences", static_cast<double>(data->sentences.size()));
   ctx.Metric("tokens", static_cast<double>(data->num_tokens()));
   return predictions;
 }
 
 std::vector<PortSpec> DecoderPorts() {
-  return {PortSpec{"model", std::string(HmmModel::kType), false, false, "the HMM to decode with"},
+  return {PortSpec{"model", std::string(HmmModel::kType) + "|" + std::string(CrfModel::kType), false, false,
+                   "the HMM or CRF to decode with"},
           PortSpec{"data", std::string(Corpus::kType), false, false, "sentences to label (gold labels ignored)"}};
 }
 
 KindSpec ViterbiKind() {
   return KindSpec{"decode.viterbi",
-                  "1",
-                  "Labels each sentence with the HMM's most probable state sequence (Viterbi, log space; "
-                  "ties go to the lower state).",
+                  "2",
+                  "Labels each sentence with the model's most probable label sequence (Viterbi on the HMM's log "
+                  "probabilities or the CRF's potentials; ties go to the lower label).",
                   std::string(Predictions::kType),
                   DecoderPorts(),
                   {},
@@ -48,9 +54,9 @@ KindSpec ViterbiKind() {
 KindSpec SmsKind() {
   return KindSpec{
       "decode.sms",
-      "1",
-      "Labels each token with its most probable state under the HMM's posteriors (sequence of "
-      "most probable states, forward-backward).",
+      "2",
+      "Labels each token with its most probable label under the model's posteriors (sequence of "
+      "most probable states, forward-backward on the HMM or the CRF).",
       std::string(Predictions::kType),
       DecoderPorts(),
       {ParamSpec::Bool("marginals", false, "keep the per-token state posteriors in the Predictions")},
@@ -71,6 +77,32 @@ Predictions DecodeCorpus(const HmmModel& model, const Corpus& data, DecodeMethod
   std::vector<Eigen::MatrixXd> gammas;
   out.labels = PosteriorDecodeCorpus(model.params, symbols, threads, marginals ? &gammas : nullptr);
   for (const Eigen::MatrixXd& gamma : gammas) out.marginals.push_back(RowMajor(gamma));
+  return out;
+}
+
+Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads) {
+  Predictions out;
+  out.label_names = model.label_names;
+  out.encoding = model.encoding;
+  out.labels.resize(data.sentences.size());
+  const bool keep = method == DecodeMethod::kSms && marginals;
+  if (keep) out.marginals.resize(data.sentences.size());
+  const auto transition = CrfTransition(model.weights, model.layout());
+  ForEachCrfScores(model, data, threads, [&](size_t n, const RowMatrixXd& scores) {
+    if (scores.rows() == 0) return;
+    if (method == DecodeMethod::kViterbi) {
+      out.labels[n] = ChainViterbi(scores, transition);
+      return;
+    }
+    RowMatrixXd gamma;
+    ChainForwardBackward(scores, transition, &gamma, nullptr);
+    out.labels[n].resize(gamma.rows());
+    for (Eigen::Index t = 0, best = 0; t < gamma.rows(); ++t) {
+      gamma.row(t).maxCoeff(&best);
+      out.labels[n][t] = static_cast<int32_t>(best);
+    }
+    if (keep) out.marginals[n].assign(gamma.data(), gamma.data() + gamma.size());
+  });
   return out;
 }
 

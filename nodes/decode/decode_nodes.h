@@ -1,13 +1,15 @@
-// The decode family: label a corpus with a trained HMM.
-//   decode.viterbi  (model: HmmModel, data: Corpus) -> Predictions  most probable sequence
-//   decode.sms      (model: HmmModel, data: Corpus) -> Predictions  sequence of most probable
-//                   states (per-token posterior argmax); `marginals: true` keeps the posteriors
-// Words map to symbols through the model's Vocab; the Predictions carry the model's label names
-// and encoding. Gold labels in `data`, if any, are ignored. Results do not depend on threads.
+// The decode family: label a corpus with a trained HMM or CRF (one decoder for both).
+//   decode.viterbi  (model: HmmModel|CrfModel, data: Corpus) -> Predictions  most probable sequence
+//   decode.sms      (model: HmmModel|CrfModel, data: Corpus) -> Predictions  sequence of most
+//                   probable states (per-token posterior argmax); `marginals: true` keeps them
+// HMM: words map to symbols through the model's Vocab. CRF: the model's templates and dictionary
+// turn each sentence into label scores. The Predictions carry the model's label names and
+// encoding. Gold labels in `data`, if any, are ignored. Results do not depend on threads.
 #pragma once
 
 #include "engine/api/registry.h"
 #include "nodes/decode/predictions.h"
+#include "nodes/crf/crf_model.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/io/corpus.h"
 
@@ -22,5 +24,7 @@ enum class DecodeMethod { kViterbi, kSms };
 // (and, with marginals, an empty [0 x K] block). `marginals` is honoured by kSms only.
 // REQUIRES: model.vocab non-null and ValidateHmmModel(model) ok.
 Predictions DecodeCorpus(const HmmModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads);
+// The same on a CRF's potentials. Throws StatusError when `data` lacks the template columns.
+Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads);
 
 }  // namespace seqflow

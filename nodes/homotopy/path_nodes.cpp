@@ -46,6 +46,8 @@ const char* StopName(PathStop stop) {
       return "cancelled";
     case PathStop::kStepTooSmall:
       return "step below min_step";
+    case PathStop::kLeftInterval:
+      return "lambda left [0, 1]";
   }
   return "?";
 }

@@ -1,0 +1,71 @@
+// The penalised conditional log-likelihood of a first-order linear-chain CRF over attribute ×
+// label features (every attribute paired with every label, as CRF++ and Wapiti do), as an
+// Objective for L-BFGS:
+//   f(w) = -Σ_n log p(y_n | x_n; w) + ‖w‖² / (2 δ²)
+//   ∇f  = Σ_n (E_p[φ(x_n, ·)] - φ(x_n, y_n)) + w / δ².
+// Parameters (CrfLayout): W [A x K] state weights, row a = attribute a, then A [K x K] label
+// bigrams. The score of label k at token t is Σ_{a ∈ attrs(t)} W(a, k).
+//
+// Evaluation is two deterministic parallel passes (same bits for any thread count):
+//  1. over fixed shards of sentences: scores, forward-backward, token marginals into one
+//     [tokens x K] buffer, log Z and expected bigrams reduced in shard order;
+//  2. over fixed shards of attributes: ∇W(a, ·) = Σ over the tokens t where a fires (an inverted
+//     index built once) of P_t - e_{y_t}, plus w / δ². Gathering per attribute instead of
+//     scattering per token keeps the reduction order fixed without one gradient copy per thread.
+// The gold score is summed from the same score matrices, so no empirical-count vector of the
+// model's size is kept.
+// Not thread-safe (Evaluate uses `threads` threads itself).
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "nodes/crf/linear_chain.h"
+#include "nodes/features/feature_templates.h"
+#include "nodes/optim/objective.h"
+
+namespace seqflow {
+
+struct CrfLayout {
+  int64_t num_attributes = 0;  // A
+  int64_t num_labels = 0;      // K
+  int64_t size() const { return num_attributes * num_labels + num_labels * num_labels; }
+  int64_t transition_offset() const { return num_attributes * num_labels; }
+};
+
+// [T x K] label scores of one sentence under weights `w` (CrfLayout).
+void CrfScores(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout, const SentenceFeatures& sentence,
+               RowMatrixXd& scores);
+// The [K x K] label-bigram block of `w`.
+inline Eigen::Map<const RowMatrixXd> CrfTransition(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout) {
+  return {w.data() + layout.transition_offset(), layout.num_labels, layout.num_labels};
+}
+
+class CrfLikelihood final : public Objective {
+ public:
+  // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels), attribute
+  // ids in [0, num_attributes). Keeps references to `sentences` and `labels`.
+  CrfLikelihood(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
+                CrfLayout layout, double sigma2, int threads);
+
+  double Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) override;
+  const CrfLayout& layout() const { return layout_; }
+
+ private:
+  void BuildIndex();
+
+  const std::vector<SentenceFeatures>& sentences_;
+  const std::vector<std::vector<int32_t>>& labels_;
+  CrfLayout layout_;
+  double sigma2_;
+  int threads_;
+  std::vector<int64_t> token_offset_;      // [N + 1] first global token of each sentence
+  std::vector<int32_t> token_label_;       // [tokens] gold label
+  std::vector<int64_t> occurrence_start_;  // [A + 1] CSR: tokens where attribute a fires
+  std::vector<int32_t> occurrence_token_;  // global token ids (a token may repeat an attribute)
+  RowMatrixXd empirical_bigrams_;          // [K x K] gold label-bigram counts
+  RowMatrixXd marginals_;                  // [tokens x K] scratch of pass 1
+};
+
+}  // namespace seqflow

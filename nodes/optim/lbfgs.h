@@ -1,0 +1,64 @@
+// Limited-memory BFGS (Nocedal 1980; Nocedal & Wright 2006, Alg. 7.4 two-loop recursion) with a
+// line search satisfying the strong Wolfe conditions (Alg. 3.5/3.6, cubic interpolation).
+//
+// Stopping, as CRFsuite does: relative decrease of f over the last `past` iterations below
+// `delta` ((f_{k-past} - f_k) / |f_k| < delta), or ‖g‖ / max(1, ‖x‖) < `gradient_tolerance`, or
+// `max_iterations`. A non-finite f or gradient stops with kNumericalFailure, never silently.
+//
+// Memory: the 2m correction pairs dominate for large models (a dense CoNLL-2000 CRF has 7.4M
+// parameters: m = 6 pairs in double precision would be 711 MB). `float_history` keeps them in
+// single precision — the direction is an approximation of the inverse Hessian either way, and
+// the line search is done in double — which halves that. Buffers besides the history: x, the
+// gradient, and one trial point.
+// Thread safety: one call at a time per Objective.
+#pragma once
+
+#include <Eigen/Dense>
+#include <functional>
+#include <string>
+
+#include "nodes/optim/objective.h"
+
+namespace seqflow {
+
+struct LbfgsOptions {
+  int memory = 6;  // m correction pairs
+  int max_iterations = 1000;
+  double delta = 1e-5;  // relative objective decrease over `past` iterations
+  int past = 10;
+  double gradient_tolerance = 1e-5;
+  int max_line_search = 40;  // evaluations per line search
+  double wolfe_c1 = 1e-4;    // sufficient decrease
+  double wolfe_c2 = 0.9;     // curvature (0.9 is the usual L-BFGS choice)
+  bool float_history = false;
+  int threads = 1;  // for the vector passes (results do not depend on it)
+};
+
+enum class LbfgsStop { kConverged, kGradient, kMaxIterations, kCancelled, kLineSearchFailed, kNumericalFailure };
+const char* LbfgsStopName(LbfgsStop s);  // "converged", "gradient", ...
+
+struct LbfgsIteration {
+  int iteration = 0;  // 1-based
+  double objective = 0;
+  double gradient_norm = 0;
+  double step = 0;      // accepted step length along the search direction
+  int evaluations = 0;  // cumulative Evaluate calls
+};
+
+struct LbfgsResult {
+  LbfgsStop stop = LbfgsStop::kMaxIterations;
+  double objective = 0;
+  int iterations = 0;
+  int evaluations = 0;
+  std::string message;  // why it stopped, for the node's error or log
+};
+
+// Called after every iteration; returning false cancels (stop = kCancelled, x = that iterate).
+using LbfgsCallback = std::function<bool(const LbfgsIteration&)>;
+
+// Minimises `f` from `x` (updated in place to the last accepted iterate).
+// REQUIRES: options.memory >= 1, options.past >= 1.
+LbfgsResult MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
+                          const LbfgsCallback& callback = nullptr);
+
+}  // namespace seqflow

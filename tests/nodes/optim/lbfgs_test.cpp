@@ -1,0 +1,169 @@
+#include "nodes/optim/lbfgs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "nodes/optim/line_search.h"
+
+namespace seqflow {
+namespace {
+
+// Extended Rosenbrock: sum over pairs of 100 (x2 - x1^2)^2 + (1 - x1)^2; minimum 0 at all ones.
+class Rosenbrock : public Objective {
+ public:
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    g.setZero(x.size());
+    double f = 0;
+    for (Eigen::Index i = 0; i + 1 < x.size(); i += 2) {
+      const double a = x[i + 1] - x[i] * x[i], b = 1 - x[i];
+      f += 100 * a * a + b * b;
+      g[i] += -400 * a * x[i] - 2 * b;
+      g[i + 1] += 200 * a;
+    }
+    ++calls;
+    return f;
+  }
+  int calls = 0;
+};
+
+// f = ½ (x - c)ᵀ A (x - c) with A diagonal and badly conditioned.
+class Quadratic : public Objective {
+ public:
+  explicit Quadratic(int n) : a(n), c(n) {
+    for (int i = 0; i < n; ++i) a[i] = std::pow(10.0, 3.0 * i / (n - 1)), c[i] = std::sin(i + 1.0);
+  }
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    const Eigen::VectorXd r = x - c;
+    g = a.cwiseProduct(r);
+    return 0.5 * r.dot(g);
+  }
+  Eigen::VectorXd a, c;
+};
+
+class NanAfter : public Objective {
+ public:
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    g = x;
+    return x.norm() < 0.5 ? std::numeric_limits<double>::quiet_NaN() : 0.5 * x.squaredNorm();
+  }
+};
+
+TEST(Lbfgs, FindsRosenbrockMinimum) {
+  for (bool float_history : {false, true}) {
+    Rosenbrock f;
+    Eigen::VectorXd x = Eigen::VectorXd::Constant(20, -1.2);
+    for (int i = 1; i < 20; i += 2) x[i] = 1.0;
+    LbfgsOptions o;
+    o.float_history = float_history;
+    o.delta = 0;  // stop on the gradient only
+    o.gradient_tolerance = 1e-8;
+    const LbfgsResult r = MinimizeLbfgs(f, x, o);
+    EXPECT_EQ(r.stop, LbfgsStop::kGradient) << r.message;
+    EXPECT_LT((x - Eigen::VectorXd::Ones(20)).norm(), 1e-6) << "float_history " << float_history;
+    EXPECT_LT(r.iterations, 200);
+    EXPECT_EQ(r.evaluations, f.calls);
+  }
+}
+
+TEST(Lbfgs, SolvesIllConditionedQuadratic) {
+  Quadratic f(50);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(50);
+  LbfgsOptions o;
+  o.delta = 0;
+  o.gradient_tolerance = 1e-10;
+  const LbfgsResult r = MinimizeLbfgs(f, x, o);
+  EXPECT_EQ(r.stop, LbfgsStop::kGradient);
+  EXPECT_LT((x - f.c).norm(), 1e-8);
+}
+
+TEST(Lbfgs, ObjectiveNeverIncreasesAndCallbackSeesEveryIteration) {
+  Rosenbrock f;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
+  double last = std::numeric_limits<double>::infinity();
+  int seen = 0;
+  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{}, [&](const LbfgsIteration& it) {
+    EXPECT_LE(it.objective, last);
+    EXPECT_EQ(it.iteration, ++seen);
+    last = it.objective;
+    return true;
+  });
+  EXPECT_EQ(seen, r.iterations);
+  EXPECT_EQ(r.objective, last);
+}
+
+TEST(Lbfgs, RelativeDecreaseStopsEarly) {
+  Rosenbrock f;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
+  LbfgsOptions o;
+  o.delta = 1e-2;
+  o.past = 3;
+  o.gradient_tolerance = 0;
+  const LbfgsResult r = MinimizeLbfgs(f, x, o);
+  EXPECT_EQ(r.stop, LbfgsStop::kConverged);
+  EXPECT_GE(r.iterations, 4);  // needs `past` iterations of history first
+}
+
+TEST(Lbfgs, CallbackCancels) {
+  Rosenbrock f;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
+  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{}, [](const LbfgsIteration& it) { return it.iteration < 3; });
+  EXPECT_EQ(r.stop, LbfgsStop::kCancelled);
+  EXPECT_EQ(r.iterations, 3);
+}
+
+TEST(Lbfgs, MaxIterations) {
+  Rosenbrock f;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
+  LbfgsOptions o;
+  o.max_iterations = 4;
+  EXPECT_EQ(MinimizeLbfgs(f, x, o).stop, LbfgsStop::kMaxIterations);
+}
+
+TEST(Lbfgs, NanIsANumericalFailure) {
+  NanAfter f;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 2.0);
+  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{});
+  EXPECT_EQ(r.stop, LbfgsStop::kNumericalFailure);
+  EXPECT_NE(r.message.find("NaN"), std::string::npos);
+}
+
+TEST(Lbfgs, SameIteratesForAnyThreadCount) {
+  // Long enough that the vector passes are split into several blocks.
+  std::vector<Eigen::VectorXd> results;
+  for (int threads : {1, 3}) {
+    Quadratic f(600000);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(600000);
+    LbfgsOptions o;
+    o.threads = threads;
+    o.max_iterations = 15;
+    o.float_history = true;
+    MinimizeLbfgs(f, x, o);
+    results.push_back(x);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+TEST(WolfeLineSearch, AcceptedPointSatisfiesStrongWolfe) {
+  Quadratic f(5);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(5), g;
+  const double f0 = f.Evaluate(x, g);
+  const Eigen::VectorXd d = -g;
+  const double slope0 = g.dot(d);
+  for (double initial : {1e-4, 1.0, 100.0}) {
+    Eigen::VectorXd xs = x, gs = g;
+    const LineSearchResult r = WolfeLineSearch(f, xs, gs, d, f0, slope0, initial, 1e-4, 0.1, 40);
+    ASSERT_TRUE(r.ok) << initial;
+    EXPECT_LE(r.f, f0 + 1e-4 * r.step * slope0);
+    EXPECT_LE(std::abs(gs.dot(d)), 0.1 * std::abs(slope0) + 1e-12);
+    Eigen::VectorXd check;
+    EXPECT_DOUBLE_EQ(f.Evaluate(xs, check), r.f);  // x and g are left at the accepted point
+    EXPECT_TRUE(check.isApprox(gs));
+    // x moves in place from trial to trial, so it carries the round-off of the walk.
+    EXPECT_LT((xs - (x + r.step * d)).norm(), 1e-10 * xs.norm()) << initial;
+  }
+}
+
+}  // namespace
+}  // namespace seqflow
