@@ -17,6 +17,19 @@ int EffectiveThreads(int threads) {
   return threads > 0 ? std::min(threads, cores) : cores;
 }
 
+// Runs `work` with `threads` workers. Inside an arena that already has them (a node body running
+// on the executor's arena) the work joins that arena: a nested arena would have to wait for the
+// outer arena's idle workers to migrate, and in practice ran nearly serially.
+template <class Work>
+void InArena(int threads, Work&& work) {
+  if (tbb::this_task_arena::max_concurrency() >= threads) {
+    work();
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute(work);
+}
+
 }  // namespace
 
 void ParallelShards(size_t n, size_t shard_size, int threads,
@@ -28,8 +41,7 @@ void ParallelShards(size_t n, size_t shard_size, int threads,
     for (size_t s = 0; s < shards; ++s) run(s);
     return;
   }
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
+  InArena(threads, [&] {
     // One shard per task: shards are already the unit of balance.
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, shards, 1),
@@ -57,8 +69,7 @@ void ParallelShardsOrdered(size_t n, size_t shard_size, int threads, size_t slot
   }
   // Shards enter and leave the pipeline in order and at most `slots` are inside at once, so the
   // shards in flight are consecutive and their slots (shard % slots) are distinct.
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
+  InArena(threads, [&] {
     size_t next = 0;
     tbb::parallel_pipeline(
         slots, tbb::make_filter<void, size_t>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> size_t {
