@@ -1,6 +1,10 @@
 // The CRF trainer's hot kernels on CoNLL-2000 train (8,936 sentences, 211,727 tokens, 22 labels,
 // standard_chunking: 338,551 attributes, 7.45M weights):
 //   BM_CrfGradient/threads   one CrfLikelihood::Evaluate (value + gradient), as L-BFGS calls it
+//   BM_CrfScores             the score rows of every sentence (pass 1's gathers from W)
+//   BM_ChainFbScalar         ChainForwardBackward on every sentence's precomputed scores
+//   BM_ChainFbLanes          ChainLanesForwardBackward on the same, kLanes sentences of similar length
+//                            at a time (pass 1's chain work, with float marginals as the trainer)
 //   BM_LbfgsDirection/threads the two-loop recursion with m = 6 float pairs over 7.45M weights
 // Data: $SEQFLOW_DATA, else ../shared/data. Run: build/bench/kernels/crf_bench
 #include <benchmark/benchmark.h>
@@ -9,9 +13,11 @@
 #include <random>
 #include <string>
 
+#include "bench/kernels/conll2000_train.h"
 #include "engine/base/env.h"
+#include "nodes/common/lanes.h"
+#include "nodes/crf/chain_lanes.h"
 #include "nodes/crf/crf_likelihood.h"
-#include "nodes/io/conll_reader.h"
 #include "nodes/optim/correction_history.h"
 
 namespace seqflow {
@@ -28,15 +34,7 @@ struct Workload {
 const Workload& Data() {
   static const Workload workload = [] {
     Workload w;
-    const char* env = std::getenv("SEQFLOW_DATA");
-    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "conll2000/train.txt");
-    Result<std::string> bytes = Env::Default()->ReadFile(path);
-    if (!bytes.ok()) throw StatusError(bytes.status());
-    ConllOptions options;
-    options.columns = {"word", "pos", "chunk"};
-    Result<Corpus> c = ParseConll(*bytes, path, options);
-    if (!c.ok()) throw StatusError(c.status());
-    w.corpus = std::move(*c);
+    w.corpus = bench::Conll2000Train();
     w.dictionary = std::make_unique<FeatureDictionary>(TemplateSetByName("standard_chunking"), w.corpus.columns);
     w.dictionary->Fit(w.corpus, 1);
     w.sentences = w.dictionary->ExtractCorpus(w.corpus, 2);
@@ -68,12 +66,100 @@ void BM_CrfGradient(benchmark::State& state) {
 }
 BENCHMARK(BM_CrfGradient)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Every sentence's scores in one [tokens x K] table, and each sentence's first row.
+struct CorpusScores {
+  RowMatrixXd scores;
+  std::vector<int64_t> first;
+};
+
+const CorpusScores& Scores() {
+  static const CorpusScores scores = [] {
+    const Workload& w = Data();
+    CorpusScores c;
+    c.scores.resize(w.corpus.num_tokens(), w.layout.num_labels);
+    RowMatrixXd s;
+    for (const SentenceFeatures& sentence : w.sentences) {
+      c.first.push_back(c.first.empty() ? 0 : c.first.back() + s.rows());
+      CrfScores(w.weights, w.layout, sentence, s);
+      c.scores.middleRows(c.first.back(), s.rows()) = s;
+    }
+    return c;
+  }();
+  return scores;
+}
+
+void BM_CrfScores(benchmark::State& state) {
+  const Workload& w = Data();
+  RowMatrixXd scores;
+  for (auto _ : state) {
+    for (const SentenceFeatures& sentence : w.sentences) CrfScores(w.weights, w.layout, sentence, scores);
+    benchmark::DoNotOptimize(scores.data());
+  }
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(w.corpus.num_tokens()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_CrfScores)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ChainFbScalar(benchmark::State& state) {
+  const Workload& w = Data();
+  const CorpusScores& c = Scores();
+  const int64_t K = w.layout.num_labels;
+  const ChainTransition transition(CrfTransition(w.weights, w.layout));
+  ChainWorkspace work;
+  RowMatrixXd marginals(c.scores.rows(), K), bigrams = RowMatrixXd::Zero(K, K);
+  for (auto _ : state) {
+    double log_z = 0;
+    for (size_t n = 0; n < c.first.size(); ++n) {
+      const int64_t T = w.sentences[n].size();
+      log_z += ChainForwardBackward(c.scores.middleRows(c.first[n], T), transition, work,
+                                    marginals.data() + c.first[n] * K, bigrams.data());
+    }
+    benchmark::DoNotOptimize(log_z);
+  }
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(w.corpus.num_tokens()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ChainFbScalar)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ChainFbLanes(benchmark::State& state) {
+  const Workload& w = Data();
+  const CorpusScores& c = Scores();
+  const int64_t K = w.layout.num_labels;
+  const ChainLanesTransition transition(CrfTransition(w.weights, w.layout));
+  const auto labels = Labels(w.corpus);
+  const std::vector<size_t> order = LengthSortedOrder(labels, 0, labels.size());
+  ChainLanesWork work;
+  std::vector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals(c.scores.rows(), K);
+  for (auto _ : state) {
+    double log_z = 0;
+    for (size_t b = 0; b < order.size(); b += kLanes) {
+      ChainLanesBatch batch;
+      std::array<float*, kLanes> rows{};
+      for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
+        const size_t n = order[b + l];
+        batch.first[l] = c.first[n];
+        batch.len[l] = w.sentences[n].size();
+        batch.length = std::max(batch.length, batch.len[l]);
+        rows[l] = marginals.data() + c.first[n] * K;
+      }
+      for (double z : ChainLanesForwardBackward<float>(c.scores.data(), transition, batch, work, rows, xi.data()))
+        log_z += z;
+    }
+    benchmark::DoNotOptimize(log_z);
+  }
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(w.corpus.num_tokens()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ChainFbLanes)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_LbfgsDirection(benchmark::State& state) {
   const Eigen::Index n = Data().layout.size();
   CorrectionHistory<float> history(n, 6, static_cast<int>(state.range(0)));
-  Eigen::VectorXd g = Eigen::VectorXd::Random(n), d;
+  Eigen::VectorXd g = Eigen::VectorXd::Random(n);
+  Eigen::VectorXf d;
   for (int i = 0; i < 6; ++i) {
-    history.Begin(Eigen::VectorXd::Random(n), g);
+    history.Begin(Eigen::VectorXf::Random(n), g);
     history.Complete(0.5, g + Eigen::VectorXd::Random(n).cwiseAbs());
   }
   for (auto _ : state) {

@@ -10,29 +10,16 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/kernels/conll2000_train.h"
 #include "engine/base/env.h"
 #include "nodes/features/feature_templates.h"
-#include "nodes/io/conll_reader.h"
 
 namespace seqflow {
 namespace {
 
 const char* const kSets[] = {"standard_chunking", "hysol_ner"};
 
-const Corpus& Train() {
-  static const Corpus corpus = [] {
-    const char* env = std::getenv("SEQFLOW_DATA");
-    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "conll2000/train.txt");
-    Result<std::string> bytes = Env::Default()->ReadFile(path);
-    if (!bytes.ok()) throw StatusError(bytes.status());
-    ConllOptions options;
-    options.columns = {"word", "pos", "chunk"};
-    Result<Corpus> c = ParseConll(*bytes, path, options);
-    if (!c.ok()) throw StatusError(c.status());
-    return std::move(*c);
-  }();
-  return corpus;
-}
+const Corpus& Train() { return bench::Conll2000Train(); }
 
 FeatureDictionary Fitted(const char* set) {
   FeatureDictionary dict(TemplateSetByName(set), Train().columns);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -37,17 +38,6 @@ inline void GatherStep(const double* table, int K, const LaneBatch<L>& batch, in
   std::array<int64_t, L> column;
   for (int l = 0; l < L; ++l) column[l] = t < batch.len(l) ? batch.obs[l][t] : -1;
   GatherColumns<L>(table, K, column, pad, out);
-}
-
-// rows[l][t * K + j] = v[j][l] for lanes with t < len(l) and rows[l] != nullptr.
-template <int L>
-inline void ScatterStep(const Lanes<L>* v, int K, const LaneBatch<L>& batch, int t,
-                        const std::array<double*, L>& rows) {
-  for (int l = 0; l < L; ++l) {
-    if (rows[l] == nullptr || t >= batch.len(l)) continue;
-    double* dst = rows[l] + static_cast<size_t>(t) * K;
-    for (int j = 0; j < K; ++j) dst[j] = v[j][l];
-  }
 }
 
 #if defined(__AVX512F__)
@@ -124,15 +114,20 @@ inline void GatherColumns<8>(const double* table, int K, const std::array<int64_
   }
 }
 
-template <>
-inline void ScatterStep<8>(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int t,
-                           const std::array<double*, 8>& rows) {
+#endif
+
+// rows[l][t * K + j] = v[j][l] (converted to Out, double or float) for the lanes with
+// t < len[l] and rows[l] != nullptr: the lane table's row t back to per-token rows.
+template <class Out>
+inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len, int t,
+                        const std::array<Out*, 8>& rows) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
   // The lanes to write, found once per step rather than once per block of 8 states.
-  std::array<double*, 8> dst;
+  std::array<Out*, 8> dst;
   std::array<int, 8> lane_of;
   int active = 0;
   for (int l = 0; l < 8; ++l) {
-    if (rows[l] == nullptr || t >= batch.len(l)) continue;
+    if (rows[l] == nullptr || t >= len[l]) continue;
     dst[active] = rows[l] + static_cast<size_t>(t) * K;
     lane_of[active++] = l;
   }
@@ -142,10 +137,39 @@ inline void ScatterStep<8>(const Lanes<8>* v, int K, const LaneBatch<8>& batch, 
     for (int j = 0; j < 8; ++j) r[j] = j < width ? __m512d(v[j0 + j]) : _mm512_setzero_pd();
     lanes_internal::Transpose8x8(r);
     const __mmask8 mask = static_cast<__mmask8>((1u << width) - 1);
-    for (int a = 0; a < active; ++a) _mm512_mask_storeu_pd(dst[a] + j0, mask, r[lane_of[a]]);
+    for (int a = 0; a < active; ++a) {
+      if constexpr (std::is_same_v<Out, float>) {
+        _mm256_mask_storeu_ps(dst[a] + j0, mask, _mm512_cvtpd_ps(r[lane_of[a]]));
+      } else {
+        _mm512_mask_storeu_pd(dst[a] + j0, mask, r[lane_of[a]]);
+      }
+    }
+  }
+#else
+  for (int l = 0; l < 8; ++l) {
+    if (rows[l] == nullptr || t >= len[l]) continue;
+    Out* dst = rows[l] + static_cast<size_t>(t) * K;
+    for (int j = 0; j < K; ++j) dst[j] = static_cast<Out>(v[j][l]);
+  }
+#endif
+}
+
+// ScatterRows for the sentences of a LaneBatch.
+template <int L>
+inline void ScatterStep(const Lanes<L>* v, int K, const LaneBatch<L>& batch, int t,
+                        const std::array<double*, L>& rows) {
+  if constexpr (L == 8) {
+    std::array<int, 8> len;
+    for (int l = 0; l < 8; ++l) len[l] = batch.len(l);
+    ScatterRows<double>(v, K, len, t, rows);
+  } else {
+    for (int l = 0; l < L; ++l) {
+      if (rows[l] == nullptr || t >= batch.len(l)) continue;
+      double* dst = rows[l] + static_cast<size_t>(t) * K;
+      for (int j = 0; j < K; ++j) dst[j] = v[j][l];
+    }
   }
 }
-#endif
 
 // GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows).
 inline void GatherColumns16f(const float* table, int K, const std::array<int64_t, 16>& column, float pad,

@@ -9,12 +9,12 @@
 // Thread safety: pure functions on caller-owned memory.
 #pragma once
 
-#include <type_traits>
-
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace seqflow {
@@ -46,6 +46,17 @@ inline Lanes<L> LaneSum(const Lanes<L>* v, int n) {
   }
   for (int q = 0; k < n; ++k, ++q) s[q] += v[k];
   return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// s = 2^-floor(log2 c) for c > 0, by exponent arithmetic: multiplying by s is exact and maps
+// c into [1, 2), so a chain's scaling costs no division and log Z one log per sentence. Adds
+// floor(log2 c) to *log2_sum in lanes where `valid`.
+template <int L>
+inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2_sum) {
+  const IntLanes<L> biased = (std::bit_cast<IntLanes<L>>(c) >> 52) & 0x7ff;
+  *log2_sum += valid & (biased - 1023);
+  const IntLanes<L> bits = (2046 - biased) << 52;  // biased exponent of 2^(1023 - biased)
+  return std::bit_cast<Lanes<L>>(bits);
 }
 
 // 8 doubles: one AVX-512 register, or two AVX2 registers on older CPUs.

@@ -7,8 +7,9 @@
 // bigrams. The score of label k at token t is Σ_{a ∈ attrs(t)} W(a, k).
 //
 // Evaluation is two deterministic parallel passes (same bits for any thread count):
-//  1. over fixed shards of sentences: scores, forward-backward, token marginals into one
-//     [tokens x K] buffer, log Z and expected bigrams reduced in shard order;
+//  1. over fixed shards of sentences: scores, forward-backward on kLanes sentences of similar
+//     length at a time (chain_lanes.h), token marginals into one [tokens x K] buffer, log Z and
+//     expected bigrams reduced in shard order;
 //  2. over fixed shards of attributes: ∇W(a, ·) = Σ over the tokens t where a fires (an inverted
 //     index built once) of P_t - e_{y_t}, plus w / δ². Gathering per attribute instead of
 //     scattering per token keeps the reduction order fixed without one gradient copy per thread.
@@ -34,20 +35,24 @@ struct CrfLayout {
   int64_t transition_offset() const { return num_attributes * num_labels; }
 };
 
-// [T x K] label scores of one sentence under weights `w` (CrfLayout).
+// [T x K] label scores of one sentence under weights `w` (CrfLayout): Σ_{a ∈ attrs(t)} x_a W(a, ·)
+// with feature values x_a = row_values[a], or 1 when row_values is null.
 void CrfScores(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout, const SentenceFeatures& sentence,
-               RowMatrixXd& scores);
+               RowMatrixXd& scores, const double* row_values = nullptr);
 // The [K x K] label-bigram block of `w`.
-inline Eigen::Map<const RowMatrixXd> CrfTransition(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout) {
+inline Eigen::Map<const RowMatrixXd> CrfTransition(const Eigen::Ref<const Eigen::VectorXd>& w,
+                                                   const CrfLayout& layout) {
   return {w.data() + layout.transition_offset(), layout.num_labels, layout.num_labels};
 }
 
 class CrfLikelihood final : public Objective {
  public:
   // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels), attribute
-  // ids in [0, num_attributes). Keeps references to `sentences` and `labels`.
+  // ids in [0, num_attributes); `row_values` empty (every attribute fires with value 1) or [A]
+  // (attribute a fires with value row_values[a]; see attribute_groups.h). Keeps references to
+  // `sentences` and `labels`.
   CrfLikelihood(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
-                CrfLayout layout, double sigma2, int threads);
+                CrfLayout layout, double sigma2, int threads, std::vector<double> row_values = {});
 
   double Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) override;
   const CrfLayout& layout() const { return layout_; }
@@ -60,12 +65,15 @@ class CrfLikelihood final : public Objective {
   CrfLayout layout_;
   double sigma2_;
   int threads_;
+  std::vector<double> row_values_;         // [A] feature value of each attribute, or empty for all 1
   std::vector<int64_t> token_offset_;      // [N + 1] first global token of each sentence
   std::vector<int32_t> token_label_;       // [tokens] gold label
   std::vector<int64_t> occurrence_start_;  // [A + 1] CSR: tokens where attribute a fires
   std::vector<int32_t> occurrence_token_;  // global token ids (a token may repeat an attribute)
   RowMatrixXd empirical_bigrams_;          // [K x K] gold label-bigram counts
-  RowMatrixXd marginals_;                  // [tokens x K] scratch of pass 1
+  // [tokens x K] scratch of pass 1. Single precision halves what pass 2 gathers, its dominant
+  // cost; each marginal keeps 7 digits, far below the gradient's tolerance.
+  Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals_;
 };
 
 }  // namespace seqflow

@@ -21,7 +21,8 @@ void CheckColumns(const FeatureDictionary& dictionary, const Corpus& corpus) {
   if (!ok)
     throw StatusError(Status::Invalid("the CRF's templates read columns " + Joined(want) + " but " +
                                       (corpus.source.empty() ? std::string("the corpus") : corpus.source) + " has " +
-                                      Joined(corpus.columns) + "; read it with the same columns: as the training data"));
+                                      Joined(corpus.columns) +
+                                      "; read it with the same columns: as the training data"));
 }
 
 }  // namespace
@@ -39,15 +40,16 @@ std::shared_ptr<const CrfModel> CrfModel::Load(ByteReader& r) {
   auto m = std::make_shared<CrfModel>();
   m->label_names = r.Strs();
   const uint8_t encoding = r.U8();
-  if (encoding > static_cast<uint8_t>(TagEncoding::kRuns)) throw StatusError(Status::Corruption("CrfModel: bad encoding"));
+  if (encoding > static_cast<uint8_t>(TagEncoding::kRuns))
+    throw StatusError(Status::Corruption("CrfModel: bad encoding"));
   m->encoding = static_cast<TagEncoding>(encoding);
   const std::string dict = r.Str();
   ByteReader dict_reader(dict);
   m->dictionary = FeatureDictionary::Load(dict_reader);
   const std::vector<double> w = r.F64s();
   if (static_cast<int64_t>(w.size()) != m->layout().size())
-    throw StatusError(Status::Corruption(fmt::format("CrfModel: {} weights, the layout needs {}", w.size(),
-                                                     m->layout().size())));
+    throw StatusError(
+        Status::Corruption(fmt::format("CrfModel: {} weights, the layout needs {}", w.size(), m->layout().size())));
   m->weights = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
   return m;
 }

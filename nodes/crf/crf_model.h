@@ -28,9 +28,7 @@ class CrfModel final : public Artifact {
   std::shared_ptr<const FeatureDictionary> dictionary;
   Eigen::VectorXd weights;  // CrfLayout{dictionary->num_attributes(), K}
 
-  CrfLayout layout() const {
-    return {dictionary->num_attributes(), static_cast<int64_t>(label_names.size())};
-  }
+  CrfLayout layout() const { return {dictionary->num_attributes(), static_cast<int64_t>(label_names.size())}; }
 
   std::string_view type() const override { return kType; }
   uint32_t version() const override { return kVersion; }

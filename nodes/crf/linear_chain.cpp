@@ -82,8 +82,9 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores, const C
   return log_z;
 }
 
-double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores, const Eigen::Ref<const RowMatrixXd>& transition,
-                            RowMatrixXd* marginals, RowMatrixXd* transition_counts) {
+double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
+                            const Eigen::Ref<const RowMatrixXd>& transition, RowMatrixXd* marginals,
+                            RowMatrixXd* transition_counts) {
   ChainWorkspace work;
   if (marginals) marginals->resize(scores.rows(), scores.cols());
   return ChainForwardBackward(scores, ChainTransition(transition), work, marginals ? marginals->data() : nullptr,

@@ -35,7 +35,7 @@ struct ChainWorkspace {
   RowMatrixXd psi, alpha;  // [T x stride]
   Eigen::VectorXd scale;   // [T]
   Eigen::RowVectorXd beta, weighted;
-  RowMatrixXd counts;      // [stride x stride]
+  RowMatrixXd counts;  // [stride x stride]
 };
 
 // log Z. When `marginals` is non-null writes P [T x K] there (row-major, K doubles a token);
@@ -46,8 +46,9 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores, const C
                             ChainWorkspace& work, double* marginals, double* transition_counts);
 
 // The same with a one-off transition and workspace (decoders, tests).
-double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores, const Eigen::Ref<const RowMatrixXd>& transition,
-                            RowMatrixXd* marginals, RowMatrixXd* transition_counts);
+double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
+                            const Eigen::Ref<const RowMatrixXd>& transition, RowMatrixXd* marginals,
+                            RowMatrixXd* transition_counts);
 
 // The highest-scoring label sequence (ties go to the lower label, as the HMM Viterbi does).
 std::vector<int32_t> ChainViterbi(const Eigen::Ref<const RowMatrixXd>& scores,

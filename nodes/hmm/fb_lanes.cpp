@@ -10,16 +10,6 @@
 namespace seqflow {
 namespace {
 
-// s = 2^-floor(log2 c) for c > 0, by exponent arithmetic: multiplying by s is exact and maps
-// c into [1, 2). Adds floor(log2 c) to *log2_sum in lanes where `valid`.
-template <int L>
-Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2_sum) {
-  const IntLanes<L> biased = (std::bit_cast<IntLanes<L>>(c) >> 52) & 0x7ff;
-  *log2_sum += valid & (biased - 1023);
-  const IntLanes<L> bits = (2046 - biased) << 52;  // biased exponent of 2^(1023 - biased)
-  return std::bit_cast<Lanes<L>>(bits);
-}
-
 template <int L>
 void Forward(const FbModel& model, const LaneBatch<L>& batch, FbWork<L>* work) {
   const int K = model.K;

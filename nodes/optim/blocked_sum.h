@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nodes/common/parallel.h"
+#include "nodes/optim/mixed_dot.h"
 
 namespace seqflow {
 
@@ -30,17 +31,23 @@ double BlockedSum(Eigen::Index n, int threads, Partial&& partial) {
 
 namespace seqflow {
 
-inline double ParallelDot(const Eigen::VectorXd& a, const Eigen::VectorXd& b, int threads) {
-  return BlockedSum(a.size(), threads,
-                    [&](Eigen::Index begin, Eigen::Index len) { return a.segment(begin, len).dot(b.segment(begin, len)); });
+// a·b for vectors of any scalar types (accumulated in double).
+template <class A, class B>
+double ParallelDot(const A& a, const B& b, int threads) {
+  return BlockedSum(a.size(), threads, [&](Eigen::Index begin, Eigen::Index len) {
+    return MixedDot(a.data() + begin, b.data() + begin, len);
+  });
 }
 
 inline double ParallelSquaredNorm(const Eigen::VectorXd& a, int threads) { return ParallelDot(a, a, threads); }
 
 // y += alpha x.
-inline void ParallelAxpy(double alpha, const Eigen::VectorXd& x, Eigen::VectorXd& y, int threads) {
+template <class X>
+void ParallelAxpy(double alpha, const X& x, Eigen::VectorXd& y, int threads) {
+  const auto* xs = x.data();
+  double* ys = y.data();
   BlockedSum(x.size(), threads, [&](Eigen::Index begin, Eigen::Index len) {
-    y.segment(begin, len) += alpha * x.segment(begin, len);
+    for (Eigen::Index j = begin; j < begin + len; ++j) ys[j] += alpha * static_cast<double>(xs[j]);
     return 0.0;
   });
 }

@@ -1,6 +1,13 @@
 // The m most recent L-BFGS correction pairs (s_i = x_{i+1} - x_i, y_i = g_{i+1} - g_i) and the
-// two-loop recursion that applies the inverse-Hessian approximation H_k to a gradient
-// (Nocedal & Wright 2006, Alg. 7.4, with H_k^0 = (s·y / y·y) I).
+// product of their inverse-Hessian approximation with a gradient, in the compact form of Byrd,
+// Nocedal & Schnabel (1994, Thm. 2.2), H_0 = γ I with γ = s·y / y·y of the newest pair:
+//   H g = γ g + S t - γ Y u,   u = R⁻¹ Sᵀg,   t = R⁻ᵀ((D + γ YᵀY) u - γ Yᵀg),
+// R [m x m] upper triangular with R_ij = s_iᵀy_j (i <= j, oldest first), D = diag(s_iᵀy_i).
+// Over millions of weights the products are memory-bound, and this form reads the history twice
+// per direction (once for Sᵀg and Yᵀg, once to combine) where the two-loop recursion reads it 4m
+// times. The new column of R and row of YᵀY need no pass of their own: with y_new = g' - g,
+// s_iᵀy_new = s_iᵀg' - s_iᵀg and y_iᵀy_new likewise, from the dot products of consecutive
+// directions.
 //
 // Pairs are built in place so the optimiser keeps no extra full-size vectors: Begin(d, g)
 // writes the search direction and -g into the slot of the next pair; Complete(step, g_new) turns
@@ -9,9 +16,13 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "nodes/optim/blocked_sum.h"
+#include "nodes/optim/mixed_dot.h"
 
 namespace seqflow {
 
@@ -19,79 +30,54 @@ template <class Scalar>
 class CorrectionHistory {
  public:
   CorrectionHistory(Eigen::Index n, int memory, int threads = 1)
-      : s_(n, memory), y_(n, memory), rho_(memory, 0.0), threads_(threads) {}
+      : s_(n, memory),
+        y_(n, memory),
+        sy_(Eigen::MatrixXd::Zero(memory, memory)),
+        yy_(Eigen::MatrixXd::Zero(memory, memory)),
+        sg_(memory),
+        yg_(memory),
+        threads_(threads) {}
 
-  // direction = -H g. The two loops are fused so each pass over the history also takes the dot
-  // product the next step needs: 2m + 1 passes instead of 4m. `threads` spread the passes.
-  void Direction(const Eigen::VectorXd& g, Eigen::VectorXd& direction) const {
+  // Single precision stores tiny values (gradients of labels with marginal e^-90, say) as
+  // subnormals, and each arithmetic use of a subnormal costs a microcode assist. They are flushed
+  // to zero as they are stored; their contribution to a search direction is below round-off.
+  static Scalar Stored(double v) {
+    const Scalar x = static_cast<Scalar>(v);
+    if constexpr (std::is_same_v<Scalar, float>) return std::abs(x) < std::numeric_limits<float>::min() ? 0.0f : x;
+    return x;
+  }
+
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+
+  // direction = -H g, where g is the gradient at the end of the last completed pair's step. The
+  // direction has the history's precision (it becomes the next pair's s).
+  void Direction(const Eigen::VectorXd& g, Vector& direction) {
     const Eigen::Index n = g.size();
-    const int threads = threads_;
     direction.resize(n);
-    double* q = direction.data();
     if (count_ == 0) {
-      BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-        for (Eigen::Index j = b; j < b + len; ++j) q[j] = -g[j];
+      Scalar* d = direction.data();
+      BlockedSum(n, threads_, [&](Eigen::Index b, Eigen::Index len) {
+        for (Eigen::Index j = b; j < b + len; ++j) d[j] = Stored(-g[j]);
         return 0.0;
       });
       return;
     }
-    std::vector<double> alpha(rho_.size());
-    const Scalar* s_next = s_.col(Slot(count_ - 1)).data();
-    double dot = BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-      double acc = 0;
-      for (Eigen::Index j = b; j < b + len; ++j) q[j] = g[j], acc += s_next[j] * g[j];
-      return acc;
-    });
-    for (int k = count_ - 1; k >= 0; --k) {  // newest to oldest: q -= α_i y_i
-      const int i = Slot(k);
-      alpha[i] = rho_[i] * dot;
-      const Scalar* y = y_.col(i).data();
-      const double a = alpha[i];
-      if (k > 0) {
-        const Scalar* s = s_.col(Slot(k - 1)).data();
-        dot = BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-          double acc = 0;
-          for (Eigen::Index j = b; j < b + len; ++j) q[j] -= a * y[j], acc += s[j] * q[j];
-          return acc;
-        });
-      } else {  // then q *= γ (H_0) and start the second loop's first dot
-        const Scalar* y0 = y_.col(Slot(0)).data();
-        const double gamma = gamma_;
-        dot = BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-          double acc = 0;
-          for (Eigen::Index j = b; j < b + len; ++j) q[j] = (q[j] - a * y[j]) * gamma, acc += y0[j] * q[j];
-          return acc;
-        });
-      }
-    }
-    for (int k = 0; k < count_; ++k) {  // oldest to newest: q += (α_i - β_i) s_i; the last pass negates
-      const int i = Slot(k);
-      const double c = alpha[i] - rho_[i] * dot;
-      const Scalar* s = s_.col(i).data();
-      if (k + 1 < count_) {
-        const Scalar* y = y_.col(Slot(k + 1)).data();
-        dot = BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-          double acc = 0;
-          for (Eigen::Index j = b; j < b + len; ++j) q[j] += c * s[j], acc += y[j] * q[j];
-          return acc;
-        });
-      } else {
-        BlockedSum(n, threads, [&](Eigen::Index b, Eigen::Index len) {
-          for (Eigen::Index j = b; j < b + len; ++j) q[j] = -(q[j] + c * s[j]);
-          return 0.0;
-        });
-      }
-    }
+    const Eigen::VectorXd sg_before = sg_, yg_before = yg_;
+    ProjectGradient(g);
+    if (pending_) AddCrossTerms(sg_before, yg_before);
+    Eigen::VectorXd t, u;
+    SolveCoefficients(t, u);
+    Combine(g, t, u, direction);
   }
 
   // Starts the next pair from the search direction and the gradient where the step begins. The
   // oldest pair is dropped when the history is full.
-  void Begin(const Eigen::VectorXd& direction, const Eigen::VectorXd& g) {
+  void Begin(const Vector& direction, const Eigen::VectorXd& g) {
     if (count_ == Capacity()) --count_, oldest_ = (oldest_ + 1) % Capacity();
     Scalar* s = s_.col(Next()).data();
     Scalar* y = y_.col(Next()).data();
     BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      for (Eigen::Index j = b; j < b + len; ++j) s[j] = static_cast<Scalar>(direction[j]), y[j] = static_cast<Scalar>(-g[j]);
+      for (Eigen::Index j = b; j < b + len; ++j) s[j] = direction[j], y[j] = Stored(-g[j]);
       return 0.0;
     });
   }
@@ -100,40 +86,115 @@ class CorrectionHistory {
     const int i = Next();
     Scalar* s = s_.col(i).data();
     Scalar* y = y_.col(i).data();
-    const Scalar scaled = static_cast<Scalar>(step);
-    double yy = 0;
+    std::vector<double> yy_blocks(NumShards(static_cast<size_t>(g_new.size()), kVectorBlock));
     const double sy = BlockedSum(g_new.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      double acc = 0;
-      for (Eigen::Index j = b; j < b + len; ++j) {
-        s[j] *= scaled;
-        y[j] += static_cast<Scalar>(g_new[j]);
-        acc += static_cast<double>(s[j]) * y[j];
-      }
-      return acc;
+      for (Eigen::Index j = b; j < b + len; ++j) s[j] = Stored(step * s[j]), y[j] = Stored(y[j] + g_new[j]);
+      yy_blocks[b / kVectorBlock] = MixedDot(y + b, y + b, len);
+      return MixedDot(s + b, y + b, len);
     });
-    yy = BlockedSum(g_new.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      double acc = 0;
-      for (Eigen::Index j = b; j < b + len; ++j) acc += static_cast<double>(y[j]) * y[j];
-      return acc;
-    });
+    double yy = 0;
+    for (double v : yy_blocks) yy += v;
+    pending_ = false;
     if (!(sy > 0) || !(yy > 0)) return;
-    rho_[i] = 1.0 / sy;
+    sy_(i, i) = sy;
+    yy_(i, i) = yy;
     gamma_ = sy / yy;
     ++count_;
+    pending_ = true;
   }
-  void Clear() { count_ = 0; }
+  void Clear() { count_ = 0, pending_ = false; }
   int size() const { return count_; }
 
  private:
-  int Capacity() const { return static_cast<int>(rho_.size()); }
+  int Capacity() const { return static_cast<int>(sy_.rows()); }
   int Slot(int k) const { return (oldest_ + k) % Capacity(); }  // k-th oldest pair
   int Next() const { return Slot(count_); }
+  int Newest() const { return Slot(count_ - 1); }
 
-  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> s_, y_;  // [n x m]
-  std::vector<double> rho_;                                      // [m] 1 / s·y
+  // sg_ = Sᵀg, yg_ = Yᵀg over the stored pairs, in one pass.
+  void ProjectGradient(const Eigen::VectorXd& g) {
+    const int m = count_;
+    const Eigen::Index n = g.size();
+    const size_t blocks = NumShards(static_cast<size_t>(n), kVectorBlock);
+    std::vector<double> partial(blocks * 2 * m, 0.0);
+    const int used = n < 4 * kVectorBlock ? 1 : threads_;
+    ParallelShards(static_cast<size_t>(n), kVectorBlock, used, [&](size_t block, size_t begin, size_t end) {
+      double* out = partial.data() + block * 2 * m;
+      const auto b = static_cast<Eigen::Index>(begin), len = static_cast<Eigen::Index>(end - begin);
+      for (int k = 0; k < m; ++k) {
+        out[2 * k] = MixedDot(s_.col(Slot(k)).data() + b, g.data() + b, len);
+        out[2 * k + 1] = MixedDot(y_.col(Slot(k)).data() + b, g.data() + b, len);
+      }
+    });
+    for (int k = 0; k < m; ++k) sg_[Slot(k)] = yg_[Slot(k)] = 0;
+    for (size_t block = 0; block < blocks; ++block)
+      for (int k = 0; k < m; ++k) {
+        sg_[Slot(k)] += partial[block * 2 * m + 2 * k];
+        yg_[Slot(k)] += partial[block * 2 * m + 2 * k + 1];
+      }
+  }
+
+  // The newest pair's column of SᵀY and row of YᵀY: s_iᵀy_new = s_iᵀg - s_iᵀg_before.
+  void AddCrossTerms(const Eigen::VectorXd& sg_before, const Eigen::VectorXd& yg_before) {
+    const int j = Newest();
+    for (int k = 0; k + 1 < count_; ++k) {
+      const int i = Slot(k);
+      sy_(i, j) = sg_[i] - sg_before[i];
+      yy_(i, j) = yy_(j, i) = yg_[i] - yg_before[i];
+    }
+    pending_ = false;
+  }
+
+  // u = R⁻¹ Sᵀg and t = R⁻ᵀ((D + γ YᵀY) u - γ Yᵀg), pairs oldest first.
+  void SolveCoefficients(Eigen::VectorXd& t, Eigen::VectorXd& u) const {
+    const int m = count_;
+    Eigen::MatrixXd r = Eigen::MatrixXd::Zero(m, m), yy(m, m);
+    Eigen::VectorXd sg(m), yg(m), d(m);
+    for (int a = 0; a < m; ++a) {
+      sg[a] = sg_[Slot(a)], yg[a] = yg_[Slot(a)], d[a] = sy_(Slot(a), Slot(a));
+      for (int b = 0; b < m; ++b) {
+        yy(a, b) = yy_(Slot(a), Slot(b));
+        if (a <= b) r(a, b) = sy_(Slot(a), Slot(b));
+      }
+    }
+    u = r.triangularView<Eigen::Upper>().solve(sg);
+    const Eigen::MatrixXd rt = r.transpose();
+    t = rt.triangularView<Eigen::Lower>().solve(Eigen::VectorXd(d.cwiseProduct(u) + gamma_ * (yy * u) - gamma_ * yg));
+  }
+
+  // direction = -(γ g + S t - γ Y u).
+  void Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction) const {
+    const int m = count_;
+    std::vector<const Scalar*> s(m), y(m);
+    std::vector<double> ts(m), uy(m);
+    for (int k = 0; k < m; ++k)
+      s[k] = s_.col(Slot(k)).data(), y[k] = y_.col(Slot(k)).data(), ts[k] = t[k], uy[k] = gamma_ * u[k];
+    Scalar* d = direction.data();
+    const double gamma = gamma_;
+    BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
+      // Accumulated in double through an L2-sized scratch block, stored once.
+      thread_local std::vector<double> acc;
+      acc.resize(static_cast<size_t>(len));
+      for (Eigen::Index j = 0; j < len; ++j) acc[j] = -gamma * g[b + j];
+      for (int k = 0; k < m; ++k) {
+        const Scalar* sk = s[k] + b;
+        const Scalar* yk = y[k] + b;
+        const double a = ts[k], c = uy[k];
+        for (Eigen::Index j = 0; j < len; ++j) acc[j] += c * yk[j] - a * sk[j];
+      }
+      for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]);
+      return 0.0;
+    });
+  }
+
+  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> s_, y_;  // [n x m], column = slot
+  Eigen::MatrixXd sy_;       // [m x m] s_iᵀy_j by slot (used for i older than or equal to j)
+  Eigen::MatrixXd yy_;       // [m x m] y_iᵀy_j by slot
+  Eigen::VectorXd sg_, yg_;  // [m] Sᵀg, Yᵀg by slot, for the last Direction's g
   double gamma_ = 1.0;
   int count_ = 0;
   int oldest_ = 0;
+  bool pending_ = false;  // the newest pair still lacks its cross terms
   int threads_;
 };
 

@@ -32,7 +32,8 @@ namespace {
 template <class Scalar>
 LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const LbfgsCallback& callback) {
   LbfgsResult r;
-  Eigen::VectorXd g, d;
+  Eigen::VectorXd g;
+  typename CorrectionHistory<Scalar>::Vector d;
   double fx = f.Evaluate(x, g);
   r.evaluations = 1;
   r.objective = fx;
@@ -55,7 +56,7 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
     double slope = ParallelDot(g, d, threads);
     if (!(slope < 0)) {  // lost descent (round-off in the history): restart along -g
       history.Clear();
-      d = -g;
+      history.Direction(g, d);  // -g with an empty history
       slope = ParallelDot(g, d, threads);
     }
     history.Begin(d, g);

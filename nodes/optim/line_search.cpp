@@ -1,10 +1,10 @@
 #include "nodes/optim/line_search.h"
 
-#include "nodes/optim/blocked_sum.h"
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
+
+#include "nodes/optim/blocked_sum.h"
 
 namespace seqflow {
 namespace {
@@ -16,9 +16,10 @@ struct Trial {
 };
 
 // Moves x from wherever it is to the start point + step·d and evaluates there.
+template <class Direction>
 class Walker {
  public:
-  Walker(Objective& f, Eigen::VectorXd& x, Eigen::VectorXd& g, const Eigen::VectorXd& d, int threads)
+  Walker(Objective& f, Eigen::VectorXd& x, Eigen::VectorXd& g, const Direction& d, int threads)
       : f_(f), x_(x), g_(g), d_(d), threads_(threads) {}
   Trial At(double step) {
     ParallelAxpy(step - at_, d_, x_, threads_);
@@ -36,7 +37,7 @@ class Walker {
   Objective& f_;
   Eigen::VectorXd& x_;
   Eigen::VectorXd& g_;
-  const Eigen::VectorXd& d_;
+  const Direction& d_;
   int threads_;
   double at_ = 0;
   int evaluations_ = 0;
@@ -61,10 +62,11 @@ double CubicStep(const Trial& a, const Trial& b) {
 
 }  // namespace
 
-LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::VectorXd& g, const Eigen::VectorXd& d,
-                                 double f0, double slope0, double initial_step, double c1, double c2,
-                                 int max_evaluations, int threads) {
-  Walker walk(f, x, g, d, threads);
+template <class Direction>
+LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::VectorXd& g, const Direction& d, double f0,
+                                 double slope0, double initial_step, double c1, double c2, int max_evaluations,
+                                 int threads) {
+  Walker<Direction> walk(f, x, g, d, threads);
   const Trial start{0, f0, slope0};
   Trial best = start;
   auto sufficient = [&](const Trial& t) { return t.f <= f0 + c1 * t.step * slope0; };
@@ -117,5 +119,10 @@ LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::Vector
   LineSearchResult r{false, settle.step, settle.f, walk.evaluations(), finite && walk.finite()};
   return r;
 }
+
+template LineSearchResult WolfeLineSearch(Objective&, Eigen::VectorXd&, Eigen::VectorXd&, const Eigen::VectorXd&,
+                                          double, double, double, double, double, int, int);
+template LineSearchResult WolfeLineSearch(Objective&, Eigen::VectorXd&, Eigen::VectorXd&, const Eigen::VectorXf&,
+                                          double, double, double, double, double, int, int);
 
 }  // namespace seqflow

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nodes/optim/correction_history.h"
 #include "nodes/optim/line_search.h"
 
 namespace seqflow {
@@ -143,6 +144,46 @@ TEST(Lbfgs, SameIteratesForAnyThreadCount) {
     results.push_back(x);
   }
   EXPECT_EQ(results[0], results[1]);
+}
+
+// The textbook two-loop recursion (Nocedal & Wright, Alg. 7.4) over explicit pairs, oldest first.
+Eigen::VectorXd TwoLoopDirection(const std::vector<Eigen::VectorXd>& s, const std::vector<Eigen::VectorXd>& y,
+                                 const Eigen::VectorXd& g) {
+  Eigen::VectorXd q = g;
+  const int m = static_cast<int>(s.size());
+  std::vector<double> alpha(m);
+  for (int i = m - 1; i >= 0; --i) {
+    alpha[i] = s[i].dot(q) / s[i].dot(y[i]);
+    q -= alpha[i] * y[i];
+  }
+  q *= s.back().dot(y.back()) / y.back().squaredNorm();
+  for (int i = 0; i < m; ++i) q += (alpha[i] - y[i].dot(q) / s[i].dot(y[i])) * s[i];
+  return -q;
+}
+
+TEST(CorrectionHistory, CompactFormEqualsTwoLoopRecursion) {
+  Quadratic f(40);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(40), g, g_next;
+  Eigen::VectorXd d;
+  CorrectionHistory<double> history(40, 4);
+  std::vector<Eigen::VectorXd> s, y;
+  f.Evaluate(x, g);
+  for (int k = 0; k < 9; ++k) {  // more steps than pairs: the oldest are dropped
+    history.Direction(g, d);
+    if (k > 0) {
+      const Eigen::VectorXd want = TwoLoopDirection(s, y, g);
+      EXPECT_LT((d - want).norm(), 1e-10 * want.norm()) << "step " << k;
+    }
+    const double step = 0.3 + 0.05 * k;
+    history.Begin(d, g);
+    x += step * d;
+    f.Evaluate(x, g_next);
+    history.Complete(step, g_next);
+    s.push_back(step * d);
+    y.push_back(g_next - g);
+    if (s.size() > 4) s.erase(s.begin()), y.erase(y.begin());
+    g = g_next;
+  }
 }
 
 TEST(WolfeLineSearch, AcceptedPointSatisfiesStrongWolfe) {

@@ -1,0 +1,33 @@
+// Training a linear-chain CRF: duplicate attributes merged (attribute_groups.h), the penalised
+// likelihood (crf_likelihood.h) minimised by L-BFGS from zero weights, then the group rows shared
+// back out to every attribute. The kernel behind crf.train; no engine types.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "nodes/features/feature_templates.h"
+#include "nodes/optim/lbfgs.h"
+
+namespace seqflow {
+
+struct CrfTrainOptions {
+  double sigma2 = 1.0;  // Gaussian prior variance δ²
+  LbfgsOptions lbfgs;   // lbfgs.threads also drives the gradient
+  bool merge_duplicates = true;
+};
+
+struct CrfTrainResult {
+  Eigen::VectorXd weights;  // CrfLayout{num_attributes, num_labels}
+  LbfgsResult optimizer;
+  int64_t trained_weights = 0;  // after merging duplicate attributes
+};
+
+// REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels).
+// `callback` as for MinimizeLbfgs (return false to cancel).
+CrfTrainResult TrainCrf(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
+                        int32_t num_attributes, int32_t num_labels, const CrfTrainOptions& options,
+                        const LbfgsCallback& callback = nullptr);
+
+}  // namespace seqflow

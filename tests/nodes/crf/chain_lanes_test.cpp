@@ -1,0 +1,92 @@
+// The lane-batched forward-backward against the one-chain ChainForwardBackward (itself tested
+// against enumeration in linear_chain_test.cpp), on batches of chains of mixed lengths.
+#include "nodes/crf/chain_lanes.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace seqflow {
+namespace {
+
+RowMatrixXd Random(int rows, int cols, double scale, std::mt19937& rng) {
+  std::normal_distribution<double> normal(0, scale);
+  RowMatrixXd m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+  return m;
+}
+
+double RelativeError(double got, double want) { return std::abs(got - want) / std::max(1.0, std::abs(want)); }
+
+// Fills `lanes` lanes of a batch with random chains of lengths in [1, 40] stacked in one score
+// table, runs the lanes kernel and compares every lane with ChainForwardBackward.
+void CheckBatch(int K, int lanes, double scale, std::mt19937& rng) {
+  std::uniform_int_distribution<int> length(1, 40);
+  const RowMatrixXd transition = Random(K, K, scale, rng);
+  ChainLanesBatch batch;
+  int rows = 3;  // an offset before the first chain: lanes need not start at row 0
+  for (int l = 0; l < lanes; ++l) {
+    batch.first[l] = rows;
+    batch.len[l] = length(rng);
+    batch.length = std::max(batch.length, batch.len[l]);
+    rows += batch.len[l];
+  }
+  const RowMatrixXd scores = Random(rows, K, scale, rng);
+  std::vector<RowMatrixXd> marginals(kLanes);
+  std::array<double*, kLanes> marginal_rows{};
+  for (int l = 0; l < lanes; ++l) {
+    marginals[l].setZero(batch.len[l], K);
+    marginal_rows[l] = marginals[l].data();
+  }
+  std::vector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  ChainLanesWork work;
+  const ChainLanesTransition lanes_transition(transition);
+  const std::array<double, kLanes> log_z =
+      ChainLanesForwardBackward<double>(scores.data(), lanes_transition, batch, work, marginal_rows, xi.data());
+  RowMatrixXd bigrams = RowMatrixXd::Zero(K, K), want_bigrams = RowMatrixXd::Zero(K, K);
+  ChainLanesAddBigrams(lanes_transition, xi.data(), bigrams.data());
+  for (int l = 0; l < kLanes; ++l) {
+    SCOPED_TRACE(testing::Message() << "K=" << K << " scale=" << scale << " lane=" << l);
+    if (l >= lanes) {
+      EXPECT_EQ(log_z[l], 0.0);
+      continue;
+    }
+    RowMatrixXd want_marginals;
+    const double want_log_z = ChainForwardBackward(scores.middleRows(batch.first[l], batch.len[l]), transition,
+                                                   &want_marginals, &want_bigrams);
+    EXPECT_LT(RelativeError(log_z[l], want_log_z), 1e-10);
+    EXPECT_LT((marginals[l] - want_marginals).cwiseAbs().maxCoeff(), 1e-10);
+  }
+  EXPECT_LT((bigrams - want_bigrams).cwiseAbs().maxCoeff() / std::max(1.0, want_bigrams.cwiseAbs().maxCoeff()), 1e-10);
+}
+
+TEST(ChainLanes, MatchesOneChainForwardBackward) {
+  std::mt19937 rng(17);
+  for (int K : {1, 3, 9, 22}) {
+    for (double scale : {0.5, 3.0, 40.0}) {  // 40: exp overflows without the per-token shift
+      for (int lanes : {1, 5, kLanes}) CheckBatch(K, lanes, scale, rng);
+    }
+  }
+}
+
+TEST(ChainLanes, NonFiniteScoresSpoilOnlyTheirLane) {
+  std::mt19937 rng(5);
+  const int K = 3;
+  const RowMatrixXd transition = Random(K, K, 1.0, rng);
+  RowMatrixXd scores = Random(8, K, 1.0, rng);
+  scores(1, 2) = std::nan("");
+  ChainLanesBatch batch;
+  batch.first = {0, 4};
+  batch.len = {4, 4};
+  batch.length = 4;
+  ChainLanesWork work;
+  const std::array<double, kLanes> log_z =
+      ChainLanesForwardBackward<double>(scores.data(), ChainLanesTransition(transition), batch, work, {}, nullptr);
+  EXPECT_FALSE(std::isfinite(log_z[0]));
+  EXPECT_NEAR(log_z[1], ChainForwardBackward(scores.bottomRows(4), transition, nullptr, nullptr), 1e-12);
+}
+
+}  // namespace
+}  // namespace seqflow
