@@ -22,11 +22,13 @@ struct ReportArgs {
   std::string md_file;   // default DIR/report.md
   std::string csv_file;  // default DIR/report.csv
   bool plots = false;    // an SVG beside every DIR/**/*.path.csv
+  bool html = false;     // DIR/report.html: graph, tables, plots and node timings in one file
 };
 
 int RunCommand(const RunArgs& args);
 int PlanCommand(const RunArgs& args);
-int GraphCommand(const PipelineArgs& args);
+// Graphviz dot on stdout, or with `svg_file` an SVG drawing (Graphviz's when `dot` is on PATH).
+int GraphCommand(const PipelineArgs& args, const std::string& svg_file);
 int KindsCommand(const std::string& kind);
 int CacheLsCommand(const std::string& cache_dir);
 int CacheGcCommand(const std::string& cache_dir, double keep_days);

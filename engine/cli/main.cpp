@@ -40,9 +40,11 @@ int main(int argc, char** argv) {
   plan_cmd->callback([&] { code = seqflow::cli::PlanCommand(plan); });
 
   PipelineArgs graph;
-  CLI::App* graph_cmd = app.add_subcommand("graph", "print the pipeline's DAG as Graphviz dot");
+  std::string graph_svg;
+  CLI::App* graph_cmd = app.add_subcommand("graph", "print the pipeline's DAG as Graphviz dot, or draw it as SVG");
   AddPipelineOptions(graph_cmd, graph);
-  graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph); });
+  graph_cmd->add_option("--svg", graph_svg, "write an SVG drawing (Graphviz when `dot` is on PATH, else built in)");
+  graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph, graph_svg); });
 
   std::string kind;
   CLI::App* kinds_cmd = app.add_subcommand("kinds", "list node kinds, or describe one");
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--md", report.md_file, "Markdown table file (default DIR/report.md)");
   report_cmd->add_option("--csv", report.csv_file, "CSV table file (default DIR/report.csv)");
   report_cmd->add_flag("--plots", report.plots, "an SVG beside every DIR/**/*.path.csv");
+  report_cmd->add_flag("--html", report.html, "DIR/report.html: graph, tables, plots and node times in one file");
   report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
 
   try {

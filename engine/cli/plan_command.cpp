@@ -32,13 +32,4 @@ int PlanCommand(const RunArgs& args) {
   return 0;
 }
 
-int GraphCommand(const PipelineArgs& args) {
-  Env* env = Env::Default();
-  FileHasher hasher(env);
-  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args, env, hasher);
-  if (!pipeline) return 2;
-  std::printf("%s", ToDot(pipeline->runs.front().dag, pipeline->name).c_str());
-  return 0;
-}
-
 }  // namespace seqflow::cli

@@ -1,9 +1,10 @@
 // `seqflow report DIR`: the comparison table of a run record on stdout, as Markdown and CSV
-// files, and with --plots an SVG beside every homotopy path table.
+// files, with --plots an SVG beside every homotopy path table, and with --html DIR/report.html.
 #include <cstdio>
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
+#include "engine/record/html_report.h"
 #include "engine/record/report.h"
 #include "engine/record/svg_plot.h"
 
@@ -34,12 +35,16 @@ Status FindPathCsvs(const std::string& dir, Env* env, std::vector<std::string>& 
   return Status::Ok();
 }
 
-// DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg, titled "run-1/sweep.path.csv".
-Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) {
+// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv".
+Result<LinePlot> LoadPlot(const std::string& dir, const std::string& csv_path, Env* env) {
   Result<std::string> csv = env->ReadFile(csv_path);
   if (!csv.ok()) return csv.status();
-  std::string title = csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1));
-  Result<LinePlot> plot = PathCsvPlot(*csv, title);
+  return PathCsvPlot(*csv, csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1)));
+}
+
+// DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg.
+Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) {
+  Result<LinePlot> plot = LoadPlot(dir, csv_path, env);
   if (!plot.ok()) return plot.status();
   std::string svg_path = csv_path.substr(0, csv_path.size() - 4) + ".svg";
   SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(svg_path, RenderSvg(*plot)));
@@ -64,6 +69,53 @@ bool WritePlots(const std::string& dir, Env* env) {
   return ok;
 }
 
+// DIR/report.html with the plots of every path table. Returns false if the page or any plot
+// could not be made (each failure logged; the page is written without that plot).
+bool WriteHtml(const std::string& dir, const std::string& summary, Env* env) {
+  std::vector<std::string> csvs;
+  Status listed = FindPathCsvs(dir, env, csvs);
+  if (!listed.ok()) LogError(listed.ToString());
+  bool ok = listed.ok();
+  std::vector<HtmlPlot> plots;
+  for (const std::string& csv : csvs) {
+    Result<LinePlot> plot = LoadPlot(dir, csv, env);
+    if (plot.ok()) plots.push_back({plot->title, RenderSvg(*plot)});
+    else LogError(csv + ": " + plot.status().ToString()), ok = false;
+  }
+  Result<std::string> html = RenderHtmlReport(summary, plots);
+  std::string path = JoinPath(dir, "report.html");
+  Status written = html.ok() ? env->WriteFileAtomic(path, *html) : html.status();
+  if (!written.ok()) {
+    LogError(path + ": " + written.ToString());
+    return false;
+  }
+  LogInfo("wrote " + path);
+  return ok;
+}
+
+// The evaluators' sentences.csv files of a run record (DIR/*.sentences.csv and
+// DIR/run-*/*.sentences.csv), by path relative to DIR; unreadable ones are left out.
+SentenceFiles ReadSentenceFiles(const std::string& dir, Env* env) {
+  constexpr std::string_view kSuffix = ".sentences.csv";
+  SentenceFiles files;
+  auto read_folder = [&](const std::string& sub) {
+    Result<std::vector<std::string>> names = env->ListDir(sub.empty() ? dir : JoinPath(dir, sub));
+    if (!names.ok()) return;
+    for (const std::string& name : *names) {
+      std::string rel = sub.empty() ? name : sub + "/" + name;
+      if (name.size() <= kSuffix.size() || name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
+        continue;
+      if (Result<std::string> text = env->ReadFile(JoinPath(dir, rel)); text.ok()) files[rel] = *text;
+    }
+  };
+  read_folder("");
+  Result<std::vector<std::string>> names = env->ListDir(dir);
+  if (names.ok())
+    for (const std::string& name : *names)
+      if (name.rfind("run-", 0) == 0) read_folder(name);
+  return files;
+}
+
 }  // namespace
 
 int ReportCommand(const ReportArgs& args) {
@@ -74,7 +126,7 @@ int ReportCommand(const ReportArgs& args) {
     LogError(summary.status().ToString() + " (is " + args.dir + " the --out DIR of `seqflow run`?)");
     return 2;
   }
-  Result<ReportTable> table = BuildReport(*summary);
+  Result<ReportTable> table = BuildReport(*summary, ReadSentenceFiles(args.dir, env));
   if (!table.ok()) {
     LogError(summary_path + ": " + table.status().ToString());
     return 2;
@@ -90,7 +142,9 @@ int ReportCommand(const ReportArgs& args) {
       return 1;
     }
   }
-  return args.plots && !WritePlots(args.dir, env) ? 1 : 0;
+  bool ok = !args.plots || WritePlots(args.dir, env);
+  if (args.html) ok = WriteHtml(args.dir, *summary, env) && ok;
+  return ok ? 0 : 1;
 }
 
 }  // namespace seqflow::cli

@@ -1,4 +1,7 @@
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <cstdio>
@@ -9,6 +12,7 @@
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/progress_display.h"
 #include "engine/exec/executor.h"
 #include "engine/record/plan_explain.h"
 #include "engine/record/summary.h"
@@ -22,10 +26,13 @@ int DefaultThreads(int requested) {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
+std::string RunPrefix(size_t run, size_t num_runs) {
+  return num_runs > 1 ? fmt::format("[run {}/{}] ", run + 1, num_runs) : "";
+}
+
 // One stderr line per node start and finish (plain lines: readable in CI logs), and for long
 // loops a progress line at most every few seconds per node. Events arrive serialised.
-std::function<void(const ExecEvent&)> ProgressPrinter(size_t run, size_t num_runs) {
-  std::string prefix = num_runs > 1 ? fmt::format("[run {}/{}] ", run + 1, num_runs) : "";
+std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix) {
   auto last_line = std::make_shared<std::map<std::string, std::chrono::steady_clock::time_point>>();
   return [prefix, last_line](const ExecEvent& e) {
     auto now = std::chrono::steady_clock::now();
@@ -39,11 +46,7 @@ std::function<void(const ExecEvent&)> ProgressPrinter(size_t run, size_t num_run
       (*last_line)[e.node] = now;
       LogInfo(fmt::format("{}start  {}", prefix, e.node));
     } else if (e.type == ExecEvent::kFinish) {
-      const NodeOutcome& o = *e.outcome;
-      std::string line = fmt::format("{}{:<8} {} ({}) {:.3f}s", prefix, NodeStatusName(o.status), o.name, o.kind,
-                                     o.seconds);
-      if (!o.error.ok()) line += "\n    " + o.error.ToString();
-      LogInfo(line);
+      LogInfo(FinishLine(prefix, *e.outcome));
     }
   };
 }
@@ -81,19 +84,27 @@ int RunCommand(const RunArgs& args) {
   ArtifactMemo memo;
   PipelineRecord record;
   record.pipeline = pipeline->name;
+  if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
+  // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.
+  const char* term = std::getenv("TERM");
+  std::unique_ptr<TtyProgress> live;
+  if (::isatty(STDERR_FILENO) && term != nullptr && std::string_view(term) != "dumb")
+    live = std::make_unique<TtyProgress>(stderr);
   for (size_t i = 0; i < pipeline->runs.size(); ++i) {
     const PlannedRun& run = pipeline->runs[i];
     ExecOptions options;
     options.threads = DefaultThreads(args.threads);
     options.force = args.force;
-    options.on_event = ProgressPrinter(i, pipeline->runs.size());
+    std::string prefix = RunPrefix(i, pipeline->runs.size());
+    options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);
     ok = ok && result.ok();
     Status saved = SaveRunKeyParts(cache_dir, RunId(pipeline->name, run.variant.assignment), run.dag, env);
     if (!saved.ok()) LogWarning("cannot record the run's keys for `seqflow plan`: " + saved.ToString());
-    record.runs.push_back({run.variant.assignment, run.variant.axes, std::move(result)});
+    record.runs.push_back({run.variant.assignment, run.variant.axes, std::move(result), ShapeOf(run.dag)});
   }
+  live.reset();
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {
     Status written = WriteRunRecord(args.out_dir, record, env);

@@ -19,9 +19,16 @@ const Registry& TheRegistry() {
 
 Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher) {
   SEQFLOW_ASSIGN_OR_RETURN(PipelineSpec spec, ParsePipelineFile(args.path, Overrides{args.sets}, env));
-  SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants, ExpandAblations(spec, args.ablation));
+  // An unknown kind takes the seed, so that BuildDag reports the kind rather than repeat: a
+  // missing seeded node.
+  auto takes_seed = [](const std::string& kind) {
+    const KindSpec* k = TheRegistry().FindKind(kind);
+    return k == nullptr || k->FindParam("seed") != nullptr;
+  };
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants, ExpandAblations(spec, args.ablation, takes_seed));
   Pipeline pipeline;
   pipeline.name = spec.name;
+  pipeline.repeated = spec.repeat.has_value();
   for (auto& variant : variants) {
     SEQFLOW_ASSIGN_OR_RETURN(Dag dag, BuildDag(variant.spec, TheRegistry(), hasher));
     pipeline.runs.push_back({std::move(variant), std::move(dag)});

@@ -27,6 +27,7 @@ struct PlannedRun {
 struct Pipeline {
   std::string name;
   std::vector<PlannedRun> runs;
+  bool repeated = false;  // the runs repeat over seeds (axes[kRepeatAxis] is each run's seed)
 };
 
 // The registry with every node kind seqflow ships. Built once; never deleted.

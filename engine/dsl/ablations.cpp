@@ -155,13 +155,18 @@ Status CheckAblationTargets(const PipelineSpec& spec) {
 
 namespace seqflow {
 
-Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis) {
-  SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> selected, dsl::SelectAxes(spec, axis));
+Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis,
+                                                const TakesSeed& takes_seed) {
+  const bool repeat_only = spec.repeat && axis == kRepeatAxis;
   std::vector<RunVariant> runs{RunVariant{{}, {}, spec}};
-  for (const AblationAxis* a : selected) {
-    SEQFLOW_ASSIGN_OR_RETURN(runs, dsl::Spread(runs, *a));
+  if (!repeat_only) {
+    SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> selected, dsl::SelectAxes(spec, axis));
+    for (const AblationAxis* a : selected) {
+      SEQFLOW_ASSIGN_OR_RETURN(runs, dsl::Spread(runs, *a));
+    }
   }
-  return runs;
+  if (!spec.repeat) return runs;
+  return dsl::RepeatRuns(runs, *spec.repeat, takes_seed);
 }
 
 }  // namespace seqflow

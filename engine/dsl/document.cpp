@@ -10,7 +10,7 @@
 namespace seqflow::dsl {
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"name", "include", "vars", "nodes", "ablations"};
+const std::vector<std::string> kTopLevelKeys = {"name", "include", "vars", "nodes", "ablations", "repeat", "repeats"};
 
 struct Include {
   std::string path;
@@ -32,6 +32,7 @@ void Merge(RawDoc& into, RawDoc from) {
   for (auto& [name, def] : from.vars) into.vars[name] = std::move(def);
   for (auto& node : from.nodes) ReplaceOrAppend(into.nodes, std::move(node));
   for (auto& axis : from.ablations) ReplaceOrAppend(into.ablations, std::move(axis));
+  if (from.repeat) into.repeat = std::move(from.repeat);
 }
 
 Result<std::vector<Include>> ParseIncludes(const MapEntry& section, const std::string& file) {
@@ -56,7 +57,7 @@ Status UnknownTopLevelKey(const MapEntry& e) {
   std::string near = NearestName(e.key, kTopLevelKeys);
   return Status::Invalid("unknown top-level key '" + e.key + "'" +
                              (near.empty() ? "" : " — did you mean '" + near + "'?") +
-                             " (expected name, include, vars, nodes, ablations)",
+                             " (expected name, include, vars, nodes, ablations, repeat, repeats)",
                          e.key_loc);
 }
 
@@ -72,6 +73,12 @@ Status ParseSection(const MapEntry& e, const std::string& file, RawDoc& doc, std
     SEQFLOW_ASSIGN_OR_RETURN(doc.nodes, ParseNodes(e, file));
   } else if (e.key == "ablations") {
     SEQFLOW_ASSIGN_OR_RETURN(doc.ablations, ParseAblations(e, file));
+  } else if (e.key == "repeat" || e.key == "repeats") {
+    if (doc.repeat)
+      return Status::Invalid("give either 'repeat: N' or 'repeats: {seed: [...]}', not both ('" + doc.repeat->key +
+                                 "' at line " + std::to_string(doc.repeat->loc.line) + ")",
+                             e.key_loc);
+    SEQFLOW_ASSIGN_OR_RETURN(doc.repeat, ParseRepeat(e, file));
   } else {
     return UnknownTopLevelKey(e);
   }

@@ -1,16 +1,19 @@
 // One pipeline file and its includes, merged, before ${var} expansion and --set (internal to
 // engine/dsl). Merging: included files first, in the order listed, then the including file;
-// a var, node or ablation axis of the same name is replaced in place by the later definition.
+// a var, node or ablation axis of the same name is replaced in place by the later definition,
+// and a later repeat section replaces an earlier one.
 // Thread safety: not thread safe (expands include paths through a memoising VarScope).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/base/env.h"
 #include "engine/base/status.h"
+#include "engine/dsl/sections.h"
 #include "engine/dsl/spec.h"
 #include "engine/dsl/vars.h"
 
@@ -21,6 +24,7 @@ struct RawDoc {
   std::map<std::string, VarDef> vars;
   std::vector<NodeSpec> nodes;          // file order; texts not expanded
   std::vector<AblationAxis> ablations;  // texts not expanded
+  std::optional<RawRepeat> repeat;      // a later file's replaces an earlier one's
 };
 
 // The files being read, outermost first: (absolute path, name shown in errors).

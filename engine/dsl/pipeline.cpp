@@ -88,8 +88,13 @@ Result<PipelineSpec> ParsePipelineText(const std::string& text, const std::strin
   SEQFLOW_RETURN_IF_ERROR(ExpandAblations(doc.ablations, vars));
   spec.nodes = std::move(doc.nodes);
   spec.ablations = std::move(doc.ablations);
+  if (doc.repeat) {
+    SEQFLOW_RETURN_IF_ERROR(ExpandRaw(doc.repeat->value, vars));
+    SEQFLOW_ASSIGN_OR_RETURN(spec.repeat, dsl::ResolveRepeat(*doc.repeat));
+  }
   SEQFLOW_RETURN_IF_ERROR(ApplyNodeOverrides(sets, vars, spec));
   SEQFLOW_RETURN_IF_ERROR(dsl::CheckAblationTargets(spec));
+  SEQFLOW_RETURN_IF_ERROR(dsl::CheckRepeatAxis(spec));
   return spec;
 }
 

@@ -1,6 +1,6 @@
-// Parsers of the sections of one pipeline file (internal to engine/dsl): vars, nodes and
-// ablations, as written, before ${var} expansion. Each takes the section's MapEntry (so an empty
-// or misshapen section is reported at its key) and the file name for SourceLocs.
+// Parsers of the sections of one pipeline file (internal to engine/dsl): vars, nodes, ablations
+// and repeats, as written, before ${var} expansion. Each takes the section's MapEntry (so an
+// empty or misshapen section is reported at its key) and the file name for SourceLocs.
 // Thread safety: pure functions.
 #pragma once
 
@@ -28,6 +28,27 @@ Result<std::vector<AblationAxis>> ParseAblations(const MapEntry& section, const 
 
 // Every ablation target names an existing node and a field that can vary.
 Status CheckAblationTargets(const PipelineSpec& spec);
+
+// `repeat: N` or `repeats: {seed: [s1, ...]}` as written, before ${var} expansion.
+struct RawRepeat {
+  std::string key;  // "repeat" or "repeats"
+  SourceLoc loc;    // of the key
+  RawParam value;   // repeat: the count (a scalar); repeats: the seeds (a list)
+};
+
+// Checks the shape: `repeat` a scalar; `repeats` a map whose only key is `seed`, holding a
+// non-empty list of single values.
+Result<RawRepeat> ParseRepeat(const MapEntry& section, const std::string& file);
+
+// After expansion: `repeat` must be a positive integer N (seeds "1".."N"); seeds are distinct.
+Result<RepeatSpec> ResolveRepeat(const RawRepeat& raw);
+
+// With a repeat section, no ablation axis may be named kRepeatAxis.
+Status CheckRepeatAxis(const PipelineSpec& spec);
+
+// Each of `runs` once per seed of `repeat` (see ExpandAblations).
+Result<std::vector<RunVariant>> RepeatRuns(const std::vector<RunVariant>& runs, const RepeatSpec& repeat,
+                                           const TakesSeed& takes_seed);
 
 // Sets `field` ("kind" or a parameter name) of `node` to `value`.
 // REQUIRES: value is a scalar when field == "kind".

@@ -10,9 +10,12 @@
 //     NODE: {kind: KIND, in: [A, B] | {port: A, port2: [B, C]}, PARAM: VALUE, ...}
 //   ablations:
 //     AXIS: {NODE.kind: [k1, k2], NODE.PARAM: [v1, v2]}   # zipped; axes form a grid
+//   repeat: N | repeats: {seed: [s1, s2, ...]}  # N = seeds 1..N; at most one of the two
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,18 @@ struct AblationAxis {
   size_t size() const { return targets.empty() ? 0 : targets[0].values.size(); }
 };
 
+// The name of the axis that `repeat:` / `repeats:` adds; no ablation axis may take it then.
+inline constexpr const char kRepeatAxis[] = "repeat";
+
+// Repetitions: every run once per seed, with the parameter `seed` of every node whose kind
+// declares one set to that seed. Which kinds take a seed is the registry's knowledge, so
+// ExpandAblations asks its caller (TakesSeed).
+struct RepeatSpec {
+  std::vector<std::string> seeds;  // after ${var} expansion, in order
+  std::string written;             // "repeat: 4" or "repeats: {seed: [1, 2]}", for messages
+  SourceLoc loc;                   // of the `repeat` / `repeats` key
+};
+
 struct PipelineSpec {
   std::string name;
   std::string file;  // absolute path of the top-level pipeline file
@@ -60,6 +75,7 @@ struct PipelineSpec {
   std::map<std::string, std::string> vars;  // after expansion and --set
   std::vector<NodeSpec> nodes;              // in file order
   std::vector<AblationAxis> ablations;
+  std::optional<RepeatSpec> repeat;
 
   const NodeSpec* FindNode(const std::string& name) const;
   NodeSpec* FindNode(const std::string& name);
@@ -90,8 +106,16 @@ Result<PipelineSpec> ParsePipelineFile(const std::string& path, const Overrides&
 Result<PipelineSpec> ParsePipelineText(const std::string& text, const std::string& path, const Overrides& overrides,
                                        Env* env);
 
+// True when node kind `kind` declares a `seed` parameter.
+using TakesSeed = std::function<bool(const std::string& kind)>;
+
 // The runs an ablation selection asks for: no axes -> one base run; `axis` "" -> the grid of all
-// axes; else that one axis. Unknown axis -> error listing the axes.
-Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis);
+// axes; else that one axis. Unknown axis -> error listing the axes. With spec.repeat, every
+// selected run is repeated once per seed (seeds vary fastest; axes["repeat"] = the seed), also
+// when `axis` names another axis; `axis` "repeat" selects the repetitions alone. The seed goes
+// to every node whose kind (after the run's kind ablations) `takes_seed`; a run with no such
+// node is an error at the repeat key. An empty `takes_seed` takes no seed anywhere.
+Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis,
+                                                const TakesSeed& takes_seed = {});
 
 }  // namespace seqflow

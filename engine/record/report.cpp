@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "engine/record/report_significance.h"
+
 namespace seqflow {
 namespace {
 
@@ -26,16 +28,24 @@ std::string Label(const std::map<std::string, std::string>& assignment) {
   return out;
 }
 
-// The run's axis values (or, in records without axes, its NODE.FIELD assignment) without
-// repetition keys: runs with equal labels share a row.
-std::string RowLabel(const Json& run) {
-  std::map<std::string, std::string> kept;
+struct RunGroup {
+  std::string label;      // runs with equal labels share a row
+  std::string repeat_id;  // which repetition of its row the run is
+};
+
+// The run's axis values (or, in records without axes, its NODE.FIELD assignment) without the
+// repetition keys — the record's `repeat_axis` when it names one, else IsRepetitionKey — whose
+// values identify the repetition.
+RunGroup GroupOf(const Json& run, const std::string& repeat_axis) {
+  std::map<std::string, std::string> kept, repeat;
   auto axes = run.find("axes");
   auto it = axes != run.end() && axes->is_object() && !axes->empty() ? axes : run.find("ablation");
-  if (it == run.end() || !it->is_object()) return Label(kept);
-  for (const auto& [k, v] : it->items())
-    if (!IsRepetitionKey(k)) kept[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return Label(kept);
+  if (it == run.end() || !it->is_object()) return {Label(kept), ""};
+  for (const auto& [k, v] : it->items()) {
+    bool repetition = repeat_axis.empty() ? IsRepetitionKey(k) : k == repeat_axis;
+    (repetition ? repeat : kept)[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return {Label(kept), Label(repeat)};
 }
 
 const Json* Nodes(const Json& run) {
@@ -112,6 +122,13 @@ std::string CellText(const std::optional<ReportCell>& cell, size_t row_runs) {
   return s;
 }
 
+// " p=0.012", " p<0.001", marked "†" when significant; "" without a p-value.
+std::string PText(const std::optional<ReportCell>& cell) {
+  if (!cell || !cell->p) return "";
+  std::string s = *cell->p < 0.001 ? " p<0.001" : " p=" + Fixed(*cell->p, 3);
+  return *cell->p < kSignificanceLevel ? s + "†" : s;
+}
+
 // Terminal columns of UTF-8 text: one per code point (the text holds no wide characters).
 size_t DisplayWidth(std::string_view s) {
   return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
@@ -151,7 +168,7 @@ std::vector<std::vector<std::string>> TextCells(const ReportTable& table) {
   for (const ReportRow& row : table.rows) {
     cells.emplace_back();
     for (const auto& cell : row.cells)
-      cells.back().push_back(CellText(cell, row.runs) + (cell && cell->best ? "*" : ""));
+      cells.back().push_back(CellText(cell, row.runs) + (cell && cell->best ? "*" : "") + PText(cell));
   }
   return cells;
 }
@@ -197,7 +214,8 @@ bool IsRepetitionKey(std::string_view key) {
   return key == "repeat" || key.rfind("repeat.", 0) == 0 || EndsWith(key, ".seed");
 }
 
-Result<ReportTable> BuildReport(std::string_view summary_json) {
+Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences,
+                                const SignificanceOptions& test) {
   Json summary = Json::parse(summary_json, nullptr, /*allow_exceptions=*/false);
   if (summary.is_discarded()) return Status::Invalid("summary.json is not valid JSON");
   if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
@@ -207,14 +225,19 @@ Result<ReportTable> BuildReport(std::string_view summary_json) {
   table.pipeline = summary.value("pipeline", "");
   table.runs = runs.size();
   table.columns = Columns(runs);
+  table.test = test;
+  const std::string repeat_axis = summary.value("repeat_axis", "");
   std::vector<std::vector<size_t>> members;  // row -> run indices
+  std::vector<report::RowRepeats> repeats;   // row -> repeat id -> run index
   std::map<std::string, size_t> row_of;
   for (size_t i = 0; i < runs.size(); ++i) {
-    std::string label = RowLabel(runs[i]);
-    auto [it, inserted] = row_of.emplace(label, table.rows.size());
-    if (inserted) table.rows.push_back({label, 0, {}}), members.emplace_back();
+    RunGroup group = GroupOf(runs[i], repeat_axis);
+    auto [it, inserted] = row_of.emplace(group.label, table.rows.size());
+    if (inserted) table.rows.push_back({group.label, 0, {}}), members.emplace_back(), repeats.emplace_back(std::in_place);
     ++table.rows[it->second].runs;
     members[it->second].push_back(i);
+    report::RowRepeats& row = repeats[it->second];
+    if (row && !row->emplace(group.repeat_id, i).second) row.reset();
   }
   for (size_t r = 0; r < table.rows.size(); ++r)
     for (const std::string& column : table.columns) {
@@ -224,6 +247,7 @@ Result<ReportTable> BuildReport(std::string_view summary_json) {
       table.rows[r].cells.push_back(Summarise(values));
     }
   MarkBest(table);
+  report::AddPValues(runs, repeats, sentences, table);
   return table;
 }
 
@@ -240,7 +264,12 @@ std::string RenderText(const ReportTable& table, size_t width) {
   size_t n_width = 1;
   for (const ReportRow& row : table.rows) n_width = std::max(n_width, std::to_string(row.runs).size());
   std::string out = table.pipeline + ": " + std::to_string(table.runs) + " runs, " + std::to_string(table.rows.size()) +
-                    " rows (mean ± sd over repetitions; * = best)\n\n";
+                    " rows (mean ± sd over repetitions; * = best)\n";
+  if (table.has_p)
+    out += "p: paired " + std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
+           " vs the best row over sentences, R = " + std::to_string(table.test.samples) + "; † p < " +
+           Fixed(kSignificanceLevel, 2) + "\n";
+  out += "\n";
   if (table.columns.empty()) out += "(no evaluator metrics)\n\n";
   size_t first = 0;
   do {
@@ -264,7 +293,7 @@ std::string RenderMarkdown(const ReportTable& table) {
     out += "| " + label + " | " + std::to_string(row.runs) + " |";
     for (const auto& cell : row.cells) {
       std::string text = cell ? CellText(cell, row.runs) : "";
-      out += " " + (cell && cell->best ? "**" + text + "**" : text) + " |";
+      out += " " + (cell && cell->best ? "**" + text + "**" : text) + PText(cell) + " |";
     }
     out += "\n";
   }
@@ -274,17 +303,18 @@ std::string RenderMarkdown(const ReportTable& table) {
 std::string RenderCsv(const ReportTable& table) {
   std::string out = "run,n";
   for (const std::string& column : table.columns)
-    out += "," + CsvField(column) + "," + CsvField(column + ".std") + "," + CsvField(column + ".n");
+    out += "," + CsvField(column) + "," + CsvField(column + ".std") + "," + CsvField(column + ".n") + "," +
+           CsvField(column + ".p");
   out += "\n";
   for (const ReportRow& row : table.rows) {
     out += CsvField(row.label) + "," + std::to_string(row.runs);
     for (const auto& cell : row.cells) {
       if (!cell) {
-        out += ",,,";
+        out += ",,,,";
         continue;
       }
-      out +=
-          "," + Precise(cell->mean) + "," + (cell->n > 1 ? Precise(cell->stddev) : "") + "," + std::to_string(cell->n);
+      out += "," + Precise(cell->mean) + "," + (cell->n > 1 ? Precise(cell->stddev) : "") + "," +
+             std::to_string(cell->n) + "," + (cell->p ? Precise(*cell->p) : "");
     }
     out += "\n";
   }

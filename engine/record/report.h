@@ -10,14 +10,25 @@
 // Columns: "<node>.<metric>" for each node whose kind starts with "eval." and each metric of
 // kMetricOrder it reports, nodes in name order. All these metrics are higher-is-better; the
 // best mean of a column is marked when at least two rows have a value.
+// Significance: given the evaluators' per-sentence statistics (the sentences.csv attachments,
+// see significance.h), every other row of a column is compared with the column's best row by a
+// paired test (approximate randomization by default) on that column's metric. Runs pair up by
+// repetition: the run of seed s of one row with the run of seed s of the other, and the test is
+// stratified by seed — its statistic is the mean over seeds, the number the table shows, and
+// sentences swap only with their counterpart of the same seed. A row gets no p-value when the
+// two rows do not have the same seeds, when a run's attachment is missing or unreadable, when
+// paired runs were scored on different test sets (their gold fingerprints differ), or when the
+// evaluator's statistics do not cover the metric.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/record/significance.h"
 
 namespace seqflow {
 
@@ -26,6 +37,7 @@ struct ReportCell {
   double stddev = 0;  // sample standard deviation; 0 when n == 1
   size_t n = 0;       // runs of the row that report this metric
   bool best = false;
+  std::optional<double> p;  // two-sided p-value against the column's best row (see above)
 };
 
 struct ReportRow {
@@ -39,7 +51,16 @@ struct ReportTable {
   size_t runs = 0;                   // runs in the record
   std::vector<std::string> columns;  // "score.f1", ...
   std::vector<ReportRow> rows;       // in the order of each row's first run
+  SignificanceOptions test;          // the paired test behind the p-values
+  bool has_p = false;                // some cell has a p-value
 };
+
+// A significance level: p-values below it are marked.
+inline constexpr double kSignificanceLevel = 0.05;
+
+// The sentences.csv attachments of a record, by their path relative to the record's folder
+// (AttachmentPath in summary.h: "score.sentences.csv", "run-3/score.sentences.csv").
+using SentenceFiles = std::map<std::string, std::string>;
 
 // The metrics that become columns, in column order within a node.
 inline constexpr const char* kMetricOrder[] = {"f1", "precision", "recall", "accuracy"};
@@ -47,16 +68,21 @@ inline constexpr const char* kMetricOrder[] = {"f1", "precision", "recall", "acc
 // True for ablation keys that only repeat an experiment (see above).
 bool IsRepetitionKey(std::string_view key);
 
-// Parses summary.json text. Invalid JSON or a missing "runs" array is kInvalid.
-Result<ReportTable> BuildReport(std::string_view summary_json);
+// Parses summary.json text; p-values come from `sentences` (none when empty). Repetitions are
+// the values of the record's "repeat_axis" when it names one, else the repetition keys above.
+// Invalid JSON or a missing "runs" array is kInvalid.
+Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences = {},
+                                const SignificanceOptions& test = {});
 
 // Aligned plain text no wider than `width` columns where possible: long labels wrap at ", ",
-// and columns that do not fit continue in further blocks that repeat the label. Best = "*".
+// and columns that do not fit continue in further blocks that repeat the label. Best = "*";
+// a p-value follows its mean ("p=0.012", "p<0.001"), marked "†" below kSignificanceLevel.
 std::string RenderText(const ReportTable& table, size_t width = 100);
-// A GitHub-flavoured Markdown table; the best value is **bold**; "|" in labels escaped.
+// A GitHub-flavoured Markdown table; the best value is **bold**, p-values as in text; "|" in
+// labels escaped.
 std::string RenderMarkdown(const ReportTable& table);
-// RFC 4180 CSV for other tools: run,n, then "<col>,<col>.std,<col>.n" per column, full
-// precision (%.10g), empty fields where a metric is missing. No best marker (derivable).
+// RFC 4180 CSV for other tools: run,n, then "<col>,<col>.std,<col>.n,<col>.p" per column, full
+// precision (%.10g), empty fields where a value is missing. No best marker (derivable).
 std::string RenderCsv(const ReportTable& table);
 
 }  // namespace seqflow

@@ -2,7 +2,9 @@
 #include "nodes/eval/eval_nodes.h"
 
 #include "engine/api/node.h"
+#include "nodes/eval/compare_node.h"
 #include "nodes/eval/segments.h"
+#include "nodes/eval/sentence_stats.h"
 
 namespace seqflow {
 
@@ -20,10 +22,15 @@ std::shared_ptr<Metrics> Publish(NodeContext& ctx, std::map<std::string, double>
   return metrics;
 }
 
+void AttachSentences(NodeContext& ctx, const Corpus& gold, bool segments, std::vector<SentenceStats> sentences) {
+  ctx.Attach("sentences.csv", FormatSentenceStats({GoldFingerprint(gold), segments, std::move(sentences)}));
+}
+
 ArtifactPtr RunTokens(NodeContext& ctx) {
   auto gold = ctx.In<Corpus>("gold");
   AlignedLabels labels = ValueOrThrow(AlignLabels(*gold, *ctx.In<Predictions>("predicted")));
   TokenScores scores = ScoreTokens(labels);
+  AttachSentences(ctx, *gold, false, TokenSentenceStats(labels));
   return Publish(ctx, {{"accuracy", scores.accuracy()},
                        {"tokens", static_cast<double>(scores.tokens)},
                        {"sentence_accuracy", scores.sentence_accuracy()}});
@@ -43,6 +50,7 @@ ArtifactPtr RunSegments(NodeContext& ctx) {
   CheckEncodings(gold->encoding, predicted->encoding);
   AlignedLabels labels = ValueOrThrow(AlignLabels(*gold, *predicted));
   SegmentScores scores = ValueOrThrow(ScoreSegments(labels, gold->encoding));
+  AttachSentences(ctx, *gold, true, SegmentSentenceStats(scores, labels));
   return Publish(ctx, SegmentMetrics(scores));
 }
 
@@ -50,21 +58,24 @@ ArtifactPtr RunSegments(NodeContext& ctx) {
 
 void RegisterEvalNodes(Registry& registry) {
   registry.AddKind(KindSpec{"eval.tokens",
-                            "1",
-                            "Token accuracy and sentence accuracy (every token right); labels compared by name.",
+                            "2",
+                            "Token accuracy and sentence accuracy (every token right); labels compared by name. "
+                            "Attaches per-sentence counts (sentences.csv) for `seqflow report`'s paired tests.",
                             std::string(Metrics::kType),
                             EvalPorts(),
                             {},
                             RunTokens});
   registry.AddKind(
       KindSpec{"eval.segments",
-               "1",
+               "2",
                "Segment precision, recall and F1 overall and per type, by conlleval's chunk rules for IOB1/IOB2; "
-               "for `runs` each maximal run of one label is a segment. Also accuracy and sentence accuracy.",
+               "for `runs` each maximal run of one label is a segment. Also accuracy and sentence accuracy. "
+               "Attaches per-sentence counts (sentences.csv) for `seqflow report`'s paired tests.",
                std::string(Metrics::kType),
                EvalPorts(),
                {},
                RunSegments});
+  RegisterCompareNode(registry);
 }
 
 }  // namespace seqflow

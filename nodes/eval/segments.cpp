@@ -36,6 +36,13 @@ std::vector<ChunkTag> PrefixedTags(const std::vector<std::string>& names, TypeTa
   return tags;
 }
 
+ChunkCounts Minus(const ChunkCounts& a, const ChunkCounts& b) {
+  return {a.gold - b.gold, a.predicted - b.predicted, a.correct - b.correct};
+}
+ChunkCounts Plus(const ChunkCounts& a, const ChunkCounts& b) {
+  return {a.gold + b.gold, a.predicted + b.predicted, a.correct + b.correct};
+}
+
 // A run starts where the label differs from the one before it.
 ChunkTag RunTag(const std::vector<int32_t>& seq, size_t t, const std::vector<int32_t>& type_of) {
   bool starts = t == 0 || seq[t] != seq[t - 1];
@@ -57,6 +64,7 @@ Result<SegmentScores> ScoreSegments(const AlignedLabels& labels, TagEncoding enc
   SegmentScores scores;
   scores.types = types.Take();
   ChunkCounter counter(scores.types.size());
+  ChunkCounts seen;  // totals before the current sentence
   for (size_t s = 0; s < labels.gold.size(); ++s) {
     const auto& gold = labels.gold[s];
     const auto& predicted = labels.predicted[s];
@@ -68,10 +76,16 @@ Result<SegmentScores> ScoreSegments(const AlignedLabels& labels, TagEncoding enc
       }
     }
     counter.Boundary();
+    ChunkCounts now = counter.Total();
+    scores.per_sentence.push_back(Minus(now, seen));
+    seen = now;
   }
   counter.Finish();
   scores.per_type = counter.per_type();
   scores.total = counter.Total();
+  // Only a prefix-less chunk survives a boundary; Finish credits it to the last sentence.
+  if (!scores.per_sentence.empty())
+    scores.per_sentence.back() = Plus(scores.per_sentence.back(), Minus(scores.total, seen));
   scores.tokens = ScoreTokens(labels);
   return scores;
 }

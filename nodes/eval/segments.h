@@ -24,6 +24,7 @@ struct SegmentScores {
   std::vector<std::string> types;     // [type id]; types[0] is the empty type
   std::vector<ChunkCounts> per_type;  // [type id]
   ChunkCounts total;                  // over all types, the empty one included
+  std::vector<ChunkCounts> per_sentence;  // [sentence] over all types; sums to `total` exactly
   TokenScores tokens;
 };
 

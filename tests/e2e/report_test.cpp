@@ -2,6 +2,7 @@
 // report.csv beside it, and with --plots an SVG beside every path table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,8 +29,8 @@ TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   CliResult report = RunSeqflow({"report", dir + "/out"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  for (const char* text : {"tiny-hmm: 2 runs, 2 rows", "decoder=decode.viterbi", "decoder=decode.sms",
-                           "score.f1", "tokens.accuracy", "*"})
+  for (const char* text :
+       {"tiny-hmm: 2 runs, 2 rows", "decoder=decode.viterbi", "decoder=decode.sms", "score.f1", "tokens.accuracy", "*"})
     EXPECT_NE(report.out.find(text), std::string::npos) << text << "\n" << report.out;
 
   nlohmann::json summary = ReadSummary(dir + "/out");
@@ -50,6 +51,43 @@ TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
   EXPECT_EQ(Slurp(dir + "/r.csv"), csv);
   EXPECT_EQ(RunSeqflow({"report", dir + "/missing"}).exit_code, 2);
+}
+
+// repeat: 3 x two decoders on a cold cache: nodes that do not depend on the seed are computed
+// once and shared by all six runs, seeded ones once per seed; the report folds the seeds into
+// mean ± sd rows with paired p-values against the best decoder.
+TEST(ReportE2eTest, RepeatsShareSeedFreeNodesAndReportPValues) {
+  std::string dir = MakeTempDir("seqflow-report-repeat");
+  CliResult run = RunSeqflow(
+      {"run", PipelinePath("tests/tiny_repeat.yaml"), "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json summary = ReadSummary(dir + "/out");
+  EXPECT_EQ(summary["repeat_axis"], "repeat");
+  ASSERT_EQ(summary["runs"].size(), 6u);
+  for (size_t r = 0; r < 6; ++r) {
+    EXPECT_EQ(summary["runs"][r]["axes"]["repeat"], std::to_string(r % 3 + 1));
+    std::map<std::string, std::string> status = NodeStatuses(summary, r);
+    auto computed_when = [](bool c) { return std::string(c ? "computed" : "cached"); };
+    for (const char* node : {"pool", "test", "unlabeled", "vocab"})
+      EXPECT_EQ(status[node], computed_when(r == 0)) << node << " run " << r;
+    // decode.sms as `predicted` has the key of `sms` of the same seed.
+    for (const char* node : {"train", "hmm", "sms", "predicted"})
+      EXPECT_EQ(status[node], computed_when(r < 3)) << node << " run " << r;
+    for (const char* node : {"score", "tokens", "compare"}) EXPECT_EQ(status[node], "computed") << node << " run " << r;
+    EXPECT_TRUE(fs::exists(dir + "/out/run-" + std::to_string(r) + "/score.sentences.csv"));
+  }
+  EXPECT_NE(Slurp(dir + "/out/run-0/compare.compare.md").find("| predicted |"), std::string::npos);
+
+  CliResult report = RunSeqflow({"report", dir + "/out"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  for (const char* text : {"tiny-repeat: 6 runs, 2 rows", "decoder=decode.viterbi  3", "decoder=decode.sms      3",
+                           " ± ", "p: paired approximate randomization vs the best row", " p="})
+    EXPECT_NE(report.out.find(text), std::string::npos) << text << "\n" << report.out;
+  std::istringstream lines(report.out);
+  for (std::string line; std::getline(lines, line);)  // display columns: UTF-8 lead bytes
+    EXPECT_LE(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }), 100) << line;
+  std::string csv = Slurp(dir + "/out/report.csv");
+  EXPECT_NE(csv.find("score.f1.p"), std::string::npos) << csv;
 }
 
 TEST(ReportE2eTest, PlotsBesideEveryPathTable) {

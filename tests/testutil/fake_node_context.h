@@ -1,6 +1,6 @@
 // FakeNodeContext: runs a node body without the engine, with in-memory files and list ports.
 // Parameters start from the kind's declared defaults with overrides applied; metrics are
-// collected for inspection. Shared by the node tests of every family.
+// collected for inspection, as are attachments. Shared by the node tests of every family.
 #pragma once
 
 #include <map>
@@ -30,6 +30,7 @@ class FakeNodeContext final : public NodeContext {
   void SetInput(const std::string& port, ArtifactPtr artifact) { inputs_[port] = {std::move(artifact)}; }
   void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
   const std::map<std::string, double>& metrics() const { return metrics_; }
+  const std::map<std::string, std::string>& attachments() const { return attachments_; }  // suffix -> text
 
   const std::string& node_name() const override { return name_; }
   const Params& params() const override { return params_; }
@@ -38,7 +39,7 @@ class FakeNodeContext final : public NodeContext {
     return it == inputs_.end() ? std::vector<ArtifactPtr>{} : it->second;
   }
   void Metric(const std::string& name, double value) override { metrics_[name] = value; }
-  void Attach(const std::string&, std::string) override {}
+  void Attach(const std::string& suffix, std::string content) override { attachments_[suffix] = std::move(content); }
   void Progress(int64_t, int64_t) override {}
   bool cancelled() const override { return false; }
   int threads() const override { return threads_; }
@@ -55,6 +56,7 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, std::vector<ArtifactPtr>> inputs_;
   std::map<std::string, std::string> files_;
   std::map<std::string, double> metrics_;
+  std::map<std::string, std::string> attachments_;
 };
 
 }  // namespace seqflow::testutil

@@ -31,7 +31,7 @@ TEST_F(DslErrorTest, UnknownTopLevelKeySuggestsNearest) {
   auto r = Parse("name: x\nnode:\n  a: {kind: t.source}\n");
   EXPECT_TRUE(FailsAt(r, "p.yaml", 2, 1,
                       "unknown top-level key 'node' — did you mean 'nodes'? (expected name, include, vars, nodes, "
-                      "ablations)"));
+                      "ablations, repeat, repeats)"));
 }
 
 TEST_F(DslErrorTest, DuplicateNodeName) {

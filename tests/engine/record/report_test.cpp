@@ -107,10 +107,10 @@ TEST(ReportTest, MarkdownExactText) {
 
 TEST(ReportTest, CsvExactText) {
   EXPECT_EQ(RenderCsv(Build(Summary())),
-            "run,n,score.f1,score.f1.std,score.f1.n,score.precision,score.precision.std,score.precision.n,"
-            "score.accuracy,score.accuracy.std,score.accuracy.n\n"
-            "\"predicted.kind=decode.viterbi, vocab.unknown=shape\",3,0.5,0.25,3,0.5,0,3,0.7916666667,0.1443375673,3\n"
-            "\"predicted.kind=decode.sms, vocab.unknown=shape\",1,0.625,,1,0.75,,1,,,\n");
+            "run,n,score.f1,score.f1.std,score.f1.n,score.f1.p,score.precision,score.precision.std,"
+            "score.precision.n,score.precision.p,score.accuracy,score.accuracy.std,score.accuracy.n,score.accuracy.p\n"
+            "\"predicted.kind=decode.viterbi, vocab.unknown=shape\",3,0.5,0.25,3,,0.5,0,3,,0.7916666667,0.1443375673,3,\n"
+            "\"predicted.kind=decode.sms, vocab.unknown=shape\",1,0.625,,1,,0.75,,1,,,,,\n");
 }
 
 TEST(ReportTest, TextIsAlignedAndMarksTheBest) {
@@ -156,6 +156,104 @@ TEST(ReportTest, WideTablesWrapLabelsAndSplitColumnsWithinTheWidth) {
   EXPECT_EQ(text.find("model.freeze=transition, path.criterion=max_entropy, unlabeled.count=100"), std::string::npos)
       << "a 70-character label wraps\n"
       << text;
+}
+
+// A record with repeat_axis: rows "good", "bad" and "twin" (a copy of "good"), seeds 1 and 2,
+// run index = 2 * row + seed - 1, each with a segment evaluator `score` and a token one `tokens`.
+std::string RepeatedSummary() {
+  const char* decoders[] = {"good", "bad", "twin"};
+  const char* f1[] = {"0.9", "0.5", "0.9"};
+  std::string runs;
+  for (int r = 0; r < 3; ++r)
+    for (int seed = 1; seed <= 2; ++seed)
+      runs += std::string(runs.empty() ? "" : ",") + R"({"ablation": {"p.kind": ")" + decoders[r] +
+              R"(", "split.seed": ")" + std::to_string(seed) + R"("}, "axes": {"decoder": ")" + decoders[r] +
+              R"(", "repeat": ")" + std::to_string(seed) + R"("}, "nodes": {"score": {"kind": "eval.segments",
+              "metrics": {"f1": )" + f1[r] + R"(, "accuracy": )" + f1[r] + R"(}}, "tokens": {"kind": "eval.tokens",
+              "metrics": {"accuracy": )" + f1[r] + "}}}}";
+  return R"({"pipeline": "rep", "repeat_axis": "repeat", "runs": [)" + runs + "]}";
+}
+
+// 40 sentences per run; "bad" misses one segment and one token in every sentence.
+SentenceFiles RepeatedFiles(const std::string& bad_seed2_gold = "g") {
+  SentenceFiles files;
+  for (size_t run = 0; run < 6; ++run) {
+    bool bad = run / 2 == 1;
+    SentenceStatsTable segments{run == 3 ? bad_seed2_gold : "g", true, {}}, tokens{"g", false, {}};
+    for (int i = 0; i < 40; ++i) {
+      segments.sentences.push_back({bad ? 1 : 2, 2, 2, bad ? 4 : 5, 5});
+      tokens.sentences.push_back({0, 0, 0, bad ? 4 : 5, 5});
+    }
+    files["run-" + std::to_string(run) + "/score.sentences.csv"] = FormatSentenceStats(segments);
+    files["run-" + std::to_string(run) + "/tokens.sentences.csv"] = FormatSentenceStats(tokens);
+  }
+  return files;
+}
+
+TEST(ReportTest, RepeatAxisGroupsExplicitlyAndPairsBySeed) {
+  Result<ReportTable> built = BuildReport(RepeatedSummary(), RepeatedFiles());
+  ASSERT_OK(built);
+  const ReportTable& t = *built;
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0].label, "decoder=good");
+  EXPECT_EQ(t.rows[0].runs, 2u);
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"score.f1", "score.accuracy", "tokens.accuracy"}));
+  EXPECT_TRUE(t.has_p);
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_FALSE(t.rows[0].cells[c]->p.has_value()) << "the best row is the reference";
+    ASSERT_TRUE(t.rows[1].cells[c]->p.has_value()) << c;
+    EXPECT_LT(*t.rows[1].cells[c]->p, 0.001) << c;
+    EXPECT_EQ(t.rows[2].cells[c]->p, 1.0) << "a copy of the best cannot differ";
+  }
+  std::string text = RenderText(t);
+  EXPECT_NE(text.find("p: paired approximate randomization vs the best row"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.5000 ± 0.0000 p<0.001†"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.9000 ± 0.0000* p=1.000"), std::string::npos) << text;
+  EXPECT_NE(RenderMarkdown(t).find("| 0.5000 ± 0.0000 p<0.001† |"), std::string::npos) << RenderMarkdown(t);
+  EXPECT_NE(RenderCsv(t).find(",0.9,0,2,1,"), std::string::npos) << RenderCsv(t);
+}
+
+TEST(ReportTest, RepeatAxisKeepsOtherSeedKeysInTheLabel) {
+  // Without "axes", the explicit repeat axis is not in the assignment: `split.seed` then is an
+  // ordinary ablation key, not a repetition, and separates the rows.
+  ReportTable t = Build(
+      R"({"pipeline": "p", "repeat_axis": "repeat", "runs": [)"
+      R"({"ablation": {"split.seed": "1"}, "nodes": {}}, {"ablation": {"split.seed": "2"}, "nodes": {}}]})");
+  EXPECT_EQ(t.rows.size(), 2u);
+}
+
+TEST(ReportTest, NoPValueWithoutAPairedTestSet) {
+  // Seed 2 of "bad" was scored on another test set: its row cannot be paired for `score`.
+  Result<ReportTable> t = BuildReport(RepeatedSummary(), RepeatedFiles("other"));
+  ASSERT_OK(t);
+  EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
+  EXPECT_TRUE(t->rows[1].cells[2]->p.has_value()) << "tokens still pair";
+  // Token statistics cannot test F1; no files at all means no p anywhere.
+  SentenceFiles files = RepeatedFiles();
+  for (size_t run = 0; run < 6; ++run)
+    files["run-" + std::to_string(run) + "/score.sentences.csv"] =
+        files["run-" + std::to_string(run) + "/tokens.sentences.csv"];
+  t = BuildReport(RepeatedSummary(), files);
+  ASSERT_OK(t);
+  EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
+  EXPECT_TRUE(t->rows[1].cells[1]->p.has_value());
+  t = BuildReport(RepeatedSummary());
+  ASSERT_OK(t);
+  EXPECT_FALSE(t->has_p);
+  EXPECT_EQ(RenderText(*t).find("p: paired"), std::string::npos);
+}
+
+TEST(ReportTest, RowsWithDifferentSeedsAreNotPaired) {
+  SentenceFiles files = RepeatedFiles();
+  std::string summary = RepeatedSummary();
+  // Run 3 ("bad", seed 2) becomes seed 3.
+  size_t at = 0;
+  for (int i = 0; i < 4; ++i) at = summary.find(R"("repeat": ")", at + 1);
+  summary.replace(summary.find('2', at), 1, "3");
+  Result<ReportTable> t = BuildReport(summary, files);
+  ASSERT_OK(t);
+  EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
+  EXPECT_TRUE(t->rows[2].cells[0]->p.has_value());
 }
 
 }  // namespace

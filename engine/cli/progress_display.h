@@ -1,0 +1,83 @@
+// Progress of `seqflow run` on stderr. Not a terminal (CI logs, files): plain lines, one per node
+// start and finish and at most one progress line every few seconds per node (run_command.cpp).
+// A terminal: finished nodes as the same plain lines, and below them one live line per running
+// node — a bar with done/total, elapsed time and an ETA, or a spinner when the node reports no
+// total — redrawn in place at most ten times a second.
+//
+// The text is made by pure functions of the progress states and the time (tested); TtyProgress
+// is the thin shell that keeps the states and writes ANSI escape codes.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/exec/executor.h"
+
+namespace seqflow::cli {
+
+using ProgressClock = std::chrono::steady_clock;
+
+// One running node as the display knows it.
+struct NodeProgress {
+  std::string label;                 // "[run 1/2] em": run prefix and node name
+  ProgressClock::time_point started;  // node start
+  ProgressClock::time_point updated;  // last progress report (== started before any)
+  int64_t done = 0, total = 0;        // of the last report; total <= 0 means unknown
+};
+
+// Seconds left at the rate so far: the node did `done` items in (updated - started), so the rest
+// takes (total - done) times as long per item, less the time since the last report (never below
+// 0). nullopt without a positive total and done.
+std::optional<double> EtaSeconds(const NodeProgress& p, ProgressClock::time_point now);
+
+// "0:07", "12:34", "1:02:03" (seconds rounded down; negative as 0).
+std::string FormatDuration(double seconds);
+
+// The live lines, one per node in the given order, each cut to at most `width` columns:
+//   "[run 1/2] em     [#######-------------]   37/100   0:12  ETA 0:21"
+//   "[run 1/2] vocab  |                                  0:01"
+// A node with a total gets the bar; others a spinner that turns with `now`.
+std::vector<std::string> ProgressLines(const std::vector<NodeProgress>& running, ProgressClock::time_point now,
+                                       size_t width);
+
+// The permanent line of a finished node: "computed score (eval.segments) 0.021s", and the error
+// on a second line for a failed node.
+std::string FinishLine(const std::string& prefix, const NodeOutcome& outcome);
+
+// Owns the live block on a terminal. Events (from any thread) update the states; a background
+// thread redraws every 100 ms; a finished node's line is printed above the block at once.
+// The destructor stops the thread and erases the block. Thread-safe.
+class TtyProgress {
+ public:
+  explicit TtyProgress(std::FILE* out);  // REQUIRES: `out` is a terminal and outlives this
+  ~TtyProgress();
+  TtyProgress(const TtyProgress&) = delete;
+  TtyProgress& operator=(const TtyProgress&) = delete;
+
+  // The ExecOptions::on_event of one run; `prefix` starts its lines ("[run 1/2] " or "").
+  std::function<void(const ExecEvent&)> Handler(std::string prefix);
+
+ private:
+  void OnEvent(const std::string& prefix, const ExecEvent& e);
+  void Erase();   // REQUIRES: mu_ held
+  void Redraw();  // REQUIRES: mu_ held
+  void Tick();
+
+  std::FILE* out_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::map<std::string, NodeProgress> running_;  // by label, so lines keep a stable order
+  size_t drawn_ = 0;                             // live lines now on screen
+  std::thread ticker_;
+};
+
+}  // namespace seqflow::cli

@@ -1,0 +1,212 @@
+#include "engine/record/significance.h"
+
+#include <cmath>
+#include <random>
+
+namespace seqflow {
+namespace {
+
+// Differences this small are rounding, not a real gap: a swap pattern that reproduces the
+// observed difference must count as "at least as extreme".
+constexpr double kTieTolerance = 1e-12;
+
+using Values = std::array<double, kNumStatistics>;
+
+SentenceStats Sum(const std::vector<SentenceStats>& sentences) {
+  SentenceStats total;
+  for (const SentenceStats& s : sentences) total += s;
+  return total;
+}
+
+// Running totals of one stratum under a swap or resample pattern.
+struct Totals {
+  SentenceStats a, b;
+};
+
+// Mean over strata of each statistic, for A minus B.
+Values MeanDifference(const std::vector<Totals>& totals) {
+  Values d{};
+  for (const Totals& t : totals)
+    for (size_t k = 0; k < kNumStatistics; ++k) d[k] += Evaluate(t.a, kStatistics[k]) - Evaluate(t.b, kStatistics[k]);
+  for (double& v : d) v /= static_cast<double>(totals.size());
+  return d;
+}
+
+// Counts, per statistic, patterns at least as extreme as `threshold`.
+void CountExtreme(const Values& d, const Values& threshold, std::array<int64_t, kNumStatistics>& counts) {
+  for (size_t k = 0; k < kNumStatistics; ++k) counts[k] += std::abs(d[k]) >= threshold[k] - kTieTolerance;
+}
+
+std::vector<Totals> Observed(const std::vector<PairedScores>& strata) {
+  std::vector<Totals> totals;
+  for (const PairedScores& s : strata) totals.push_back({Sum(s.a), Sum(s.b)});
+  return totals;
+}
+
+// Swap pattern `bits(i)` for sentence i of each stratum, in order across strata.
+template <class Bits>
+std::vector<Totals> Swapped(const std::vector<PairedScores>& strata, const std::vector<Totals>& observed, Bits bits) {
+  std::vector<Totals> totals = observed;
+  size_t i = 0;
+  for (size_t s = 0; s < strata.size(); ++s)
+    for (size_t j = 0; j < strata[s].a.size(); ++j, ++i) {
+      if (!bits(i)) continue;
+      SentenceStats d = strata[s].b[j];
+      d -= strata[s].a[j];
+      totals[s].a += d;
+      totals[s].b -= d;
+    }
+  return totals;
+}
+
+std::array<int64_t, kNumStatistics> Randomize(const std::vector<PairedScores>& strata, const Values& observed_abs,
+                                              const SignificanceOptions& options) {
+  std::vector<Totals> observed = Observed(strata);
+  std::array<int64_t, kNumStatistics> counts{};
+  std::mt19937_64 rng(options.seed);
+  uint64_t word = 0;
+  for (int64_t r = 0; r < options.samples; ++r) {
+    auto coin = [&](size_t i) {
+      if (i % 64 == 0) word = rng();
+      return (word >> (i % 64)) & 1;
+    };
+    CountExtreme(MeanDifference(Swapped(strata, observed, coin)), observed_abs, counts);
+  }
+  return counts;
+}
+
+std::array<int64_t, kNumStatistics> Enumerate(const std::vector<PairedScores>& strata, const Values& observed_abs,
+                                              uint64_t patterns) {
+  std::vector<Totals> observed = Observed(strata);
+  std::array<int64_t, kNumStatistics> counts{};
+  for (uint64_t mask = 0; mask < patterns; ++mask)
+    CountExtreme(MeanDifference(Swapped(strata, observed, [mask](size_t i) { return (mask >> i) & 1; })), observed_abs,
+                 counts);
+  return counts;
+}
+
+// Uniform index in [0, n) from 64 random bits (Lemire's multiply-shift; bias < n / 2^64).
+size_t Draw(std::mt19937_64& rng, size_t n) {
+  return static_cast<size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
+}
+
+std::array<int64_t, kNumStatistics> Bootstrap(const std::vector<PairedScores>& strata, const Values& observed,
+                                              const SignificanceOptions& options) {
+  std::array<int64_t, kNumStatistics> counts{};
+  std::mt19937_64 rng(options.seed);
+  std::vector<Totals> totals(strata.size());
+  Values threshold;
+  for (size_t k = 0; k < kNumStatistics; ++k) threshold[k] = std::abs(observed[k]);
+  for (int64_t r = 0; r < options.samples; ++r) {
+    for (size_t s = 0; s < strata.size(); ++s) {
+      totals[s] = {};
+      for (size_t j = 0; j < strata[s].a.size(); ++j) {
+        size_t pick = Draw(rng, strata[s].a.size());
+        totals[s].a += strata[s].a[pick];
+        totals[s].b += strata[s].b[pick];
+      }
+    }
+    Values d = MeanDifference(totals);
+    for (size_t k = 0; k < kNumStatistics; ++k) d[k] -= observed[k];
+    CountExtreme(d, threshold, counts);
+  }
+  return counts;
+}
+
+Status CheckInputs(const std::vector<PairedScores>& strata, const SignificanceOptions& options) {
+  if (strata.empty()) return Status::Invalid("a paired test needs at least one set of paired sentences");
+  size_t sentences = 0;
+  for (const PairedScores& s : strata) {
+    if (s.a.size() != s.b.size())
+      return Status::Invalid("paired test: system A has " + std::to_string(s.a.size()) + " sentences, system B " +
+                             std::to_string(s.b.size()) + "; both must be scored on the same test set");
+    sentences += s.a.size();
+  }
+  if (options.samples < 1) return Status::Invalid("paired test: samples must be >= 1");
+  if (options.exact && (options.test != PairedTest::kRandomization || sentences > kMaxExactSentences))
+    return Status::Invalid("exact enumeration is for randomization tests on at most " +
+                           std::to_string(kMaxExactSentences) + " sentences");
+  return Status::Ok();
+}
+
+}  // namespace
+
+SentenceStats& SentenceStats::operator+=(const SentenceStats& o) {
+  correct += o.correct, guessed += o.guessed, gold += o.gold;
+  correct_tokens += o.correct_tokens, tokens += o.tokens;
+  return *this;
+}
+
+SentenceStats& SentenceStats::operator-=(const SentenceStats& o) {
+  correct -= o.correct, guessed -= o.guessed, gold -= o.gold;
+  correct_tokens -= o.correct_tokens, tokens -= o.tokens;
+  return *this;
+}
+
+const char* StatisticName(Statistic s) {
+  switch (s) {
+    case Statistic::kF1:
+      return "f1";
+    case Statistic::kPrecision:
+      return "precision";
+    case Statistic::kRecall:
+      return "recall";
+    case Statistic::kAccuracy:
+      return "accuracy";
+  }
+  return "?";
+}
+
+std::optional<Statistic> StatisticNamed(std::string_view name) {
+  for (Statistic s : kStatistics)
+    if (name == StatisticName(s)) return s;
+  return std::nullopt;
+}
+
+double Evaluate(const SentenceStats& t, Statistic s) {
+  auto ratio = [](int64_t num, int64_t den) { return den ? static_cast<double>(num) / static_cast<double>(den) : 0.0; };
+  double p = ratio(t.correct, t.guessed), r = ratio(t.correct, t.gold);
+  switch (s) {
+    case Statistic::kF1:
+      return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+    case Statistic::kPrecision:
+      return p;
+    case Statistic::kRecall:
+      return r;
+    case Statistic::kAccuracy:
+      return ratio(t.correct_tokens, t.tokens);
+  }
+  return 0.0;
+}
+
+Result<SignificanceResult> PairedSignificance(const std::vector<PairedScores>& strata,
+                                              const SignificanceOptions& options) {
+  SEQFLOW_RETURN_IF_ERROR(CheckInputs(strata, options));
+  std::vector<Totals> observed = Observed(strata);
+  SignificanceResult result;
+  for (const Totals& t : observed)
+    for (size_t k = 0; k < kNumStatistics; ++k) {
+      result.a[k] += Evaluate(t.a, kStatistics[k]) / static_cast<double>(observed.size());
+      result.b[k] += Evaluate(t.b, kStatistics[k]) / static_cast<double>(observed.size());
+    }
+  Values delta = MeanDifference(observed), delta_abs;
+  for (size_t k = 0; k < kNumStatistics; ++k) delta_abs[k] = std::abs(delta[k]);
+  std::array<int64_t, kNumStatistics> counts;
+  if (options.exact) {
+    size_t sentences = 0;
+    for (const PairedScores& s : strata) sentences += s.a.size();
+    result.samples = int64_t{1} << sentences;
+    counts = Enumerate(strata, delta_abs, static_cast<uint64_t>(result.samples));
+    for (size_t k = 0; k < kNumStatistics; ++k)
+      result.p[k] = static_cast<double>(counts[k]) / static_cast<double>(result.samples);
+    return result;
+  }
+  result.samples = options.samples;
+  counts = options.test == PairedTest::kRandomization ? Randomize(strata, delta_abs, options)
+                                                      : Bootstrap(strata, delta, options);
+  for (size_t k = 0; k < kNumStatistics; ++k)
+    result.p[k] = static_cast<double>(counts[k] + 1) / static_cast<double>(options.samples + 1);
+  return result;
+}
+
+}  // namespace seqflow
