@@ -1,15 +1,18 @@
 # Two commands on a fresh Debian 12 machine (README):
 #   make demo   install missing packages, build Release, run pipelines/demo.yaml on generated data
 #               and print its report (tables; SVG plots of the λ sweep)
-#   make test   install missing packages, build Release, run the whole test suite
+#   make test   install missing packages (and chromium, which renders report.html in an e2e
+#               test), build Release, run the whole test suite
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
 DEPS := cmake make g++ pkg-config python3 \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev
+# Only `make test` needs these (headless browser of tests/e2e/html_report_test.cpp).
+TEST_DEPS := chromium
 
-.PHONY: demo test deps build
+.PHONY: demo test deps test-deps build
 
 demo: build
 	$(BUILD)/seqflow-datagen --out $(BUILD)/demo-data --seed 1
@@ -17,7 +20,7 @@ demo: build
 	  --cache $(BUILD)/cache --out $(BUILD)/demo-out
 	$(BUILD)/seqflow report $(BUILD)/demo-out --plots
 
-test: build
+test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900
 
 build: deps
@@ -25,11 +28,19 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 # apt-get only when something is missing (and sudo only when not root).
-deps:
+# $(call install_missing,PACKAGES)
+define install_missing
 	@missing=""; \
-	for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEPS))
+
+test-deps: deps
+	$(call install_missing,$(TEST_DEPS))

@@ -1,5 +1,6 @@
 // `seqflow report DIR`: the comparison table of a run record on stdout, as Markdown and CSV
-// files, with --plots an SVG beside every homotopy path table, and with --html DIR/report.html.
+// files, with --plots an SVG beside every homotopy path table and training trace, and with --html
+// DIR/report.html.
 #include <cstdio>
 
 #include "engine/base/log.h"
@@ -12,14 +13,16 @@ namespace seqflow::cli {
 namespace {
 
 constexpr std::string_view kPathSuffix = ".path.csv";
+constexpr std::string_view kObjectiveSuffix = ".objective.csv";
 
-bool IsPathCsv(const std::string& name) {
-  return name.size() > kPathSuffix.size() &&
-         name.compare(name.size() - kPathSuffix.size(), kPathSuffix.size(), kPathSuffix) == 0;
+bool EndsWith(const std::string& name, std::string_view suffix) {
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Every *.path.csv under `dir`, depth first in name order.
-Status FindPathCsvs(const std::string& dir, Env* env, std::vector<std::string>& found) {
+bool IsPlottableCsv(const std::string& name) { return EndsWith(name, kPathSuffix) || EndsWith(name, kObjectiveSuffix); }
+
+// Every *.path.csv and *.objective.csv under `dir`, depth first in name order.
+Status FindPlottableCsvs(const std::string& dir, Env* env, std::vector<std::string>& found) {
   Result<std::vector<std::string>> names = env->ListDir(dir);
   if (!names.ok()) return names.status();
   for (const std::string& name : *names) {
@@ -27,19 +30,20 @@ Status FindPathCsvs(const std::string& dir, Env* env, std::vector<std::string>& 
     Result<FileStat> stat = env->Stat(path);
     if (!stat.ok()) return stat.status();
     if (stat->is_dir) {
-      SEQFLOW_RETURN_IF_ERROR(FindPathCsvs(path, env, found));
-    } else if (IsPathCsv(name)) {
+      SEQFLOW_RETURN_IF_ERROR(FindPlottableCsvs(path, env, found));
+    } else if (IsPlottableCsv(name)) {
       found.push_back(path);
     }
   }
   return Status::Ok();
 }
 
-// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv".
+// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv" (or of a training trace).
 Result<LinePlot> LoadPlot(const std::string& dir, const std::string& csv_path, Env* env) {
   Result<std::string> csv = env->ReadFile(csv_path);
   if (!csv.ok()) return csv.status();
-  return PathCsvPlot(*csv, csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1)));
+  const std::string title = csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1));
+  return EndsWith(csv_path, kObjectiveSuffix) ? ObjectiveCsvPlot(*csv, title) : PathCsvPlot(*csv, title);
 }
 
 // DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg.
@@ -55,12 +59,12 @@ Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) 
 // Returns false if any plot could not be written (each failure logged).
 bool WritePlots(const std::string& dir, Env* env) {
   std::vector<std::string> csvs;
-  Status listed = FindPathCsvs(dir, env, csvs);
+  Status listed = FindPlottableCsvs(dir, env, csvs);
   if (!listed.ok()) {
     LogError(listed.ToString());
     return false;
   }
-  if (csvs.empty()) LogInfo("no *.path.csv under " + dir + ": no plots");
+  if (csvs.empty()) LogInfo("no *.path.csv or *.objective.csv under " + dir + ": no plots");
   bool ok = true;
   for (const std::string& csv : csvs) {
     Status written = WritePlot(dir, csv, env);
@@ -69,11 +73,11 @@ bool WritePlots(const std::string& dir, Env* env) {
   return ok;
 }
 
-// DIR/report.html with the plots of every path table. Returns false if the page or any plot
+// DIR/report.html with the plots of every path table and training trace. Returns false if the page or any plot
 // could not be made (each failure logged; the page is written without that plot).
 bool WriteHtml(const std::string& dir, const std::string& summary, Env* env) {
   std::vector<std::string> csvs;
-  Status listed = FindPathCsvs(dir, env, csvs);
+  Status listed = FindPlottableCsvs(dir, env, csvs);
   if (!listed.ok()) LogError(listed.ToString());
   bool ok = listed.ok();
   std::vector<HtmlPlot> plots;

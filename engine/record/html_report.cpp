@@ -52,6 +52,21 @@ std::string CellText(const ReportCell& cell, size_t row_runs) {
   return s;
 }
 
+// run["nodes"], or an empty object; a reference into `run`, so it may be iterated (value()
+// returns a temporary, which a range-for over its items() would outlive).
+const Json& NodesOf(const Json& run) {
+  static const Json kEmpty = Json::object();
+  auto it = run.find("nodes");
+  return it != run.end() && it->is_object() ? *it : kEmpty;
+}
+
+// A field shown as text: strings as they are, other values as JSON, absent as `fallback`.
+std::string TextOf(const Json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 std::string RunLabel(const Json& run) {
   const Json& axes = run.value("axes", Json::object());
   const Json& assignment = axes.is_object() && !axes.empty() ? axes : run.value("ablation", Json::object());
@@ -154,7 +169,7 @@ std::vector<std::string> NodeOrder(const Json& runs, const std::vector<GraphShap
       for (const auto& node : g.nodes) order.push_back(node.name);
   std::set<std::string> listed(order.begin(), order.end());
   for (const Json& run : runs)
-    for (const auto& [name, node] : run.value("nodes", Json::object()).items())
+    for (const auto& [name, node] : NodesOf(run).items())
       if (listed.insert(name).second) order.push_back(name);
   return order;
 }
@@ -162,9 +177,9 @@ std::vector<std::string> NodeOrder(const Json& runs, const std::vector<GraphShap
 std::string NodeCell(const Json& nodes, const std::string& name) {
   if (!nodes.contains(name)) return "<td class=\"skipped\">–</td>";
   const Json& node = nodes[name];
-  std::string status = node.value("status", "unknown");
-  std::string title = node.value("kind", "");
-  if (node.contains("error")) title += ": " + node["error"].get<std::string>();
+  std::string status = TextOf(node, "status", "unknown");
+  std::string title = TextOf(node, "kind", "");
+  if (node.contains("error")) title += ": " + TextOf(node, "error", "");
   const Json& seconds = node.value("seconds", Json());
   std::string time = seconds.is_number() ? Fixed(seconds.get<double>(), 3) + " s" : "";
   return "<td class=\"num " + XmlEscape(status) + "\" title=\"" + XmlEscape(title) + "\">" + XmlEscape(status) +
@@ -181,7 +196,7 @@ std::string NodesSection(const Json& runs, const std::vector<GraphShape>& graphs
   out += "</tr>\n";
   for (const std::string& name : NodeOrder(runs, graphs)) {
     out += "<tr><td>" + XmlEscape(name) + "</td>";
-    for (const Json& run : runs) out += NodeCell(run.value("nodes", Json::object()), name);
+    for (const Json& run : runs) out += NodeCell(NodesOf(run), name);
     out += "</tr>\n";
   }
   out += "<tr><th>run total</th>";

@@ -254,4 +254,24 @@ Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title, con
   return plot;
 }
 
+Result<LinePlot> ObjectiveCsvPlot(std::string_view csv, const std::string& title) {
+  std::vector<std::string> header = SplitCsvLine(csv.substr(0, csv.find('\n')));
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const size_t x = column("iteration"), y = column("objective");
+  if (x == header.size() || y == header.size())
+    return Status::NotFound("objective.csv needs an iteration and an objective column");
+  Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
+  if (!rows.ok()) return rows.status();
+  LinePlot plot;
+  plot.title = title;
+  plot.x_label = "iteration";
+  plot.y_label = "objective";
+  PlotSeries series{"objective", {}, {}};
+  for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
+  plot.series.push_back(std::move(series));
+  return plot;
+}
+
 }  // namespace seqflow

@@ -1,6 +1,7 @@
 // A small dependency-free SVG line-plot writer for `seqflow report --plots`: axes with ticks
 // and labels, named series with a legend, optional labelled vertical markers; and the plot of a
-// homotopy path table (DIR/<node>.path.csv, DESIGN §8): metric columns against λ.
+// homotopy path table (DIR/<node>.path.csv, DESIGN §8): metric columns against λ; and of a
+// training trace (DIR/<node>.objective.csv): objective against iteration.
 // Pure: text in, SVG text out. Thread-safe (no shared state).
 #pragma once
 
@@ -55,5 +56,10 @@ std::string RenderSvg(const LinePlot& plot);
 // exists; kInvalid for a ragged or non-numeric row.
 Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title,
                              const std::vector<std::string>& metrics = {});
+
+// The plot of a training trace (DIR/<node>.objective.csv, written by crf.train, hmm.em, ...):
+// its `objective` column against its `iteration` column. kNotFound when either is missing,
+// kInvalid for a ragged or non-numeric row.
+Result<LinePlot> ObjectiveCsvPlot(std::string_view csv, const std::string& title);
 
 }  // namespace seqflow

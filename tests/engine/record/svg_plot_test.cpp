@@ -124,5 +124,23 @@ TEST(SvgPlotTest, PathCsvErrors) {
   EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,abc\n", "x").status().code(), StatusCode::kInvalid);
 }
 
+TEST(SvgPlotTest, ObjectiveCsvPlotsObjectiveAgainstIteration) {
+  // The trace crf.train writes: extra columns are ignored.
+  const std::string csv =
+      "iteration,objective,gradient_norm,step,evaluations,seconds\n"
+      "1,453155.17,92873.4,1.9e-05,3,1.26\n"
+      "2,341531.96,57720.5,1,4,1.73\n"
+      "3,194390.16,27023.8,1,5,2.21\n";
+  Result<LinePlot> plot = ObjectiveCsvPlot(csv, "run-0/crf.objective.csv");
+  ASSERT_OK(plot);
+  ASSERT_EQ(plot->series.size(), 1u);
+  EXPECT_EQ(plot->series[0].x, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(plot->series[0].y, (std::vector<double>{453155.17, 341531.96, 194390.16}));
+  EXPECT_EQ(plot->x_label, "iteration");
+  EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 1u);
+  EXPECT_EQ(ObjectiveCsvPlot("iteration,loss\n1,2\n", "x").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ObjectiveCsvPlot("iteration,objective\n1\n", "x").status().code(), StatusCode::kInvalid);
+}
+
 }  // namespace
 }  // namespace seqflow
