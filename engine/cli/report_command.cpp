@@ -7,6 +7,7 @@
 #include "engine/cli/commands.h"
 #include "engine/record/html_report.h"
 #include "engine/record/report.h"
+#include "engine/record/selection_markers.h"
 #include "engine/record/svg_plot.h"
 
 namespace seqflow::cli {
@@ -38,12 +39,20 @@ Status FindPlottableCsvs(const std::string& dir, Env* env, std::vector<std::stri
   return Status::Ok();
 }
 
-// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv" (or of a training trace).
+// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv", with the λ each criterion
+// chose on it (or the plot of a training trace).
 Result<LinePlot> LoadPlot(const std::string& dir, const std::string& csv_path, Env* env) {
   Result<std::string> csv = env->ReadFile(csv_path);
   if (!csv.ok()) return csv.status();
   const std::string title = csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1));
-  return EndsWith(csv_path, kObjectiveSuffix) ? ObjectiveCsvPlot(*csv, title) : PathCsvPlot(*csv, title);
+  if (EndsWith(csv_path, kObjectiveSuffix)) return ObjectiveCsvPlot(*csv, title);
+  Result<LinePlot> plot = PathCsvPlot(*csv, title);
+  Result<std::string> summary = env->ReadFile(JoinPath(dir, "summary.json"));
+  if (!plot.ok() || !summary.ok()) return plot;
+  const PathCsvOrigin origin = PathCsvOriginOf(title);
+  Result<std::vector<PlotMarker>> chosen = SelectionMarkers(*summary, origin.run, origin.node);
+  if (chosen.ok()) plot->markers.insert(plot->markers.end(), chosen->begin(), chosen->end());
+  return plot;
 }
 
 // DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg.
