@@ -65,16 +65,31 @@ Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) 
   return Status::Ok();
 }
 
+// DIR/curve.<metric>.svg for each learning curve of the table (LearningCurvePlots).
+bool WriteLearningCurves(const std::string& dir, const ReportTable& table, Env* env) {
+  bool ok = true;
+  for (const LinePlot& plot : LearningCurvePlots(table)) {
+    const std::string path = JoinPath(dir, "curve." + plot.y_label + ".svg");
+    Status written = env->WriteFileAtomic(path, RenderSvg(plot));
+    if (written.ok())
+      LogInfo("wrote " + path);
+    else
+      LogError(path + ": " + written.ToString()), ok = false;
+  }
+  return ok;
+}
+
 // Returns false if any plot could not be written (each failure logged).
-bool WritePlots(const std::string& dir, Env* env) {
+bool WritePlots(const std::string& dir, const ReportTable& table, Env* env) {
+  bool curves = WriteLearningCurves(dir, table, env);
   std::vector<std::string> csvs;
   Status listed = FindPlottableCsvs(dir, env, csvs);
   if (!listed.ok()) {
     LogError(listed.ToString());
     return false;
   }
-  if (csvs.empty()) LogInfo("no *.path.csv or *.objective.csv under " + dir + ": no plots");
-  bool ok = true;
+  if (csvs.empty()) LogInfo("no *.path.csv or *.objective.csv under " + dir + ": no path or trace plots");
+  bool ok = curves;
   for (const std::string& csv : csvs) {
     Status written = WritePlot(dir, csv, env);
     if (!written.ok()) LogError(csv + ": " + written.ToString()), ok = false;
@@ -84,16 +99,19 @@ bool WritePlots(const std::string& dir, Env* env) {
 
 // DIR/report.html with the plots of every path table and training trace. Returns false if the page or any plot
 // could not be made (each failure logged; the page is written without that plot).
-bool WriteHtml(const std::string& dir, const std::string& summary, Env* env) {
+bool WriteHtml(const std::string& dir, const std::string& summary, const ReportTable& table, Env* env) {
   std::vector<std::string> csvs;
   Status listed = FindPlottableCsvs(dir, env, csvs);
   if (!listed.ok()) LogError(listed.ToString());
   bool ok = listed.ok();
   std::vector<HtmlPlot> plots;
+  for (const LinePlot& curve : LearningCurvePlots(table)) plots.push_back({curve.title, RenderSvg(curve)});
   for (const std::string& csv : csvs) {
     Result<LinePlot> plot = LoadPlot(dir, csv, env);
-    if (plot.ok()) plots.push_back({plot->title, RenderSvg(*plot)});
-    else LogError(csv + ": " + plot.status().ToString()), ok = false;
+    if (plot.ok())
+      plots.push_back({plot->title, RenderSvg(*plot)});
+    else
+      LogError(csv + ": " + plot.status().ToString()), ok = false;
   }
   Result<std::string> html = RenderHtmlReport(summary, plots);
   std::string path = JoinPath(dir, "report.html");
@@ -155,8 +173,8 @@ int ReportCommand(const ReportArgs& args) {
       return 1;
     }
   }
-  bool ok = !args.plots || WritePlots(args.dir, env);
-  if (args.html) ok = WriteHtml(args.dir, *summary, env) && ok;
+  bool ok = !args.plots || WritePlots(args.dir, *table, env);
+  if (args.html) ok = WriteHtml(args.dir, *summary, *table, env) && ok;
   return ok ? 0 : 1;
 }
 

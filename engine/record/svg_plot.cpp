@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "engine/record/report.h"
+
 namespace seqflow {
 namespace {
 
@@ -112,20 +114,29 @@ std::string Series(const LinePlot& plot, const PlotFrame& f) {
       if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i])) continue;
       points += (points.empty() ? "" : " ") + Num(f.PixelX(series.x[i])) + "," + Num(f.PixelY(series.y[i]));
     }
-    out += "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"" +
-           std::string(kColors[s % std::size(kColors)]) + "\" points=\"" + points + "\"><title>" + Escape(series.name) +
-           "</title></polyline>\n";
+    const std::string color = kColors[s % std::size(kColors)];
+    out += "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"" + color + "\" points=\"" + points +
+           "\"><title>" + Escape(series.name) + "</title></polyline>\n";
+    for (size_t i = 0; i < series.y_error.size() && i < series.x.size(); ++i) {
+      const double e = series.y_error[i];
+      if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i]) || !std::isfinite(e) || e <= 0) continue;
+      const double px = f.PixelX(series.x[i]), lo = f.PixelY(series.y[i] - e), hi = f.PixelY(series.y[i] + e);
+      const std::string attrs = "class=\"error-bar\" stroke=\"" + color + "\"";
+      out += Line(px, lo, px, hi, attrs) + Line(px - 3, lo, px + 3, lo, attrs) + Line(px - 3, hi, px + 3, hi, attrs);
+    }
   }
   return out;
 }
 
 std::string Markers(const LinePlot& plot, const PlotFrame& f) {
   std::string out;
-  for (const PlotMarker& m : plot.markers) {
+  for (size_t i = 0; i < plot.markers.size(); ++i) {
+    const PlotMarker& m = plot.markers[i];
     if (!std::isfinite(m.x)) continue;
     out += Line(f.PixelX(m.x), f.top, f.PixelX(m.x), f.bottom,
                 "class=\"marker\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
-    out += Text(f.PixelX(m.x) + 3, f.top + 12, m.label,
+    // Staggered, so criteria that chose the same λ stay legible.
+    out += Text(f.PixelX(m.x) + 3, f.top + 12 + 12 * static_cast<double>(i % 4), m.label,
                 "class=\"marker-label\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\"");
   }
   return out;
@@ -201,7 +212,11 @@ PlotFrame ComputeFrame(const LinePlot& plot) {
   Range xs, ys;
   for (const PlotSeries& s : plot.series)
     for (size_t i = 0; i < s.x.size(); ++i)
-      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) xs.Add(s.x[i]), ys.Add(s.y[i]);
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) {
+        xs.Add(s.x[i]), ys.Add(s.y[i]);
+        if (i < s.y_error.size() && std::isfinite(s.y_error[i]))
+          ys.Add(s.y[i] - s.y_error[i]), ys.Add(s.y[i] + s.y_error[i]);
+      }
   for (const PlotMarker& m : plot.markers) xs.Add(m.x);
   PlotFrame f;
   NiceAxis(xs, f.x_min, f.x_max, f.x_step);
@@ -236,7 +251,9 @@ Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title, con
   for (const char* suffix : {".f1", ".accuracy"})
     for (const std::string& name : header)
       if (metrics.empty() && EndsWith(name, suffix)) names.push_back(name);
-  if (names.empty()) return Status::NotFound("path.csv has no *.f1 or *.accuracy column");
+  // A path run without a test set still has its criteria: the label entropy along λ.
+  if (names.empty() && metrics.empty() && column("entropy") != header.size()) names.push_back("entropy");
+  if (names.empty()) return Status::NotFound("path.csv has no *.f1, *.accuracy or entropy column");
   Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
   if (!rows.ok()) return rows.status();
   LinePlot plot;
@@ -246,7 +263,7 @@ Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title, con
   for (const std::string& name : names) {
     size_t y = column(name);
     if (y == header.size()) return Status::NotFound("path.csv has no column " + name);
-    PlotSeries series{name, {}, {}};
+    PlotSeries series{name, {}, {}, {}};
     for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
     plot.series.push_back(std::move(series));
   }
@@ -268,10 +285,48 @@ Result<LinePlot> ObjectiveCsvPlot(std::string_view csv, const std::string& title
   plot.title = title;
   plot.x_label = "iteration";
   plot.y_label = "objective";
-  PlotSeries series{"objective", {}, {}};
+  PlotSeries series{"objective", {}, {}, {}};
   for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
   plot.series.push_back(std::move(series));
   return plot;
+}
+
+std::vector<LinePlot> LearningCurvePlots(const ReportTable& table) {
+  // Every row "AXIS=VALUE" with one axis name and a numeric value.
+  std::string axis;
+  std::vector<double> xs;
+  for (const ReportRow& row : table.rows) {
+    const size_t eq = row.label.find('=');
+    if (eq == std::string::npos || row.label.find(", ") != std::string::npos) return {};
+    const std::string name = row.label.substr(0, eq), value = row.label.substr(eq + 1);
+    char* end = nullptr;
+    const double x = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || (!axis.empty() && name != axis)) return {};
+    axis = name;
+    xs.push_back(x);
+  }
+  if (xs.size() < 2) return {};
+  std::vector<LinePlot> plots;
+  for (const char* metric : kMetricOrder) {
+    LinePlot plot;
+    plot.title = std::string(metric) + " vs " + axis + " (mean ± sd over repetitions)";
+    plot.x_label = axis;
+    plot.y_label = metric;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const std::string& column = table.columns[c];
+      const std::string suffix = std::string(".") + metric;
+      if (!EndsWith(column, suffix)) continue;
+      PlotSeries series{column.substr(0, column.size() - suffix.size()), {}, {}, {}};
+      for (size_t r = 0; r < table.rows.size(); ++r) {
+        const std::optional<ReportCell>& cell = table.rows[r].cells[c];
+        if (!cell) continue;
+        series.x.push_back(xs[r]), series.y.push_back(cell->mean), series.y_error.push_back(cell->stddev);
+      }
+      if (!series.x.empty()) plot.series.push_back(std::move(series));
+    }
+    if (!plot.series.empty()) plots.push_back(std::move(plot));
+  }
+  return plots;
 }
 
 }  // namespace seqflow

@@ -15,7 +15,8 @@ namespace seqflow {
 
 struct PlotSeries {
   std::string name;
-  std::vector<double> x, y;  // REQUIRES: same size; non-finite points are left out of the line
+  std::vector<double> x, y;     // REQUIRES: same size; non-finite points are left out of the line
+  std::vector<double> y_error;  // empty, or one half-width per point: a bar from y - e to y + e
 };
 
 struct PlotMarker {
@@ -50,12 +51,20 @@ std::string RenderSvg(const LinePlot& plot);
 
 // The plot of a path.csv (header row, then numeric rows; "nan"/"inf" allowed) against its
 // `lambda` column: one series per name in `metrics`, or by default every "*.f1" column, then
-// every "*.accuracy" column (test.f1, test.accuracy, ...). A marker shows where the first series
+// every "*.accuracy" column (test.f1, test.accuracy, ...), or when there is none the label
+// `entropy`. A marker shows where the first series
 // peaks (its first maximum; rows stay in path order, λ need not be monotone). kNotFound when
 // there is no lambda column, a requested metric is missing, or by default no metric column
 // exists; kInvalid for a ragged or non-numeric row.
 Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title,
                              const std::vector<std::string>& metrics = {});
+
+// Learning curves from a report table whose rows differ in one numeric ablation axis (labels
+// "AXIS=VALUE", e.g. "unlabeled=150"; repetitions already folded into mean ± sd): one plot per
+// metric (f1, accuracy, ...), one series per evaluator node, mean against the axis value with
+// ± one standard deviation as error bars. Empty when the rows are not of that form.
+struct ReportTable;
+std::vector<LinePlot> LearningCurvePlots(const ReportTable& table);
 
 // The plot of a training trace (DIR/<node>.objective.csv, written by crf.train, hmm.em, ...):
 // its `objective` column against its `iteration` column. kNotFound when either is missing,

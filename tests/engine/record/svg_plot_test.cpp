@@ -7,6 +7,7 @@
 #include <cmath>
 #include <regex>
 
+#include "engine/record/report.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -45,7 +46,7 @@ LinePlot UnitPlot() {
   plot.title = "unit <square>";
   plot.x_label = "lambda";
   plot.y_label = "score";
-  plot.series = {{"diagonal", {0, 0.5, 1}, {0, 0.5, 1}}, {"with gap", {0, 0.5, 1}, {0.2, 0.4, std::nan("")}}};
+  plot.series = {{"diagonal", {0, 0.5, 1}, {0, 0.5, 1}, {}}, {"with gap", {0, 0.5, 1}, {0.2, 0.4, std::nan("")}, {}}};
   plot.markers = {{0.5, "chosen"}};
   return plot;
 }
@@ -85,7 +86,7 @@ TEST(SvgPlotTest, DataMapsToPixels) {
 
 TEST(SvgPlotTest, RangesWidenToWholeTicksAndFlatDataIsPadded) {
   LinePlot plot;
-  plot.series = {{"flat", {0.03, 0.97}, {0.5, 0.5}}};
+  plot.series = {{"flat", {0.03, 0.97}, {0.5, 0.5}, {}}};
   PlotFrame f = ComputeFrame(plot);
   EXPECT_DOUBLE_EQ(f.x_min, 0);
   EXPECT_DOUBLE_EQ(f.x_max, 1);
@@ -119,6 +120,9 @@ TEST(SvgPlotTest, PathCsvPlotsF1ThenAccuracyAgainstLambdaAndMarksTheBest) {
 TEST(SvgPlotTest, PathCsvErrors) {
   EXPECT_EQ(PathCsvPlot("s,test.f1\n0,1\n", "x").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(PathCsvPlot("s,lambda,objective\n0,1,2\n", "x").status().code(), StatusCode::kNotFound);
+  Result<LinePlot> entropy = PathCsvPlot("s,lambda,entropy\n0,0,0.6\n1,0.5,0.4\n", "x");  // no test columns
+  ASSERT_OK(entropy);
+  EXPECT_EQ(entropy->series[0].name, "entropy");
   EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,2\n", "x", {"dev.f1"}).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1\n", "x").status().code(), StatusCode::kInvalid);
   EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,abc\n", "x").status().code(), StatusCode::kInvalid);
@@ -140,6 +144,39 @@ TEST(SvgPlotTest, ObjectiveCsvPlotsObjectiveAgainstIteration) {
   EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 1u);
   EXPECT_EQ(ObjectiveCsvPlot("iteration,loss\n1,2\n", "x").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(ObjectiveCsvPlot("iteration,objective\n1\n", "x").status().code(), StatusCode::kInvalid);
+}
+
+TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {
+  ReportTable table;
+  table.columns = {"em.f1", "em.accuracy", "supervised.f1"};
+  auto cell = [](double mean, double sd) {
+    ReportCell c;
+    c.mean = mean, c.stddev = sd, c.n = 4;
+    return std::optional<ReportCell>(c);
+  };
+  table.rows = {{"unlabeled=100", 4, {cell(0.61, 0.01), cell(0.83, 0.02), cell(0.64, 0.0)}},
+                {"unlabeled=500", 4, {cell(0.48, 0.05), cell(0.75, 0.01), std::nullopt}}};
+  const std::vector<LinePlot> plots = LearningCurvePlots(table);
+  ASSERT_EQ(plots.size(), 2u);  // f1 and accuracy
+  EXPECT_EQ(plots[0].y_label, "f1");
+  EXPECT_EQ(plots[0].x_label, "unlabeled");
+  ASSERT_EQ(plots[0].series.size(), 2u);
+  EXPECT_EQ(plots[0].series[0].name, "em");
+  EXPECT_EQ(plots[0].series[0].x, (std::vector<double>{100, 500}));
+  EXPECT_EQ(plots[0].series[0].y, (std::vector<double>{0.61, 0.48}));
+  EXPECT_EQ(plots[0].series[0].y_error, (std::vector<double>{0.01, 0.05}));
+  EXPECT_EQ(plots[0].series[1].x, (std::vector<double>{100}));  // a missing cell is left out
+  const std::string svg = RenderSvg(plots[0]);
+  size_t bars = 0;
+  for (size_t at = svg.find("class=\"error-bar\""); at != std::string::npos;
+       at = svg.find("class=\"error-bar\"", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 3u * 2u);  // two non-zero errors of em, three lines each (the zero sd draws none)
+  // The frame covers the error bars.
+  const PlotFrame f = ComputeFrame(plots[0]);
+  EXPECT_LE(f.y_min, 0.43);
+  table.rows[1].label = "decoder=decode.sms";  // not numeric: no curves
+  EXPECT_TRUE(LearningCurvePlots(table).empty());
 }
 
 }  // namespace
