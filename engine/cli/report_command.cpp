@@ -97,33 +97,6 @@ bool WritePlots(const std::string& dir, const ReportTable& table, Env* env) {
   return ok;
 }
 
-// DIR/report.html with the plots of every path table and training trace. Returns false if the page or any plot
-// could not be made (each failure logged; the page is written without that plot).
-bool WriteHtml(const std::string& dir, const std::string& summary, const ReportTable& table, Env* env) {
-  std::vector<std::string> csvs;
-  Status listed = FindPlottableCsvs(dir, env, csvs);
-  if (!listed.ok()) LogError(listed.ToString());
-  bool ok = listed.ok();
-  std::vector<HtmlPlot> plots;
-  for (const LinePlot& curve : LearningCurvePlots(table)) plots.push_back({curve.title, RenderSvg(curve)});
-  for (const std::string& csv : csvs) {
-    Result<LinePlot> plot = LoadPlot(dir, csv, env);
-    if (plot.ok())
-      plots.push_back({plot->title, RenderSvg(*plot)});
-    else
-      LogError(csv + ": " + plot.status().ToString()), ok = false;
-  }
-  Result<std::string> html = RenderHtmlReport(summary, plots);
-  std::string path = JoinPath(dir, "report.html");
-  Status written = html.ok() ? env->WriteFileAtomic(path, *html) : html.status();
-  if (!written.ok()) {
-    LogError(path + ": " + written.ToString());
-    return false;
-  }
-  LogInfo("wrote " + path);
-  return ok;
-}
-
 // The evaluators' sentences.csv files of a run record (DIR/*.sentences.csv and
 // DIR/run-*/*.sentences.csv), by path relative to DIR; unreadable ones are left out.
 SentenceFiles ReadSentenceFiles(const std::string& dir, Env* env) {
@@ -145,6 +118,33 @@ SentenceFiles ReadSentenceFiles(const std::string& dir, Env* env) {
     for (const std::string& name : *names)
       if (name.rfind("run-", 0) == 0) read_folder(name);
   return files;
+}
+
+// DIR/report.html with the plots of every path table and training trace. Returns false if the page or any plot
+// could not be made (each failure logged; the page is written without that plot).
+bool WriteHtml(const std::string& dir, const std::string& summary, const ReportTable& table, Env* env) {
+  std::vector<std::string> csvs;
+  Status listed = FindPlottableCsvs(dir, env, csvs);
+  if (!listed.ok()) LogError(listed.ToString());
+  bool ok = listed.ok();
+  std::vector<HtmlPlot> plots;
+  for (const LinePlot& curve : LearningCurvePlots(table)) plots.push_back({curve.title, RenderSvg(curve)});
+  for (const std::string& csv : csvs) {
+    Result<LinePlot> plot = LoadPlot(dir, csv, env);
+    if (plot.ok())
+      plots.push_back({plot->title, RenderSvg(*plot)});
+    else
+      LogError(csv + ": " + plot.status().ToString()), ok = false;
+  }
+  Result<std::string> html = RenderHtmlReport(summary, plots, ReadSentenceFiles(dir, env));
+  std::string path = JoinPath(dir, "report.html");
+  Status written = html.ok() ? env->WriteFileAtomic(path, *html) : html.status();
+  if (!written.ok()) {
+    LogError(path + ": " + written.ToString());
+    return false;
+  }
+  LogInfo("wrote " + path);
+  return ok;
 }
 
 }  // namespace

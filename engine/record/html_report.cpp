@@ -49,7 +49,7 @@ std::string CellText(const ReportCell& cell, size_t row_runs) {
   std::string s = Fixed(cell.mean, 4);
   if (cell.n > 1) s += " ± " + Fixed(cell.stddev, 4);
   if (cell.n != row_runs) s += " (n=" + std::to_string(cell.n) + ")";
-  return s;
+  return s + PValueText(cell);
 }
 
 // run["nodes"], or an empty object; a reference into `run`, so it may be iterated (value()
@@ -218,8 +218,9 @@ std::string Header(const ReportTable& table, const Json& summary) {
 
 }  // namespace
 
-Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots) {
-  Result<ReportTable> table = BuildReport(summary_json);
+Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots,
+                                     const SentenceFiles& sentences) {
+  Result<ReportTable> table = BuildReport(summary_json, sentences);
   if (!table.ok()) return table.status();
   Result<std::vector<GraphShape>> graphs = RunGraphs(summary_json);
   if (!graphs.ok()) return graphs.status();

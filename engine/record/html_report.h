@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/record/report.h"
 
 namespace seqflow {
 
@@ -22,8 +23,10 @@ struct HtmlPlot {
   std::string svg;    // an SVG document from RenderSvg, embedded verbatim (trusted)
 };
 
-// The page for summary.json text and its plots. kInvalid when the summary is not a run record
-// (see BuildReport and RunGraphs).
-Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots);
+// The page for summary.json text and its plots; with the evaluators' sentence files the table
+// cells carry paired p-values as in the text report. kInvalid when the summary is not a run
+// record (see BuildReport and RunGraphs).
+Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots,
+                                     const SentenceFiles& sentences = {});
 
 }  // namespace seqflow

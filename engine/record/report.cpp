@@ -122,12 +122,7 @@ std::string CellText(const std::optional<ReportCell>& cell, size_t row_runs) {
   return s;
 }
 
-// " p=0.012", " p<0.001", marked "†" when significant; "" without a p-value.
-std::string PText(const std::optional<ReportCell>& cell) {
-  if (!cell || !cell->p) return "";
-  std::string s = *cell->p < 0.001 ? " p<0.001" : " p=" + Fixed(*cell->p, 3);
-  return *cell->p < kSignificanceLevel ? s + "†" : s;
-}
+std::string PText(const std::optional<ReportCell>& cell) { return cell ? PValueText(*cell) : ""; }
 
 // Terminal columns of UTF-8 text: one per code point (the text holds no wide characters).
 size_t DisplayWidth(std::string_view s) {
@@ -214,6 +209,12 @@ bool IsRepetitionKey(std::string_view key) {
   return key == "repeat" || key.rfind("repeat.", 0) == 0 || EndsWith(key, ".seed");
 }
 
+std::string PValueText(const ReportCell& cell) {
+  if (!cell.p) return "";
+  std::string s = *cell.p < 0.001 ? " p<0.001" : " p=" + Fixed(*cell.p, 3);
+  return *cell.p < kSignificanceLevel ? s + "†" : s;
+}
+
 Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences,
                                 const SignificanceOptions& test) {
   Json summary = Json::parse(summary_json, nullptr, /*allow_exceptions=*/false);
@@ -233,7 +234,8 @@ Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFil
   for (size_t i = 0; i < runs.size(); ++i) {
     RunGroup group = GroupOf(runs[i], repeat_axis);
     auto [it, inserted] = row_of.emplace(group.label, table.rows.size());
-    if (inserted) table.rows.push_back({group.label, 0, {}}), members.emplace_back(), repeats.emplace_back(std::in_place);
+    if (inserted)
+      table.rows.push_back({group.label, 0, {}}), members.emplace_back(), repeats.emplace_back(std::in_place);
     ++table.rows[it->second].runs;
     members[it->second].push_back(i);
     report::RowRepeats& row = repeats[it->second];
@@ -266,7 +268,8 @@ std::string RenderText(const ReportTable& table, size_t width) {
   std::string out = table.pipeline + ": " + std::to_string(table.runs) + " runs, " + std::to_string(table.rows.size()) +
                     " rows (mean ± sd over repetitions; * = best)\n";
   if (table.has_p)
-    out += "p: paired " + std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
+    out += "p: paired " +
+           std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
            " vs the best row over sentences, R = " + std::to_string(table.test.samples) + "; † p < " +
            Fixed(kSignificanceLevel, 2) + "\n";
   out += "\n";

@@ -74,6 +74,9 @@ bool IsRepetitionKey(std::string_view key);
 Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences = {},
                                 const SignificanceOptions& test = {});
 
+// " p=0.012", " p<0.001", marked "†" below kSignificanceLevel; "" when the cell has no p-value.
+std::string PValueText(const ReportCell& cell);
+
 // Aligned plain text no wider than `width` columns where possible: long labels wrap at ", ",
 // and columns that do not fit continue in further blocks that repeat the label. Best = "*";
 // a p-value follows its mean ("p=0.012", "p<0.001"), marked "†" below kSignificanceLevel.
