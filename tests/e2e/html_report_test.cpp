@@ -130,6 +130,8 @@ TEST(HtmlReportE2eTest, ChromiumRendersTableGraphAndPlots) {
   EXPECT_EQ(Count(dom, "<figure>"), plots);
   EXPECT_EQ(Count(dom, "<svg"), plots + 1);
   EXPECT_NE(dom.find("<table class=\"nodes\">"), std::string::npos);
+  // Paired p-values against the best row, as in the text report.
+  EXPECT_NE(dom.find(" p="), std::string::npos);
 }
 
 }  // namespace
