@@ -5,29 +5,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "nodes/crf/attribute_occurrences.h"
+
 namespace seqflow {
 namespace {
-
-// Tokens where each attribute fires, CSR over attributes, tokens numbered across the corpus.
-struct Occurrences {
-  std::vector<int64_t> start;   // [A + 1]
-  std::vector<int32_t> tokens;  // increasing within an attribute
-};
-
-Occurrences Index(const std::vector<SentenceFeatures>& sentences, int32_t num_attributes) {
-  Occurrences o;
-  o.start.assign(static_cast<size_t>(num_attributes) + 1, 0);
-  for (const SentenceFeatures& s : sentences)
-    for (int32_t id : s.ids) ++o.start[id + 1];
-  for (int32_t a = 0; a < num_attributes; ++a) o.start[a + 1] += o.start[a];
-  o.tokens.resize(o.start.back());
-  std::vector<int64_t> fill(o.start.begin(), o.start.end() - 1);
-  int32_t token = 0;
-  for (const SentenceFeatures& s : sentences)
-    for (int32_t t = 0; t < s.size(); ++t, ++token)
-      for (int32_t i = s.offsets[t]; i < s.offsets[t + 1]; ++i) o.tokens[fill[s.ids[i]]++] = token;
-  return o;
-}
 
 uint64_t HashTokens(const int32_t* begin, const int32_t* end) {
   uint64_t h = 1469598103934665603ull;
@@ -38,10 +19,8 @@ uint64_t HashTokens(const int32_t* begin, const int32_t* end) {
 }  // namespace
 
 AttributeGroups GroupDuplicateAttributes(const std::vector<SentenceFeatures>& sentences, int32_t num_attributes) {
-  const Occurrences occ = Index(sentences, num_attributes);
-  auto tokens_of = [&](int32_t a) {
-    return std::make_pair(occ.tokens.data() + occ.start[a], occ.tokens.data() + occ.start[a + 1]);
-  };
+  const AttributeOccurrences occ = IndexOccurrences(sentences, num_attributes);
+  auto tokens_of = [&](int32_t a) { return std::make_pair(occ.begin(a), occ.end(a)); };
   AttributeGroups g;
   g.group_of.resize(num_attributes);
   std::unordered_multimap<uint64_t, int32_t> first_member;  // hash -> group's first attribute

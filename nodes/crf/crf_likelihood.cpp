@@ -211,27 +211,19 @@ CrfLikelihood::CrfLikelihood(const std::vector<SentenceFeatures>& sentences,
 }
 
 void CrfLikelihood::BuildIndex() {
-  const int64_t A = layout_.num_attributes, K = layout_.num_labels;
+  const int64_t K = layout_.num_labels;
   token_offset_.assign(sentences_.size() + 1, 0);
   for (size_t n = 0; n < sentences_.size(); ++n) token_offset_[n + 1] = token_offset_[n] + sentences_[n].size();
   token_label_.resize(token_offset_.back());
   empirical_bigrams_.setZero(K, K);
-  occurrence_start_.assign(A + 1, 0);
-  for (const SentenceFeatures& s : sentences_)
-    for (int32_t id : s.ids) ++occurrence_start_[id + 1];
-  for (int64_t a = 0; a < A; ++a) occurrence_start_[a + 1] += occurrence_start_[a];
-  occurrence_token_.resize(occurrence_start_[A]);
-  std::vector<int64_t> fill(occurrence_start_.begin(), occurrence_start_.end() - 1);
   for (size_t n = 0; n < sentences_.size(); ++n) {
-    const SentenceFeatures& s = sentences_[n];
     const std::vector<int32_t>& y = labels_[n];
-    for (int32_t t = 0; t < s.size(); ++t) {
-      const int32_t token = static_cast<int32_t>(token_offset_[n] + t);
-      token_label_[token] = y[t];
-      for (int32_t i = s.offsets[t]; i < s.offsets[t + 1]; ++i) occurrence_token_[fill[s.ids[i]]++] = token;
+    for (size_t t = 0; t < y.size(); ++t) {
+      token_label_[token_offset_[n] + static_cast<int64_t>(t)] = y[t];
       if (t > 0) empirical_bigrams_(y[t - 1], y[t]) += 1;
     }
   }
+  occurrences_ = IndexOccurrences(sentences_, layout_.num_attributes);
   marginals_.resize(token_offset_.back(), K);
 }
 
@@ -292,8 +284,8 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   std::vector<double> shard_penalty(NumShards(A, kAttributesPerShard), 0.0);
   // ∇W(a, ·) = x_a Σ_t (P_t - e_{y_t}) + W(a, ·) / δ².
   const GatherInputs in{marginals_.data(),
-                        occurrence_start_.data(),
-                        occurrence_token_.data(),
+                        occurrences_.start.data(),
+                        occurrences_.tokens.data(),
                         token_label_.data(),
                         row_values_.empty() ? nullptr : row_values_.data(),
                         w.data(),

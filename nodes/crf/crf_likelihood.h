@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "nodes/crf/attribute_occurrences.h"
 #include "nodes/crf/linear_chain.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/objective.h"
@@ -65,12 +66,11 @@ class CrfLikelihood final : public Objective {
   CrfLayout layout_;
   double sigma2_;
   int threads_;
-  std::vector<double> row_values_;         // [A] feature value of each attribute, or empty for all 1
-  std::vector<int64_t> token_offset_;      // [N + 1] first global token of each sentence
-  std::vector<int32_t> token_label_;       // [tokens] gold label
-  std::vector<int64_t> occurrence_start_;  // [A + 1] CSR: tokens where attribute a fires
-  std::vector<int32_t> occurrence_token_;  // global token ids (a token may repeat an attribute)
-  RowMatrixXd empirical_bigrams_;          // [K x K] gold label-bigram counts
+  std::vector<double> row_values_;     // [A] feature value of each attribute, or empty for all 1
+  std::vector<int64_t> token_offset_;  // [N + 1] first global token of each sentence
+  std::vector<int32_t> token_label_;   // [tokens] gold label
+  AttributeOccurrences occurrences_;   // tokens where each attribute fires
+  RowMatrixXd empirical_bigrams_;      // [K x K] gold label-bigram counts
   // [tokens x K] scratch of pass 1. Single precision halves what pass 2 gathers, its dominant
   // cost; each marginal keeps 7 digits, far below the gradient's tolerance.
   Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals_;

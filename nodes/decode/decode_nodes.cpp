@@ -88,14 +88,16 @@ Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod
   const bool keep = method == DecodeMethod::kSms && marginals;
   if (keep) out.marginals.resize(data.sentences.size());
   const auto transition = CrfTransition(model.weights, model.layout());
+  const ChainTransition chain_transition(transition);  // exp(A) once for the corpus
   ForEachCrfScores(model, data, threads, [&](size_t n, const RowMatrixXd& scores) {
     if (scores.rows() == 0) return;
     if (method == DecodeMethod::kViterbi) {
       out.labels[n] = ChainViterbi(scores, transition);
       return;
     }
-    RowMatrixXd gamma;
-    ChainForwardBackward(scores, transition, &gamma, nullptr);
+    thread_local ChainWorkspace work;
+    RowMatrixXd gamma(scores.rows(), scores.cols());
+    ChainForwardBackward(scores, chain_transition, work, gamma.data(), nullptr);
     out.labels[n].resize(gamma.rows());
     for (Eigen::Index t = 0, best = 0; t < gamma.rows(); ++t) {
       gamma.row(t).maxCoeff(&best);

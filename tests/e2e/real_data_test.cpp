@@ -70,6 +70,12 @@ TEST(RealData, Conll2000Crf) {
                    {"conll2000_crf", {{"predicted.kind", "decode.viterbi"}}, 0.9370, 0.9595},
                    {"conll2000_crf", {{"predicted.kind", "decode.sms"}}, 0.9360, 0.9595},
                });
+  // eval.compare scores both decoders in one run, as the ablation does, and tests the difference.
+  EXPECT_NEAR(MetricOf(s, "compare", "f1.viterbi"), MetricOf(s, "score", "f1", 0), 1e-9);
+  EXPECT_GE(MetricOf(s, "compare", "f1.sms"), 0.9360);
+  const double p = MetricOf(s, "compare", "p_f1.sms");
+  EXPECT_GT(p, 0.0);
+  EXPECT_LE(p, 1.0);
 }
 
 }  // namespace
