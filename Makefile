@@ -8,7 +8,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEPS := cmake make g++ pkg-config python3 \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
-        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev
+        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev
 # Only `make test` needs these (headless browser of tests/e2e/html_report_test.cpp).
 TEST_DEPS := chromium
 

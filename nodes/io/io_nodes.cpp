@@ -3,6 +3,7 @@
 
 #include "engine/api/node.h"
 #include "nodes/io/conll_reader.h"
+#include "nodes/io/gzip.h"
 #include "nodes/io/split.h"
 
 namespace seqflow {
@@ -39,6 +40,7 @@ ArtifactPtr RunReadText(NodeContext& ctx) {
   const Params& p = ctx.params();
   const std::string& path = p.GetString("path");
   std::string bytes = ValueOrThrow(ctx.ReadFile(path));
+  if (IsGzip(bytes)) bytes = ValueOrThrow(Gunzip(bytes, path));
   auto corpus = std::make_shared<Corpus>(ValueOrThrow(
       ParseTextLines(bytes, path, p.GetInt("max_sentences"), ParseFileEncoding(p.GetString("file_encoding")))));
   ReportSize(ctx, *corpus);
@@ -81,10 +83,11 @@ KindSpec ReadTextKind() {
   return KindSpec{
       "read.text",
       "1",
-      "Reads raw text, one sentence a line, whitespace-separated tokens, into an unlabeled Corpus.",
+      "Reads raw text, one sentence a line, whitespace-separated tokens, into an unlabeled Corpus. A gzip "
+      "file (known by its magic bytes, whatever its name) is decompressed first.",
       std::string(Corpus::kType),
       {},
-      {ParamSpec::Path("path", "the text file"),
+      {ParamSpec::Path("path", "the text file, plain or gzip-compressed"),
        ParamSpec::Int("max_sentences", 0, "read at most this many sentences (0: all)").Min(0), FileEncodingParam()},
       RunReadText};
 }
