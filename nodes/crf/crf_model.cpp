@@ -2,30 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "nodes/common/parallel.h"
-
 namespace seqflow {
-namespace {
-
-std::string Joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return "[" + out + "]";
-}
-
-// The dictionary addresses columns by position, so a corpus must lay them out the same way.
-void CheckColumns(const FeatureDictionary& dictionary, const Corpus& corpus) {
-  const std::vector<std::string>& want = dictionary.columns();
-  bool ok = corpus.columns.size() >= want.size();
-  for (size_t i = 0; ok && i < want.size(); ++i) ok = corpus.columns[i] == want[i];
-  if (!ok)
-    throw StatusError(Status::Invalid("the CRF's templates read columns " + Joined(want) + " but " +
-                                      (corpus.source.empty() ? std::string("the corpus") : corpus.source) + " has " +
-                                      Joined(corpus.columns) +
-                                      "; read it with the same columns: as the training data"));
-}
-
-}  // namespace
 
 void CrfModel::Save(ByteWriter& w) const {
   w.Strs(label_names);
@@ -61,19 +38,15 @@ std::string CrfModel::Describe() const {
 
 void ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
                       const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit) {
-  CheckColumns(*model.dictionary, corpus);
   const CrfLayout layout = model.layout();
-  ParallelShards(corpus.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
-    RowMatrixXd scores;
-    for (size_t n = begin; n < end; ++n) {
-      const Sentence& sentence = corpus.sentences[n];
-      if (sentence.size() == 0) {
-        visit(n, RowMatrixXd(0, layout.num_labels));
-        continue;
-      }
-      CrfScores(model.weights, layout, model.dictionary->Extract(sentence), scores);
-      visit(n, scores);
+  model.dictionary->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
+    thread_local RowMatrixXd scores;
+    if (features.size() == 0) {
+      visit(n, RowMatrixXd(0, layout.num_labels));
+      return;
     }
+    CrfScores(model.weights, layout, features, scores);
+    visit(n, scores);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "engine/api/node.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/crf_train.h"
+#include "nodes/crf/hybrid_nodes.h"
 
 namespace seqflow {
 namespace {
@@ -102,6 +103,7 @@ KindSpec TrainKind() {
 void RegisterCrfNodes(Registry& registry) {
   registry.AddArtifactType<CrfModel>();
   registry.AddKind(TrainKind());
+  RegisterHybridNodes(registry);
 }
 
 }  // namespace seqflow

@@ -4,7 +4,11 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "engine/api/node.h"
+#include "nodes/common/parallel.h"
+#include "nodes/decode/tag_node.h"
 #include "nodes/hmm/forward_backward.h"
 #include "nodes/hmm/viterbi.h"
 
@@ -21,22 +25,45 @@ std::vector<double> RowMajor(const Eigen::MatrixXd& gamma) {
 
 ArtifactPtr RunDecoder(NodeContext& ctx, DecodeMethod method, bool marginals) {
   auto data = ctx.In<Corpus>("data");
-  std::shared_ptr<Predictions> predictions;
-  if (auto crf = std::dynamic_pointer_cast<const CrfModel>(ctx.inputs("model").at(0))) {
-    predictions = std::make_shared<Predictions>(DecodeCorpus(*crf, *data, method, marginals, ctx.threads()));
-  } else {
-    auto model = ctx.In<HmmModel>("model");
-    ThrowIfError(ValidateHmmModel(*model).Annotate("node '" + ctx.node_name() + "'"));
-    predictions = std::make_shared<Predictions>(DecodeCorpus(*model, *data, method, marginals, ctx.threads()));
-  }
+  auto predictions = std::make_shared<Predictions>(
+      DecodeWithModel(*ctx.inputs("model").at(0), *data, method, marginals, ctx.threads(), ctx.node_name()));
   ctx.Metric("sentences", static_cast<double>(data->sentences.size()));
   ctx.Metric("tokens", static_cast<double>(data->num_tokens()));
   return predictions;
 }
 
+// Viterbi or posterior decoding of chains given by one label-bigram matrix and per-sentence scores.
+Predictions DecodeChains(std::vector<std::string> label_names, TagEncoding encoding, const RowMatrixXd& transition,
+                         size_t sentences, DecodeMethod method, bool marginals,
+                         const std::function<void(const std::function<void(size_t, const RowMatrixXd&)>&)>& for_each) {
+  Predictions out;
+  out.label_names = std::move(label_names);
+  out.encoding = encoding;
+  out.labels.resize(sentences);
+  const bool keep = method == DecodeMethod::kSms && marginals;
+  if (keep) out.marginals.resize(sentences);
+  const ChainTransition chain_transition(transition);  // exp(A) once for the corpus
+  for_each([&](size_t n, const RowMatrixXd& scores) {
+    if (scores.rows() == 0) return;
+    if (method == DecodeMethod::kViterbi) {
+      out.labels[n] = ChainViterbi(scores, transition);
+      return;
+    }
+    thread_local ChainWorkspace work;
+    RowMatrixXd gamma(scores.rows(), scores.cols());
+    ChainForwardBackward(scores, chain_transition, work, gamma.data(), nullptr);
+    out.labels[n].resize(gamma.rows());
+    for (Eigen::Index t = 0, best = 0; t < gamma.rows(); ++t) {
+      gamma.row(t).maxCoeff(&best);
+      out.labels[n][t] = static_cast<int32_t>(best);
+    }
+    if (keep) out.marginals[n].assign(gamma.data(), gamma.data() + gamma.size());
+  });
+  return out;
+}
+
 std::vector<PortSpec> DecoderPorts() {
-  return {PortSpec{"model", std::string(HmmModel::kType) + "|" + std::string(CrfModel::kType), false, false,
-                   "the HMM or CRF to decode with"},
+  return {PortSpec{"model", kDecodableModels, false, false, "the HMM, CRF or hybrid model to decode with"},
           PortSpec{"data", std::string(Corpus::kType), false, false, "sentences to label (gold labels ignored)"}};
 }
 
@@ -81,37 +108,47 @@ Predictions DecodeCorpus(const HmmModel& model, const Corpus& data, DecodeMethod
 }
 
 Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads) {
-  Predictions out;
-  out.label_names = model.label_names;
-  out.encoding = model.encoding;
-  out.labels.resize(data.sentences.size());
-  const bool keep = method == DecodeMethod::kSms && marginals;
-  if (keep) out.marginals.resize(data.sentences.size());
-  const auto transition = CrfTransition(model.weights, model.layout());
-  const ChainTransition chain_transition(transition);  // exp(A) once for the corpus
-  ForEachCrfScores(model, data, threads, [&](size_t n, const RowMatrixXd& scores) {
-    if (scores.rows() == 0) return;
-    if (method == DecodeMethod::kViterbi) {
-      out.labels[n] = ChainViterbi(scores, transition);
-      return;
-    }
-    thread_local ChainWorkspace work;
-    RowMatrixXd gamma(scores.rows(), scores.cols());
-    ChainForwardBackward(scores, chain_transition, work, gamma.data(), nullptr);
-    out.labels[n].resize(gamma.rows());
-    for (Eigen::Index t = 0, best = 0; t < gamma.rows(); ++t) {
-      gamma.row(t).maxCoeff(&best);
-      out.labels[n][t] = static_cast<int32_t>(best);
-    }
-    if (keep) out.marginals[n].assign(gamma.data(), gamma.data() + gamma.size());
-  });
-  return out;
+  return DecodeChains(model.label_names, model.encoding, CrfTransition(model.weights, model.layout()),
+                      data.sentences.size(), method, marginals, [&](const auto& visit) {
+                        ForEachCrfScores(model, data, threads, visit);
+                      });
+}
+
+Predictions DecodeCorpus(const HybridModel& model, const Corpus& data, DecodeMethod method, bool marginals,
+                         int threads) {
+  const HybridCorpus corpus =
+      BuildHybridCorpus(model.experts, model.symbols, model.label_names, data, false, threads);
+  return DecodeChains(model.label_names, model.encoding,
+                      HybridTransition(model.expert_transitions(), model.theta, model.gamma), data.sentences.size(),
+                      method, marginals, [&](const auto& visit) {
+                        ParallelShards(data.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
+                          RowMatrixXd scores;
+                          for (size_t n = begin; n < end; ++n) {
+                            HybridScores(corpus, n, model.theta, model.gamma, scores);
+                            visit(n, scores);
+                          }
+                        });
+                      });
+}
+
+Predictions DecodeWithModel(const Artifact& model, const Corpus& data, DecodeMethod method, bool marginals,
+                            int threads, const std::string& node_name) {
+  if (const auto* crf = dynamic_cast<const CrfModel*>(&model))
+    return DecodeCorpus(*crf, data, method, marginals, threads);
+  if (const auto* hybrid = dynamic_cast<const HybridModel*>(&model))
+    return DecodeCorpus(*hybrid, data, method, marginals, threads);
+  const auto* hmm = dynamic_cast<const HmmModel*>(&model);
+  if (!hmm)
+    throw StatusError(Status::Invalid(fmt::format("node '{}': cannot decode with a {}", node_name, model.type())));
+  ThrowIfError(ValidateHmmModel(*hmm).Annotate("node '" + node_name + "'"));
+  return DecodeCorpus(*hmm, data, method, marginals, threads);
 }
 
 void RegisterDecodeNodes(Registry& registry) {
   registry.AddArtifactType<Predictions>();
   registry.AddKind(ViterbiKind());
   registry.AddKind(SmsKind());
+  RegisterTagNode(registry);
 }
 
 }  // namespace seqflow

@@ -98,22 +98,26 @@ std::vector<int> FeatureDictionary::ColumnMap(const Corpus& corpus) const {
   return map;
 }
 
-void FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
+void FeatureDictionary::Fit(const Corpus& corpus, int min_count) { Fit(std::vector<const Corpus*>{&corpus}, min_count); }
+
+void FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_count) {
   if (min_count < 1) throw StatusError(Status::Invalid("min_count must be >= 1"));
-  Builder builder(*this, ColumnMap(corpus));
   AttributeIndex counted;
   std::vector<int32_t> templates;  // [id]
   std::vector<int64_t> counts;     // [id]
-  for (const Sentence& sentence : corpus.sentences) {
-    builder.Load(sentence);
-    for (int32_t t = 0; t < builder.size(); ++t) {
-      for (size_t k = 0; k < templates_.size(); ++k) {
-        auto [id, added] = counted.Insert(builder.Attribute(t, k));
-        if (added) {
-          templates.push_back(static_cast<int32_t>(k));
-          counts.push_back(0);
+  for (const Corpus* corpus : corpora) {
+    Builder builder(*this, ColumnMap(*corpus));
+    for (const Sentence& sentence : corpus->sentences) {
+      builder.Load(sentence);
+      for (int32_t t = 0; t < builder.size(); ++t) {
+        for (size_t k = 0; k < templates_.size(); ++k) {
+          auto [id, added] = counted.Insert(builder.Attribute(t, k));
+          if (added) {
+            templates.push_back(static_cast<int32_t>(k));
+            counts.push_back(0);
+          }
+          ++counts[id];
         }
-        ++counts[id];
       }
     }
   }
@@ -169,6 +173,15 @@ std::vector<SentenceFeatures> FeatureDictionary::ExtractCorpus(const Corpus& cor
     for (size_t i = begin; i < end; ++i) out[i] = ExtractWith(corpus.sentences[i], builder);
   });
   return out;
+}
+
+void FeatureDictionary::ForEachExtracted(const Corpus& corpus, int threads,
+                                         const std::function<void(size_t, const SentenceFeatures&)>& visit) const {
+  const std::vector<int> map = ColumnMap(corpus);
+  ParallelShards(corpus.sentences.size(), kShardSentences, threads, [&](size_t, size_t begin, size_t end) {
+    Builder builder(*this, map);
+    for (size_t i = begin; i < end; ++i) visit(i, ExtractWith(corpus.sentences[i], builder));
+  });
 }
 
 std::vector<std::string> FeatureDictionary::groups() const {

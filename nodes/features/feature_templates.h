@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -67,6 +68,8 @@ class FeatureDictionary {
   // Throws StatusError if the corpus lacks a column the templates read (columns are matched by
   // name, so the corpus may order them differently) or min_count < 1.
   void Fit(const Corpus& corpus, int min_count);
+  // The same counting over several corpora together (ids in order of first occurrence across them).
+  void Fit(const std::vector<const Corpus*>& corpora, int min_count);
 
   // The known attribute ids of every token of `sentence` (unknown attributes are dropped).
   // REQUIRES: the sentence has the columns this dictionary was compiled for, in that order.
@@ -74,6 +77,10 @@ class FeatureDictionary {
   // Extract over a whole corpus, in parallel over sentences with `threads` threads (same result
   // for any thread count). Columns are matched by name, as in Fit.
   std::vector<SentenceFeatures> ExtractCorpus(const Corpus& corpus, int threads) const;
+  // The same without keeping the results: visit(n, features of sentence n) runs concurrently for
+  // different sentences. Throws StatusError naming a column the templates read that `corpus` lacks.
+  void ForEachExtracted(const Corpus& corpus, int threads,
+                        const std::function<void(size_t sentence, const SentenceFeatures&)>& visit) const;
 
   int32_t num_attributes() const { return static_cast<int32_t>(attribute_names_.size()); }
   const std::string& attribute_name(int32_t id) const { return attribute_names_[id]; }

@@ -6,6 +6,7 @@
 
 #include "engine/api/node.h"
 #include "nodes/features/feature_templates.h"
+#include "nodes/features/template_params.h"
 #include "nodes/features/vocab_builder.h"
 
 namespace seqflow {
@@ -41,19 +42,10 @@ KindSpec VocabKind() {
       RunVocab};
 }
 
-std::vector<FeatureTemplate> NodeTemplates(const Params& p) {
-  std::vector<FeatureTemplate> templates;
-  if (!p.GetString("set").empty()) templates = TemplateSetByName(p.GetString("set"));
-  for (const std::string& text : p.GetStrings("templates")) templates.push_back({text, text, text});
-  if (templates.empty())
-    throw StatusError(Status::Invalid("no feature templates: name a template set in `set` or list `templates`"));
-  return templates;
-}
-
 ArtifactPtr RunTemplates(NodeContext& ctx) {
   const Params& p = ctx.params();
   auto corpus = ctx.In<Corpus>("data");
-  auto dictionary = std::make_shared<FeatureDictionary>(NodeTemplates(p), corpus->columns);
+  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesFromParams(p), corpus->columns);
   dictionary->Fit(*corpus, static_cast<int>(std::min<int64_t>(p.GetInt("min_count"), INT32_MAX)));
   auto out = std::make_shared<FeatureSet>();
   out->sentences = dictionary->ExtractCorpus(*corpus, ctx.threads());
@@ -68,15 +60,10 @@ ArtifactPtr RunTemplates(NodeContext& ctx) {
   return out;
 }
 
-std::string CheckTemplateSet(const ParamValue& value) {
-  const std::string& name = std::get<std::string>(value);
-  if (name.empty()) return "";
-  try {
-    TemplateSetByName(name);
-  } catch (const StatusError& e) {
-    return e.status().message();
-  }
-  return "";
+std::vector<ParamSpec> TemplatesKindParams() {
+  std::vector<ParamSpec> params = TemplateParamSpecs("standard_chunking");
+  params.push_back(ParamSpec::Int("min_count", 1, "occurrences an attribute needs to be kept").Min(1));
+  return params;
 }
 
 KindSpec TemplatesKind() {
@@ -88,11 +75,7 @@ KindSpec TemplatesKind() {
       "sentence of data as attribute ids with its gold labels.",
       std::string(FeatureSet::kType),
       {PortSpec{"data", std::string(Corpus::kType), false, false, "corpus the dictionary is fitted on"}},
-      {ParamSpec::String("set", std::string("standard_chunking"),
-                         "named template set: standard_chunking, hysol_chunking, hysol_ner, or \"\" for none")
-           .Check(CheckTemplateSet),
-       ParamSpec::StringList("templates", {}, "extra templates, each its own feature type (group)"),
-       ParamSpec::Int("min_count", 1, "occurrences an attribute needs to be kept").Min(1)},
+      TemplatesKindParams(),
       RunTemplates};
 }
 

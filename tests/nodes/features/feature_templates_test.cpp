@@ -262,12 +262,12 @@ TEST(FeatureTemplatesNode, DamagedFeatureSetDoesNotLoad) {
 }
 
 TEST(FeatureTemplatesNode, ExtraTemplatesOnlyAndNoTemplatesAtAll) {
-  auto set = RunNode({{"set", std::string()}, {"templates", std::vector<std::string>{"word[0]"}}});
+  auto set = RunNode({{"set", std::string("none")}, {"templates", std::vector<std::string>{"word[0]"}}});
   ASSERT_EQ(set->dictionary->templates().size(), 1u);
   EXPECT_EQ(set->dictionary->attribute_name(0), "word[0]=a");
   EXPECT_EQ(set->dictionary->groups(), (std::vector<std::string>{"word[0]"}));
   try {
-    RunNode({{"set", std::string()}});
+    RunNode({{"set", std::string("none")}});
     ADD_FAILURE() << "no error";
   } catch (const StatusError& e) {
     EXPECT_THAT(e.status().message(), HasSubstr("no feature templates"));
@@ -279,7 +279,7 @@ TEST(FeatureTemplatesNode, SetParameterIsCheckedUpFront) {
   RegisterFeaturesNodes(registry);
   const ParamSpec* set = registry.FindKind("features.templates")->FindParam("set");
   EXPECT_EQ(set->check(std::string("hysol_ner")), "");
-  EXPECT_EQ(set->check(std::string("")), "");
+  EXPECT_EQ(set->check(std::string("none")), "");
   EXPECT_THAT(set->check(std::string("ner")), HasSubstr("unknown template set 'ner'"));
 }
 

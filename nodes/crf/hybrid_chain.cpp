@@ -1,0 +1,293 @@
+// The hybrid chain's potentials, E-step, M-step and Γ likelihood (hybrid_chain.h).
+#include "nodes/crf/hybrid_chain.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nodes/common/parallel.h"
+
+namespace seqflow {
+
+namespace {
+
+constexpr size_t kShard = 64;           // sentences per parallel shard
+constexpr size_t kBlockSentences = 8192;  // sentences whose marginals are held at once in the E-step
+
+Eigen::Index NumExperts(const ExpertTransitions& experts) { return static_cast<Eigen::Index>(experts.size()); }
+
+void Normalize(Eigen::Ref<Eigen::VectorXd> weights, Eigen::Ref<Eigen::VectorXd> log_out) {
+  const double total = weights.sum();
+  if (!(total > 0)) {
+    log_out.setConstant(-std::log(static_cast<double>(weights.size())));
+    return;
+  }
+  for (Eigen::Index v = 0; v < weights.size(); ++v) log_out(v) = std::max(kLogFloor, std::log(weights(v) / total));
+}
+
+// Per-slot sums of the Γ likelihood pass.
+struct LikelihoodSlot {
+  double value = 0;
+  Eigen::VectorXd token_terms;       // [I + J] Σ_t φ_m(t, y_t) − E[φ_m(t, ·)]
+  RowMatrixXd bigram_difference;     // expected − gold bigram counts (ChainForwardBackward adds)
+  Eigen::VectorXd initial_difference;  // gold − expected first-label counts
+  void Reset(Eigen::Index models, Eigen::Index labels) {
+    value = 0;
+    token_terms.setZero(models);
+    bigram_difference.setZero(labels, labels);
+    initial_difference.setZero(labels);
+  }
+};
+
+}  // namespace
+
+RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
+                             const Eigen::VectorXd& gamma) {
+  const Eigen::Index experts_n = NumExperts(experts);
+  const Eigen::Index k = experts.empty() ? theta.log_transition.at(0).rows() : experts[0].rows();
+  RowMatrixXd transition = RowMatrixXd::Zero(k, k);
+  for (Eigen::Index i = 0; i < experts_n; ++i) transition += gamma(i) * experts[i];
+  for (int j = 0; j < theta.num_models(); ++j) transition += gamma(experts_n + j) * theta.log_transition[j];
+  return transition;
+}
+
+void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
+                  RowMatrixXd& scores) {
+  const int64_t begin = corpus.offsets[n];
+  const Eigen::Index length = corpus.offsets[n + 1] - begin;
+  const Eigen::Index experts = static_cast<Eigen::Index>(corpus.expert_scores.size());
+  scores.setZero(length, corpus.num_labels);
+  for (Eigen::Index i = 0; i < experts; ++i)
+    scores += gamma(i) * corpus.expert_scores[i].middleRows(begin, length).cast<double>();
+  for (int j = 0; j < theta.num_models(); ++j) {
+    const double weight = gamma(experts + j);
+    const RowMatrixXd& emission = theta.log_emission[j];
+    for (Eigen::Index t = 0; t < length; ++t) scores.row(t) += weight * emission.row(corpus.symbols(begin + t, j));
+    if (length > 0) scores.row(0) += weight * theta.log_initial[j].transpose();
+  }
+}
+
+double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts,
+                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                            GenerativeCounts& counts) {
+  const Eigen::Index labels = corpus.num_labels;
+  const int models = theta.num_models();
+  const ChainTransition transition(HybridTransition(experts, theta, gamma));
+  counts.initial.setZero(labels);
+  counts.transition.setZero(labels, labels);
+  counts.emission.resize(models);
+  for (int j = 0; j < models; ++j) counts.emission[j].setZero(theta.log_emission[j].rows(), labels);
+
+  const size_t slots = OrderedSlots(threads);
+  std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(labels, labels));
+  std::vector<double> slot_log_z(slots, 0.0);
+  double log_likelihood = 0;
+  RowMatrixXd marginals;
+  const size_t sentences = corpus.num_sentences();
+  for (size_t block = 0; block < sentences; block += kBlockSentences) {
+    const size_t block_end = std::min(sentences, block + kBlockSentences);
+    const int64_t base = corpus.offsets[block];
+    marginals.resize(corpus.offsets[block_end] - base, labels);
+    ParallelShardsOrdered(
+        block_end - block, kShard, threads, slots,
+        [&](size_t, size_t begin, size_t end, size_t slot) {
+          thread_local ChainWorkspace work;
+          thread_local RowMatrixXd scores;
+          for (size_t n = block + begin; n < block + end; ++n) {
+            if (corpus.offsets[n + 1] == corpus.offsets[n]) continue;
+            HybridScores(corpus, n, theta, gamma, scores);
+            slot_log_z[slot] += ChainForwardBackward(scores, transition, work,
+                                                     marginals.row(corpus.offsets[n] - base).data(),
+                                                     slot_bigrams[slot].data());
+          }
+        },
+        [&](size_t, size_t slot) {
+          log_likelihood += slot_log_z[slot];
+          counts.transition += slot_bigrams[slot];
+          slot_log_z[slot] = 0;
+          slot_bigrams[slot].setZero();
+        });
+    for (size_t n = block; n < block_end; ++n)
+      if (corpus.offsets[n + 1] > corpus.offsets[n]) counts.initial += marginals.row(corpus.offsets[n] - base).transpose();
+    // One feature type per task: each emission table is summed over the tokens in order.
+    ParallelShards(static_cast<size_t>(models), 1, threads, [&](size_t, size_t j_begin, size_t j_end) {
+      for (size_t j = j_begin; j < j_end; ++j) {
+        RowMatrixXd& emission = counts.emission[j];
+        for (int64_t t = base; t < corpus.offsets[block_end]; ++t)
+          emission.row(corpus.symbols(t, static_cast<Eigen::Index>(j))) += marginals.row(t - base);
+      }
+    });
+  }
+  return log_likelihood;
+}
+
+GenerativeCounts ObservedCounts(const HybridCorpus& corpus, const std::vector<int64_t>& vocabulary_sizes) {
+  const Eigen::Index labels = corpus.num_labels;
+  GenerativeCounts counts;
+  counts.initial.setZero(labels);
+  counts.transition.setZero(labels, labels);
+  for (int64_t size : vocabulary_sizes) counts.emission.push_back(RowMatrixXd::Zero(size, labels));
+  for (size_t n = 0; n < corpus.num_sentences(); ++n) {
+    const int64_t begin = corpus.offsets[n];
+    const int64_t end = corpus.offsets[n + 1];
+    if (end == begin) continue;
+    counts.initial(corpus.labels[begin]) += 1;
+    for (int64_t t = begin; t < end; ++t) {
+      const int32_t label = corpus.labels[t];
+      if (t > begin) counts.transition(corpus.labels[t - 1], label) += 1;
+      for (size_t j = 0; j < counts.emission.size(); ++j)
+        counts.emission[j](corpus.symbols(t, static_cast<Eigen::Index>(j)), label) += 1;
+    }
+  }
+  return counts;
+}
+
+GenerativeParams MaximizeGenerative(const GenerativeCounts& counts, const Eigen::VectorXd& generative_gamma,
+                                    double eta_prime) {
+  const Eigen::Index labels = counts.initial.size();
+  GenerativeParams theta;
+  for (size_t j = 0; j < counts.emission.size(); ++j) {
+    const double weight = generative_gamma(static_cast<Eigen::Index>(j));
+    Eigen::VectorXd pseudo = (weight * counts.initial).array() + eta_prime;
+    Eigen::VectorXd log_initial(labels);
+    Normalize(pseudo, log_initial);
+    theta.log_initial.push_back(std::move(log_initial));
+
+    RowMatrixXd log_transition(labels, labels);
+    for (Eigen::Index k = 0; k < labels; ++k) {
+      Eigen::VectorXd row = (weight * counts.transition.row(k).transpose()).array() + eta_prime;
+      Eigen::VectorXd log_row(labels);
+      Normalize(row, log_row);
+      log_transition.row(k) = log_row.transpose();
+    }
+    theta.log_transition.push_back(std::move(log_transition));
+
+    const RowMatrixXd& emitted = counts.emission[j];
+    RowMatrixXd log_emission(emitted.rows(), labels);
+    for (Eigen::Index k = 0; k < labels; ++k) {
+      Eigen::VectorXd column = (weight * emitted.col(k)).array() + eta_prime;
+      Eigen::VectorXd log_column(emitted.rows());
+      Normalize(column, log_column);
+      log_emission.col(k) = log_column;
+    }
+    theta.log_emission.push_back(std::move(log_emission));
+  }
+  return theta;
+}
+
+double GenerativeLogPrior(const GenerativeParams& theta, double eta_prime) {
+  double total = 0;
+  for (int j = 0; j < theta.num_models(); ++j)
+    total += theta.log_initial[j].sum() + theta.log_transition[j].sum() + theta.log_emission[j].sum();
+  return eta_prime * total;
+}
+
+double RelativeParamChange(const GenerativeParams& next, const GenerativeParams& current) {
+  double difference = 0;
+  double norm = 0;
+  auto add = [&](const auto& a, const auto& b) {
+    difference += (a.array().exp() - b.array().exp()).square().sum();
+    norm += b.array().exp().square().sum();
+  };
+  for (int j = 0; j < current.num_models(); ++j) {
+    add(next.log_initial[j], current.log_initial[j]);
+    add(next.log_transition[j], current.log_transition[j]);
+    add(next.log_emission[j], current.log_emission[j]);
+  }
+  return norm > 0 ? std::sqrt(difference / norm) : 0.0;
+}
+
+double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTransitions& experts,
+                                      const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                                      Eigen::VectorXd* gradient) {
+  const Eigen::Index labels = corpus.num_labels;
+  const Eigen::Index experts_n = NumExperts(experts);
+  const Eigen::Index models = experts_n + theta.num_models();
+  const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
+  const ChainTransition transition(transition_weights);
+
+  const size_t slots = OrderedSlots(threads);
+  std::vector<LikelihoodSlot> slot_sums(slots);
+  for (LikelihoodSlot& s : slot_sums) s.Reset(models, labels);
+  LikelihoodSlot total;
+  total.Reset(models, labels);
+  ParallelShardsOrdered(
+      corpus.num_sentences(), kShard, threads, slots,
+      [&](size_t, size_t begin, size_t end, size_t slot) {
+        thread_local ChainWorkspace work;
+        thread_local RowMatrixXd scores, marginals;
+        LikelihoodSlot& sums = slot_sums[slot];
+        for (size_t n = begin; n < end; ++n) {
+          const int64_t first = corpus.offsets[n];
+          const Eigen::Index length = corpus.offsets[n + 1] - first;
+          if (length == 0) continue;
+          HybridScores(corpus, n, theta, gamma, scores);
+          marginals.resize(length, labels);
+          const double log_z = ChainForwardBackward(scores, transition, work, marginals.data(),
+                                                    gradient ? sums.bigram_difference.data() : nullptr);
+          const std::vector<int32_t> gold(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
+          sums.value += ChainScore(scores, transition_weights, gold) - log_z;
+          if (!gradient) continue;
+          // ChainForwardBackward added the expected bigram counts; subtracting the gold ones keeps
+          // expected − gold here (flipped once at the end).
+          for (Eigen::Index t = 0; t < length; ++t) {
+            const int32_t y = gold[t];
+            if (t > 0) sums.bigram_difference(gold[t - 1], y) -= 1;
+            for (Eigen::Index i = 0; i < experts_n; ++i) {
+              const auto row = corpus.expert_scores[i].row(first + t).cast<double>();
+              sums.token_terms(i) += row(y) - row.dot(marginals.row(t));
+            }
+            for (int j = 0; j < theta.num_models(); ++j) {
+              const auto row = theta.log_emission[j].row(corpus.symbols(first + t, j));
+              sums.token_terms(experts_n + j) += row(y) - row.dot(marginals.row(t));
+            }
+          }
+          sums.initial_difference(gold[0]) += 1;
+          sums.initial_difference -= marginals.row(0).transpose();
+        }
+      },
+      [&](size_t, size_t slot) {
+        LikelihoodSlot& sums = slot_sums[slot];
+        total.value += sums.value;
+        total.token_terms += sums.token_terms;
+        total.bigram_difference += sums.bigram_difference;
+        total.initial_difference += sums.initial_difference;
+        sums.Reset(models, labels);
+      });
+  if (gradient) {
+    const RowMatrixXd bigrams = -total.bigram_difference;
+    gradient->resize(models);
+    for (Eigen::Index i = 0; i < experts_n; ++i)
+      (*gradient)(i) = total.token_terms(i) + (bigrams.array() * experts[i].array()).sum();
+    for (int j = 0; j < theta.num_models(); ++j)
+      (*gradient)(experts_n + j) = total.token_terms(experts_n + j) +
+                                   (bigrams.array() * theta.log_transition[j].array()).sum() +
+                                   total.initial_difference.dot(theta.log_initial[j]);
+  }
+  return total.value;
+}
+
+double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads) {
+  const ChainTransition chain(transition);
+  const size_t slots = OrderedSlots(threads);
+  std::vector<double> slot_sums(slots, 0.0);
+  double total = 0;
+  ParallelShardsOrdered(
+      corpus.num_sentences(), kShard, threads, slots,
+      [&](size_t, size_t begin, size_t end, size_t slot) {
+        thread_local ChainWorkspace work;
+        for (size_t n = begin; n < end; ++n) {
+          const int64_t first = corpus.offsets[n];
+          const Eigen::Index length = corpus.offsets[n + 1] - first;
+          if (length == 0) continue;
+          const RowMatrixXd scores = corpus.expert_scores[expert].middleRows(first, length).cast<double>();
+          slot_sums[slot] += ChainForwardBackward(scores, chain, work, nullptr, nullptr);
+        }
+      },
+      [&](size_t, size_t slot) {
+        total += slot_sums[slot];
+        slot_sums[slot] = 0;
+      });
+  return total;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,105 @@
+// The hybrid generative/discriminative chain of Suzuki, Fujino & Isozaki (2007), Eq. 2/6:
+//   R(y | x) ∝ Π_i p_Di(y | x; λ_i)^γ_i · Π_j p_Gj(x, y; θ_j)^γ_j
+// with I CRF experts (fixed Λ) and J first-order HMMs, HMM j emitting the value of feature type
+// j at each token ("one feature type corresponds to one HMM", §4.1). Taking logs, R is one
+// linear chain (linear_chain.h) whose label scores and label-bigram weights are the γ-weighted
+// sums of the models' log-potentials:
+//   s_t(k)  = Σ_i γ_i λ_i·f(x, t, k) + Σ_j γ_j log θ_j(k → x_t^j) + [t = 0] Σ_j γ_j log π_j(k)
+//   A(k,l)  = Σ_i γ_i A_i(k, l)     + Σ_j γ_j log θ_j(k → l)
+// (each Z_i(x)^γ_i cancels in R), so one forward-backward per sentence gives R's marginals
+// whatever I and J are (§3.4). Γ is ordered experts first: gamma = [γ_1..γ_I, γ_{I+1}..γ_{I+J}].
+//
+// Θ is held as log-probabilities floored at kLogFloor, so a zero-probability event (possible
+// only without a prior, η' = 0) stays finite and γ·log θ is never 0·(-inf).
+// Pure functions; the corpus-level ones parallelise over sentences with a fixed reduction order
+// (same result for any thread count).
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "nodes/crf/linear_chain.h"
+
+namespace seqflow {
+
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMatrixXi = Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+inline constexpr double kLogFloor = -690.0;  // log(1e-300)
+
+// Θ: J HMMs over the same K labels. Symbol 0 of every feature type is "unseen" (a value that
+// was not in the data the symbol table was built from); it gets only prior mass.
+struct GenerativeParams {
+  std::vector<Eigen::VectorXd> log_initial;  // [J] K
+  std::vector<RowMatrixXd> log_transition;   // [J] K x K, row = previous label
+  std::vector<RowMatrixXd> log_emission;     // [J] V_j x K: row v = log θ_j(k → v) for every k
+  int num_models() const { return static_cast<int>(log_emission.size()); }
+};
+
+// Expected (or observed) counts of the HMMs' events under R. R is shared by all the HMMs, so
+// the initial and transition counts are the same for every j; only the emitted symbols differ.
+struct GenerativeCounts {
+  Eigen::VectorXd initial;              // K
+  RowMatrixXd transition;               // K x K
+  std::vector<RowMatrixXd> emission;    // [J] V_j x K
+};
+
+// The per-token inputs of the hybrid model on one corpus. Sentence n covers the token rows
+// [offsets[n], offsets[n+1]) of every matrix.
+struct HybridCorpus {
+  int32_t num_labels = 0;                   // K
+  std::vector<int64_t> offsets;             // [N + 1]
+  std::vector<RowMatrixXf> expert_scores;   // [I] tokens x K: λ_i·f(x, t, k)
+  RowMatrixXi symbols;                      // tokens x J: symbol of feature type j at token t
+  std::vector<int32_t> labels;              // [tokens] gold label ids; empty when unlabeled
+  size_t num_sentences() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  int64_t num_tokens() const { return offsets.empty() ? 0 : offsets.back(); }
+};
+
+// The fixed parts of the experts besides their token scores: A_i [K x K] each.
+using ExpertTransitions = std::vector<RowMatrixXd>;
+
+// A above. REQUIRES: gamma.size() == I + J.
+RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
+                             const Eigen::VectorXd& gamma);
+
+// s above for sentence n, into `scores` (resized to T x K).
+void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
+                  RowMatrixXd& scores);
+
+// Step 4.1's E-step over an unlabeled corpus: R's expected HMM event counts into `counts`
+// (resized), and Σ_m log Σ_y exp(Σ_t s_t(y_t) + Σ_t A(y_{t-1}, y_t)) — G(Θ|Γ) of Eq. 4 without
+// the prior and without the Θ-independent Σ_m Σ_i γ_i log Z_i(x_m). NaN/inf is returned as is
+// (the caller stops with a numerical error).
+double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts,
+                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                            GenerativeCounts& counts);
+
+// The observed counts of the HMM events on a labeled corpus (the supervised start Θ(0)).
+// `vocabulary_sizes` = V_j. REQUIRES: corpus.labels non-empty.
+GenerativeCounts ObservedCounts(const HybridCorpus& corpus, const std::vector<int64_t>& vocabulary_sizes);
+
+// The M-step of Eq. 5 under a Dirichlet prior with η = 1 + eta_prime on every multinomial:
+// θ_j ∝ γ_j · counts + η' (a multinomial with no mass at all becomes uniform).
+// `generative_gamma` = [γ_{I+1} .. γ_{I+J}].
+GenerativeParams MaximizeGenerative(const GenerativeCounts& counts, const Eigen::VectorXd& generative_gamma,
+                                    double eta_prime);
+
+// log p(Θ) of that prior, up to its normalising constant: η' Σ log θ over every parameter.
+double GenerativeLogPrior(const GenerativeParams& theta, double eta_prime);
+
+// ‖Θ' − Θ‖ / ‖Θ‖ over all the probabilities (the stopping rule of Fig. 1, step 4).
+double RelativeParamChange(const GenerativeParams& next, const GenerativeParams& current);
+
+// Σ_n log R(y_n | x_n) over a labeled corpus (Eq. 3 without the prior) and, when `gradient` is
+// non-null, its derivative in every γ (§3.4): Σ_n [φ_m(x_n, y_n) − E_R[φ_m(x_n, Y)]] where φ_m
+// is model m's log-potential of a labelling (Σ_t of its token scores and bigram weights).
+double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTransitions& experts,
+                                      const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                                      Eigen::VectorXd* gradient);
+
+// Σ_n log Z_i(x_n) of expert i alone (the constant that makes HybridExpectedCounts' value G).
+double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads);
+
+}  // namespace seqflow

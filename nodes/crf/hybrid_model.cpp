@@ -1,0 +1,169 @@
+// HybridModel serialisation and the construction of a HybridCorpus from a Corpus.
+#include "nodes/crf/hybrid_model.h"
+
+#include <fmt/format.h>
+
+#include "nodes/common/parallel.h"
+
+namespace seqflow {
+
+namespace {
+
+void SaveMatrix(ByteWriter& w, const Eigen::Ref<const RowMatrixXd>& m) {
+  w.I64(m.rows());
+  w.I64(m.cols());
+  w.F64s(m.data(), static_cast<size_t>(m.size()));
+}
+
+RowMatrixXd LoadMatrix(ByteReader& r) {
+  const int64_t rows = r.I64();
+  const int64_t cols = r.I64();
+  const std::vector<double> values = r.F64s();
+  if (rows < 0 || cols < 0 || static_cast<int64_t>(values.size()) != rows * cols)
+    throw StatusError(Status::Corruption("HybridModel: matrix shape does not match its values"));
+  return Eigen::Map<const RowMatrixXd>(values.data(), rows, cols);
+}
+
+void SaveArtifact(ByteWriter& w, const Artifact& a) {
+  ByteWriter inner;
+  a.Save(inner);
+  w.Str(inner.bytes());
+}
+
+}  // namespace
+
+GenerativeSymbols::GenerativeSymbols(std::shared_ptr<const FeatureDictionary> dictionary)
+    : dictionary_(std::move(dictionary)) {
+  vocabulary_sizes_.assign(dictionary_->templates().size(), 1);
+  symbol_of_attribute_.resize(dictionary_->num_attributes());
+  for (int32_t a = 0; a < dictionary_->num_attributes(); ++a)
+    symbol_of_attribute_[a] = static_cast<int32_t>(vocabulary_sizes_[dictionary_->attribute_template(a)]++);
+}
+
+RowMatrixXi GenerativeSymbols::Symbols(const Corpus& corpus, const std::vector<int64_t>& offsets, int threads) const {
+  RowMatrixXi out = RowMatrixXi::Zero(offsets.back(), num_types());
+  dictionary_->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
+    for (int32_t t = 0; t < features.size(); ++t)
+      for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+        const int32_t a = features.ids[k];
+        out(offsets[n] + t, dictionary_->attribute_template(a)) = symbol_of_attribute_[a];
+      }
+  });
+  return out;
+}
+
+ExpertTransitions HybridModel::expert_transitions() const {
+  ExpertTransitions out;
+  for (const auto& e : experts) out.push_back(CrfTransition(e->weights, e->layout()));
+  return out;
+}
+
+void HybridModel::Save(ByteWriter& w) const {
+  w.Strs(label_names);
+  w.U8(static_cast<uint8_t>(encoding));
+  w.U64(experts.size());
+  for (const auto& e : experts) SaveArtifact(w, *e);
+  w.U8(symbols.dictionary() ? 1 : 0);
+  if (symbols.dictionary()) {
+    ByteWriter dict;
+    symbols.dictionary()->Save(dict);
+    w.Str(dict.bytes());
+  }
+  w.U64(static_cast<uint64_t>(theta.num_models()));
+  for (int j = 0; j < theta.num_models(); ++j) {
+    SaveMatrix(w, theta.log_initial[j].transpose());
+    SaveMatrix(w, theta.log_transition[j]);
+    SaveMatrix(w, theta.log_emission[j]);
+  }
+  w.F64s(gamma.data(), static_cast<size_t>(gamma.size()));
+}
+
+std::shared_ptr<const HybridModel> HybridModel::Load(ByteReader& r) {
+  auto m = std::make_shared<HybridModel>();
+  m->label_names = r.Strs();
+  const uint8_t encoding = r.U8();
+  if (encoding > static_cast<uint8_t>(TagEncoding::kRuns))
+    throw StatusError(Status::Corruption("HybridModel: bad encoding"));
+  m->encoding = static_cast<TagEncoding>(encoding);
+  const size_t experts = r.Count(sizeof(uint64_t));
+  for (size_t i = 0; i < experts; ++i) {
+    const std::string bytes = r.Str();
+    ByteReader inner(bytes);
+    m->experts.push_back(CrfModel::Load(inner));
+  }
+  if (r.U8()) {
+    const std::string dict = r.Str();
+    ByteReader dict_reader(dict);
+    m->symbols = GenerativeSymbols(FeatureDictionary::Load(dict_reader));
+  }
+  const size_t models = r.Count(1);
+  for (size_t j = 0; j < models; ++j) {
+    m->theta.log_initial.push_back(LoadMatrix(r).transpose());
+    m->theta.log_transition.push_back(LoadMatrix(r));
+    m->theta.log_emission.push_back(LoadMatrix(r));
+  }
+  const std::vector<double> gamma = r.F64s();
+  m->gamma = Eigen::Map<const Eigen::VectorXd>(gamma.data(), static_cast<Eigen::Index>(gamma.size()));
+  const auto labels = static_cast<Eigen::Index>(m->label_names.size());
+  bool consistent = m->gamma.size() == static_cast<Eigen::Index>(experts + models) &&
+                    static_cast<int>(models) == m->symbols.num_types();
+  for (size_t j = 0; consistent && j < models; ++j)
+    consistent = m->theta.log_initial[j].size() == labels && m->theta.log_transition[j].rows() == labels &&
+                 m->theta.log_transition[j].cols() == labels && m->theta.log_emission[j].cols() == labels &&
+                 m->theta.log_emission[j].rows() == m->symbols.vocabulary_sizes()[j];
+  for (const auto& e : m->experts) consistent = consistent && e->label_names == m->label_names;
+  if (!consistent) throw StatusError(Status::Corruption("HybridModel: parts of inconsistent shapes"));
+  return m;
+}
+
+std::string HybridModel::Describe() const {
+  return fmt::format("hybrid of {} CRFs and {} HMMs over {} labels", experts.size(), theta.num_models(),
+                     label_names.size());
+}
+
+std::vector<std::string> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
+  if (experts.empty()) throw StatusError(Status::Invalid("a hybrid model needs at least one CRF expert"));
+  for (size_t i = 1; i < experts.size(); ++i)
+    if (experts[i]->label_names != experts[0]->label_names)
+      throw StatusError(Status::Invalid(fmt::format(
+          "CRF experts 1 and {} have different label sets ({} vs {} labels); train them on the same labeled corpus",
+          i + 1, experts[0]->label_names.size(), experts[i]->label_names.size())));
+  return experts[0]->label_names;
+}
+
+HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>>& experts,
+                               const GenerativeSymbols& symbols, const std::vector<std::string>& label_names,
+                               const Corpus& corpus, bool with_labels, int threads) {
+  HybridCorpus out;
+  out.num_labels = static_cast<int32_t>(label_names.size());
+  out.offsets.assign(1, 0);
+  for (const Sentence& s : corpus.sentences) out.offsets.push_back(out.offsets.back() + static_cast<int64_t>(s.size()));
+  for (const auto& expert : experts) {
+    RowMatrixXf scores(out.num_tokens(), out.num_labels);
+    ForEachCrfScores(*expert, corpus, threads, [&](size_t n, const RowMatrixXd& s) {
+      scores.middleRows(out.offsets[n], s.rows()) = s.cast<float>();
+    });
+    out.expert_scores.push_back(std::move(scores));
+  }
+  out.symbols = symbols.num_types() > 0 ? symbols.Symbols(corpus, out.offsets, threads)
+                                        : RowMatrixXi(out.num_tokens(), 0);
+  if (!with_labels) return out;
+  if (!corpus.labeled())
+    throw StatusError(Status::Invalid(fmt::format("{} has no gold labels; this input must be labeled", corpus.source)));
+  std::vector<int32_t> map(corpus.label_names.size(), -1);
+  for (size_t l = 0; l < corpus.label_names.size(); ++l)
+    for (size_t k = 0; k < label_names.size(); ++k)
+      if (label_names[k] == corpus.label_names[l]) map[l] = static_cast<int32_t>(k);
+  out.labels.reserve(out.num_tokens());
+  for (size_t n = 0; n < corpus.sentences.size(); ++n)
+    for (int32_t label : corpus.sentences[n].labels) {
+      if (map[label] < 0)
+        throw StatusError(Status::Invalid(fmt::format(
+            "{} sentence {}: label '{}' is not one the CRF experts were trained on", corpus.source, n + 1,
+            corpus.label_names[label])));
+      out.labels.push_back(map[label]);
+    }
+  return out;
+}
+
+}  // namespace seqflow

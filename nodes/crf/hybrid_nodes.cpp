@@ -1,0 +1,196 @@
+// crf.lop and crf.hysol: adapters from trained CRFs and corpora to the hybrid-model kernels.
+#include "nodes/crf/hybrid_nodes.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <climits>
+
+#include "engine/api/node.h"
+#include "nodes/crf/hybrid_model.h"
+#include "nodes/crf/hysol_train.h"
+#include "nodes/features/template_params.h"
+
+namespace seqflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::shared_ptr<const CrfModel>> Experts(NodeContext& ctx) { return ctx.InList<CrfModel>("experts"); }
+
+void ReportGamma(NodeContext& ctx, const HybridModel& model) {
+  std::string table = "model,kind,name,gamma\n";
+  for (size_t i = 0; i < model.experts.size(); ++i) {
+    ctx.Metric(fmt::format("gamma.crf{}", i + 1), model.gamma(static_cast<Eigen::Index>(i)));
+    table += fmt::format("{},crf,expert {},{:.9g}\n", i + 1, i + 1, model.gamma(static_cast<Eigen::Index>(i)));
+  }
+  const auto experts = static_cast<Eigen::Index>(model.experts.size());
+  for (int j = 0; j < model.theta.num_models(); ++j) {
+    ctx.Metric(fmt::format("gamma.hmm{}", j + 1), model.gamma(experts + j));
+    table += fmt::format("{},hmm,\"{}\",{:.9g}\n", experts + j + 1, model.symbols.dictionary()->templates()[j].text,
+                         model.gamma(experts + j));
+  }
+  ctx.Attach("gamma.csv", std::move(table));
+}
+
+ArtifactPtr RunLop(NodeContext& ctx) {
+  auto model = std::make_shared<HybridModel>();
+  model->experts = Experts(ctx);
+  model->label_names = CommonLabels(model->experts);
+  model->encoding = model->experts[0]->encoding;
+  auto heldout = ctx.In<Corpus>("heldout");
+  const HybridCorpus data =
+      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
+  const auto experts = static_cast<Eigen::Index>(model->experts.size());
+  const CombinationFit fit =
+      FitCombinationWeights(data, model->expert_transitions(), model->theta,
+                            Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)),
+                            ctx.params().GetDouble("xi_prime"), ctx.threads());
+  model->gamma = fit.gamma;
+  ctx.Metric("heldout_objective", fit.objective);
+  ctx.Metric("iterations", fit.iterations);
+  ReportGamma(ctx, *model);
+  return model;
+}
+
+HysolOptions Options(const Params& p, int threads) {
+  HysolOptions o;
+  o.xi_prime = p.GetDouble("xi_prime");
+  o.eta_prime = p.GetDouble("eta_prime");
+  o.max_iterations = static_cast<int>(p.GetInt("max_iterations"));
+  o.tolerance = p.GetDouble("tolerance");
+  o.em_iterations = static_cast<int>(p.GetInt("em_iterations"));
+  o.em_tolerance = p.GetDouble("em_tolerance");
+  o.threads = threads;
+  return o;
+}
+
+std::string TraceCsv(const std::vector<HysolStep>& trace) {
+  std::string csv = "iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,theta_change";
+  const Eigen::Index models = trace.empty() ? 0 : trace.front().gamma.size();
+  for (Eigen::Index m = 0; m < models; ++m) csv += fmt::format(",gamma{}", m + 1);
+  csv += "\n";
+  for (const HysolStep& s : trace) {
+    csv += fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.6g}", s.iteration, s.step, s.em_iteration, s.generative,
+                       s.heldout_before, s.heldout, s.theta_change);
+    for (Eigen::Index m = 0; m < s.gamma.size(); ++m) csv += fmt::format(",{:.6g}", s.gamma(m));
+    csv += "\n";
+  }
+  return csv;
+}
+
+ArtifactPtr RunHysol(NodeContext& ctx) {
+  const Params& p = ctx.params();
+  const Clock::time_point start = Clock::now();
+  auto model = std::make_shared<HybridModel>();
+  model->experts = Experts(ctx);
+  model->label_names = CommonLabels(model->experts);
+  model->encoding = model->experts[0]->encoding;
+  auto train = ctx.In<Corpus>("train");
+  auto heldout = ctx.In<Corpus>("heldout");
+  auto unlabeled = ctx.In<Corpus>("unlabeled");
+
+  // The symbol tables cover every text the HMMs see in training, labeled or not.
+  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesFromParams(p), unlabeled->columns);
+  dictionary->Fit({train.get(), heldout.get(), unlabeled.get()},
+                  static_cast<int>(std::min<int64_t>(p.GetInt("min_count"), INT32_MAX)));
+  model->symbols = GenerativeSymbols(std::move(dictionary));
+  const int threads = ctx.threads();
+  const HybridCorpus labeled_data =
+      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *train, true, threads);
+  const HybridCorpus heldout_data =
+      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, threads);
+  const HybridCorpus unlabeled_data =
+      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads);
+  const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  const HysolOptions options = Options(p, threads);
+  HysolResult result = TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
+                                  model->symbols.vocabulary_sizes(), options, [&](const HysolStep& step) {
+                                    if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
+                                    return !ctx.cancelled();
+                                  });
+  model->theta = std::move(result.theta);
+  model->gamma = std::move(result.gamma);
+  const HysolStep& last = result.trace.back();
+  ctx.Metric("iterations", result.iterations);
+  ctx.Metric("converged", result.converged ? 1 : 0);
+  ctx.Metric("theta_change", last.theta_change);
+  ctx.Metric("heldout_objective", last.heldout);
+  ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled_data.num_tokens()));
+  int64_t symbols = 0;
+  for (int64_t v : model->symbols.vocabulary_sizes()) symbols += v;
+  ctx.Metric("symbols", static_cast<double>(symbols));
+  ctx.Metric("setup_seconds", setup_seconds);
+  ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  ctx.Attach("objective.csv", TraceCsv(result.trace));
+  ReportGamma(ctx, *model);
+  return model;
+}
+
+PortSpec ExpertsPort() {
+  return PortSpec{"experts", std::string(CrfModel::kType), true, false,
+                  "the CRFs to combine (crf.train outputs on one label set)"};
+}
+
+ParamSpec XiPrime(double default_value) {
+  return ParamSpec::Double("xi_prime", default_value,
+                           "Dirichlet prior on Γ, ξ' = ξ - 1 (adds ξ' Σ log γ; 0 = no prior)")
+      .Min(0);
+}
+
+KindSpec LopKind() {
+  return KindSpec{
+      "crf.lop",
+      "1",
+      "Logarithmic opinion pool of CRFs (Smith, Cohn & Osborne 2005): p(y|x) ∝ Π_i p_i(y|x)^γ_i with the weights "
+      "γ_i in [0, 1] maximising the held-out conditional log-likelihood under a Dirichlet prior (bound-constrained "
+      "L-BFGS). The pool decodes as one chain with merged potentials.",
+      std::string(HybridModel::kType),
+      {ExpertsPort(), PortSpec{"heldout", std::string(Corpus::kType), false, false,
+                               "labeled sentences the weights are fitted on (not the experts' training data)"}},
+      {XiPrime(0.1)},
+      RunLop};
+}
+
+std::vector<ParamSpec> HysolParams() {
+  std::vector<ParamSpec> params = TemplateParamSpecs("hysol_chunking");
+  params.push_back(ParamSpec::Int("min_count", 1, "occurrences a feature value needs to be its own HMM symbol").Min(1));
+  params.push_back(XiPrime(1.0));
+  params.push_back(
+      ParamSpec::Double("eta_prime", 1e-4, "Dirichlet prior on the HMMs, η' = η - 1 (added to every count)").Min(0));
+  params.push_back(ParamSpec::Int("max_iterations", 10, "outer Θ/Γ alternations at most (Fig. 1, step 4)").Min(1));
+  params.push_back(ParamSpec::Double("tolerance", 1e-4, "stop when |Θ(t+1) - Θ(t)| / |Θ(t)| is below this").Min(0));
+  params.push_back(ParamSpec::Int("em_iterations", 20, "EM iterations at most per Θ step (4.1)").Min(1));
+  params.push_back(
+      ParamSpec::Double("em_tolerance", 1e-6, "end a Θ step when G(Θ|Γ) rose by less than this (relative)").Min(0));
+  return params;
+}
+
+KindSpec HysolKind() {
+  return KindSpec{
+      "crf.hysol",
+      "1",
+      "HySOL (Suzuki, Fujino & Isozaki 2007): CRF experts combined with one HMM per feature type trained on "
+      "unlabeled text under the hybrid posterior R (Eq. 5); Γ fitted on held-out labeled data (Eq. 3), Θ by EM, "
+      "alternating until Θ changes by less than `tolerance`. Decodes as one chain with merged potentials.",
+      std::string(HybridModel::kType),
+      {ExpertsPort(),
+       PortSpec{"train", std::string(Corpus::kType), false, false,
+                "the labeled sentences the experts were trained on (the HMMs' supervised start Θ(0))"},
+       PortSpec{"heldout", std::string(Corpus::kType), false, false, "labeled sentences Γ is fitted on"},
+       PortSpec{"unlabeled", std::string(Corpus::kType), false, false,
+                "unlabeled text with the columns the feature types read"}},
+      HysolParams(),
+      RunHysol};
+}
+
+}  // namespace
+
+void RegisterHybridNodes(Registry& registry) {
+  registry.AddArtifactType<HybridModel>();
+  registry.AddKind(LopKind());
+  registry.AddKind(HysolKind());
+}
+
+}  // namespace seqflow

@@ -1,0 +1,121 @@
+// Γ by Eq. 3 and the alternation of Figure 1 (hysol_train.h).
+#include "nodes/crf/hysol_train.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "engine/base/status.h"
+#include "nodes/optim/box_lbfgs.h"
+#include "nodes/optim/objective.h"
+
+namespace seqflow {
+
+namespace {
+
+// −(Eq. 3) as a function of Γ, for the minimiser.
+class CombinationObjective final : public Objective {
+ public:
+  CombinationObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
+                       double xi_prime, int threads)
+      : heldout_(heldout), experts_(experts), theta_(theta), xi_prime_(xi_prime), threads_(threads) {}
+
+  double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override {
+    double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient);
+    if (xi_prime_ > 0) {
+      // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
+      value += xi_prime_ * gamma.array().log().sum();
+      gradient.array() += xi_prime_ / gamma.array();
+    }
+    gradient = -gradient;
+    return -value;
+  }
+
+ private:
+  const HybridCorpus& heldout_;
+  const ExpertTransitions& experts_;
+  const GenerativeParams& theta_;
+  double xi_prime_;
+  int threads_;
+};
+
+}  // namespace
+
+CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
+                                     const GenerativeParams& theta, const Eigen::VectorXd& start, double xi_prime,
+                                     int threads) {
+  const Eigen::Index models = start.size();
+  CombinationObjective objective(heldout, experts, theta, xi_prime, threads);
+  BoxLbfgsOptions options;
+  options.gradient_tolerance = 1e-4;
+  options.delta = 1e-10;
+  CombinationFit fit;
+  fit.gamma = start;
+  const BoxLbfgsResult r =
+      MinimizeInBox(objective, fit.gamma, Eigen::VectorXd::Zero(models), Eigen::VectorXd::Ones(models), options);
+  if (r.stop == BoxLbfgsStop::kNumericalFailure || !std::isfinite(r.objective))
+    throw StatusError(Status::Numerical("fitting the combination weights Γ: " + r.message));
+  fit.objective = -r.objective;
+  fit.iterations = r.iterations;
+  return fit;
+}
+
+HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+                       const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
+                       const HysolOptions& options, const HysolProgress& progress) {
+  const auto experts_n = static_cast<Eigen::Index>(experts.size());
+  const auto models = experts_n + static_cast<Eigen::Index>(vocabulary_sizes.size());
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(models - experts_n);
+  auto report = [&](HysolResult& result, HysolStep step) {
+    result.trace.push_back(std::move(step));
+    if (progress && !progress(result.trace.back())) throw StatusError(Status::Cancelled("HySOL training cancelled"));
+  };
+
+  HysolResult result;
+  result.theta = MaximizeGenerative(ObservedCounts(labeled, vocabulary_sizes), ones, options.eta_prime);
+  CombinationFit fit = FitCombinationWeights(heldout, experts, result.theta,
+                                             Eigen::VectorXd::Constant(models, 1.0 / static_cast<double>(models)),
+                                             options.xi_prime, options.threads);
+  result.gamma = fit.gamma;
+  report(result, HysolStep{0, "gamma", 0, 0, 0, fit.objective, 0, result.gamma});
+
+  // Σ_m log Z_i(x_m) per expert: the Θ-independent part of G, so G is comparable across Γ.
+  Eigen::VectorXd log_partitions(experts_n);
+  for (Eigen::Index i = 0; i < experts_n; ++i)
+    log_partitions(i) = ExpertLogPartition(unlabeled, experts[i], static_cast<int>(i), options.threads);
+
+  GenerativeCounts counts;
+  for (int t = 1; t <= options.max_iterations; ++t) {
+    const GenerativeParams previous = result.theta;
+    const Eigen::VectorXd generative_gamma = result.gamma.tail(models - experts_n);
+    double last = -std::numeric_limits<double>::infinity();
+    for (int e = 1; e <= options.em_iterations; ++e) {
+      const double chain = HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
+      const double generative = chain - result.gamma.head(experts_n).dot(log_partitions) +
+                                GenerativeLogPrior(result.theta, options.eta_prime);
+      if (!std::isfinite(generative))
+        throw StatusError(Status::Numerical(
+            fmt::format("HySOL step 4.1 (iteration {}, EM iteration {}): G(Θ|Γ) is {}", t, e, generative)));
+      report(result, HysolStep{t, "em", e, generative, 0, 0, 0, result.gamma});
+      if (e > 1 && generative - last <= options.em_tolerance * std::abs(generative)) break;
+      last = generative;
+      result.theta = MaximizeGenerative(counts, generative_gamma, options.eta_prime);
+    }
+    const double change = RelativeParamChange(result.theta, previous);
+    const double before = HybridConditionalLogLikelihood(heldout, experts, result.theta, result.gamma,
+                                                         options.threads, nullptr) +
+                          (options.xi_prime > 0 ? options.xi_prime * result.gamma.array().log().sum() : 0.0);
+    fit = FitCombinationWeights(heldout, experts, result.theta, result.gamma, options.xi_prime, options.threads);
+    result.gamma = fit.gamma;
+    result.iterations = t;
+    report(result, HysolStep{t, "gamma", 0, 0, before, fit.objective, change, result.gamma});
+    if (change < options.tolerance) {
+      result.converged = true;
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,73 @@
+// Fitting the hybrid model: Γ by Eq. 3 on held-out labeled data (LOP-CRF when there are no
+// HMMs) and the whole HySOL procedure of Suzuki, Fujino & Isozaki (2007), Figure 1:
+//   Θ(0): each HMM's MAP estimate on the labeled data the experts were trained on;
+//   Γ(0): Eq. 3 under Θ(0);
+//   repeat: 4.1 Θ by EM on the unlabeled data under R (Eq. 4/5, Γ fixed),
+//           4.2 Γ by Eq. 3 on the held-out data (Θ fixed),
+//   until ‖Θ(t+1) − Θ(t)‖ / ‖Θ(t)‖ < tolerance or max_iterations.
+// Γ lives in [0, 1] (§2) and is fitted by bound-constrained L-BFGS; the Dirichlet prior with
+// ξ = 1 + ξ' adds ξ' Σ log γ (ξ' = 0: no prior). Θ's prior is Dirichlet with η = 1 + η'.
+// Pure functions over HybridCorpus inputs (no I/O).
+#pragma once
+
+#include <Eigen/Dense>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nodes/crf/hybrid_chain.h"
+
+namespace seqflow {
+
+struct CombinationFit {
+  Eigen::VectorXd gamma;
+  double objective = 0;  // Σ_n log R(y_n | x_n) + ξ' Σ log γ at gamma
+  int iterations = 0;
+};
+
+// argmax over γ ∈ [0, 1]^(I+J) of Eq. 3, from `start`. Throws StatusError(Numerical) when the
+// objective is not finite or the optimiser fails.
+CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
+                                     const GenerativeParams& theta, const Eigen::VectorXd& start, double xi_prime,
+                                     int threads);
+
+struct HysolOptions {
+  double xi_prime = 1.0;   // Γ prior
+  double eta_prime = 1e-4; // Θ prior
+  int max_iterations = 10;     // outer alternations (Fig. 1, step 4)
+  double tolerance = 1e-4;     // on the relative change of Θ
+  int em_iterations = 20;      // EM iterations per step 4.1
+  double em_tolerance = 1e-6;  // relative increase of G(Θ|Γ) that ends step 4.1
+  int threads = 1;
+};
+
+// One record of the procedure: an EM iteration of step 4.1 or the Γ fit of step 4.2.
+struct HysolStep {
+  int iteration = 0;        // outer iteration t (0: the start)
+  std::string step;         // "em" or "gamma"
+  int em_iteration = 0;     // 1-based within step 4.1
+  double generative = 0;    // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from
+  double heldout_before = 0;  // Eq. 3 with Γ(t) under the new Θ (gamma steps)
+  double heldout = 0;         // Eq. 3 after the Γ fit
+  double theta_change = 0;    // relative Θ change of this outer iteration (gamma steps)
+  Eigen::VectorXd gamma;
+};
+
+struct HysolResult {
+  Eigen::VectorXd gamma;
+  GenerativeParams theta;
+  std::vector<HysolStep> trace;
+  int iterations = 0;
+  bool converged = false;
+};
+
+// Called after every step; returning false cancels (StatusError(Cancelled)).
+using HysolProgress = std::function<bool(const HysolStep&)>;
+
+// REQUIRES: `labeled` and `heldout` carry gold labels; all three corpora have the same I experts
+// and J symbol columns; vocabulary_sizes = V_j.
+HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+                       const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
+                       const HysolOptions& options, const HysolProgress& progress);
+
+}  // namespace seqflow
