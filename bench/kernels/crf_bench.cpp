@@ -159,7 +159,8 @@ void BM_LbfgsDirection(benchmark::State& state) {
   Eigen::VectorXd g = Eigen::VectorXd::Random(n);
   Eigen::VectorXf d;
   for (int i = 0; i < 6; ++i) {
-    history.Begin(Eigen::VectorXf::Random(n), g);
+    Eigen::VectorXf step = Eigen::VectorXf::Random(n);
+    history.Begin(step, g);
     history.Complete(0.5, g + Eigen::VectorXd::Random(n).cwiseAbs());
   }
   for (auto _ : state) {

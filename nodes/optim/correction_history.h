@@ -30,8 +30,8 @@ template <class Scalar>
 class CorrectionHistory {
  public:
   CorrectionHistory(Eigen::Index n, int memory, int threads = 1)
-      : s_(n, memory),
-        y_(n, memory),
+      : s_(memory, Vector::Zero(n)),
+        y_(memory, Vector::Zero(n)),
         sy_(Eigen::MatrixXd::Zero(memory, memory)),
         yy_(Eigen::MatrixXd::Zero(memory, memory)),
         sg_(memory),
@@ -50,42 +50,45 @@ class CorrectionHistory {
   using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
   // direction = -H g, where g is the gradient at the end of the last completed pair's step. The
-  // direction has the history's precision (it becomes the next pair's s).
-  void Direction(const Eigen::VectorXd& g, Vector& direction) {
+  // direction has the history's precision (it becomes the next pair's s). Returns the slope gᵀd,
+  // summed in the same blocks as ParallelDot while each block of d is still in cache.
+  double Direction(const Eigen::VectorXd& g, Vector& direction) {
     const Eigen::Index n = g.size();
     direction.resize(n);
     if (count_ == 0) {
       Scalar* d = direction.data();
-      BlockedSum(n, threads_, [&](Eigen::Index b, Eigen::Index len) {
+      return BlockedSum(n, threads_, [&](Eigen::Index b, Eigen::Index len) {
         for (Eigen::Index j = b; j < b + len; ++j) d[j] = Stored(-g[j]);
-        return 0.0;
+        return MixedDot(g.data() + b, d + b, len);
       });
-      return;
     }
     const Eigen::VectorXd sg_before = sg_, yg_before = yg_;
     ProjectGradient(g);
     if (pending_) AddCrossTerms(sg_before, yg_before);
     Eigen::VectorXd t, u;
     SolveCoefficients(t, u);
-    Combine(g, t, u, direction);
+    return Combine(g, t, u, direction);
   }
 
   // Starts the next pair from the search direction and the gradient where the step begins. The
-  // oldest pair is dropped when the history is full.
-  void Begin(const Vector& direction, const Eigen::VectorXd& g) {
+  // oldest pair is dropped when the history is full. The direction is taken over, not copied (a
+  // pass over n fewer): afterwards it is PendingDirection(), and `direction` holds scratch space.
+  void Begin(Vector& direction, const Eigen::VectorXd& g) {
     if (count_ == Capacity()) --count_, oldest_ = (oldest_ + 1) % Capacity();
-    Scalar* s = s_.col(Next()).data();
-    Scalar* y = y_.col(Next()).data();
+    s_[Next()].swap(direction);
+    Scalar* y = y_[Next()].data();
     BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      for (Eigen::Index j = b; j < b + len; ++j) s[j] = direction[j], y[j] = Stored(-g[j]);
+      for (Eigen::Index j = b; j < b + len; ++j) y[j] = Stored(-g[j]);
       return 0.0;
     });
   }
+  // The direction of the pair begun last, until Complete scales it into the step.
+  const Vector& PendingDirection() const { return s_[Next()]; }
   // Completes the pair begun last; a pair without positive curvature (s·y <= 0) is discarded.
   void Complete(double step, const Eigen::VectorXd& g_new) {
     const int i = Next();
-    Scalar* s = s_.col(i).data();
-    Scalar* y = y_.col(i).data();
+    Scalar* s = s_[i].data();
+    Scalar* y = y_[i].data();
     std::vector<double> yy_blocks(NumShards(static_cast<size_t>(g_new.size()), kVectorBlock));
     const double sy = BlockedSum(g_new.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
       for (Eigen::Index j = b; j < b + len; ++j) s[j] = Stored(step * s[j]), y[j] = Stored(y[j] + g_new[j]);
@@ -122,8 +125,8 @@ class CorrectionHistory {
       double* out = partial.data() + block * 2 * m;
       const auto b = static_cast<Eigen::Index>(begin), len = static_cast<Eigen::Index>(end - begin);
       for (int k = 0; k < m; ++k) {
-        out[2 * k] = MixedDot(s_.col(Slot(k)).data() + b, g.data() + b, len);
-        out[2 * k + 1] = MixedDot(y_.col(Slot(k)).data() + b, g.data() + b, len);
+        out[2 * k] = MixedDot(s_[Slot(k)].data() + b, g.data() + b, len);
+        out[2 * k + 1] = MixedDot(y_[Slot(k)].data() + b, g.data() + b, len);
       }
     });
     for (int k = 0; k < m; ++k) sg_[Slot(k)] = yg_[Slot(k)] = 0;
@@ -162,16 +165,16 @@ class CorrectionHistory {
     t = rt.triangularView<Eigen::Lower>().solve(Eigen::VectorXd(d.cwiseProduct(u) + gamma_ * (yy * u) - gamma_ * yg));
   }
 
-  // direction = -(γ g + S t - γ Y u).
-  void Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction) const {
+  // direction = -(γ g + S t - γ Y u); returns gᵀdirection.
+  double Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction) const {
     const int m = count_;
     std::vector<const Scalar*> s(m), y(m);
     std::vector<double> ts(m), uy(m);
     for (int k = 0; k < m; ++k)
-      s[k] = s_.col(Slot(k)).data(), y[k] = y_.col(Slot(k)).data(), ts[k] = t[k], uy[k] = gamma_ * u[k];
+      s[k] = s_[Slot(k)].data(), y[k] = y_[Slot(k)].data(), ts[k] = t[k], uy[k] = gamma_ * u[k];
     Scalar* d = direction.data();
     const double gamma = gamma_;
-    BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
+    return BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
       // Accumulated in double through an L2-sized scratch block, stored once.
       thread_local std::vector<double> acc;
       acc.resize(static_cast<size_t>(len));
@@ -183,11 +186,11 @@ class CorrectionHistory {
         for (Eigen::Index j = 0; j < len; ++j) acc[j] += c * yk[j] - a * sk[j];
       }
       for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]);
-      return 0.0;
+      return MixedDot(g.data() + b, d + b, len);
     });
   }
 
-  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> s_, y_;  // [n x m], column = slot
+  std::vector<Vector> s_, y_;  // [m] slots of n values
   Eigen::MatrixXd sy_;       // [m x m] s_iᵀy_j by slot (used for i older than or equal to j)
   Eigen::MatrixXd yy_;       // [m x m] y_iᵀy_j by slot
   Eigen::VectorXd sg_, yg_;  // [m] Sᵀg, Yᵀg by slot, for the last Direction's g

@@ -44,7 +44,9 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
   }
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
-  auto gradient_small = [&] { return norm(g) / std::max(1.0, norm(x)) < o.gradient_tolerance; };
+  // ‖g‖ is taken once per iterate: the callback and the stopping test share it.
+  double gradient_norm = norm(g);
+  auto gradient_small = [&] { return gradient_norm / std::max(1.0, norm(x)) < o.gradient_tolerance; };
   if (gradient_small()) {
     r.stop = LbfgsStop::kGradient;
     return r;
@@ -52,17 +54,15 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
   CorrectionHistory<Scalar> history(x.size(), o.memory, threads);
   std::deque<double> recent{fx};  // f of the last `past` iterates, oldest first
   for (int k = 1; k <= o.max_iterations; ++k) {
-    history.Direction(g, d);
-    double slope = ParallelDot(g, d, threads);
+    double slope = history.Direction(g, d);
     if (!(slope < 0)) {  // lost descent (round-off in the history): restart along -g
       history.Clear();
-      history.Direction(g, d);  // -g with an empty history
-      slope = ParallelDot(g, d, threads);
+      slope = history.Direction(g, d);  // -g with an empty history
     }
     history.Begin(d, g);
-    const double step0 = k == 1 ? 1.0 / norm(g) : 1.0;
-    const LineSearchResult ls =
-        WolfeLineSearch(f, x, g, d, fx, slope, step0, o.wolfe_c1, o.wolfe_c2, o.max_line_search, threads);
+    const double step0 = k == 1 ? 1.0 / gradient_norm : 1.0;
+    const LineSearchResult ls = WolfeLineSearch(f, x, g, history.PendingDirection(), fx, slope, step0, o.wolfe_c1,
+                                                o.wolfe_c2, o.max_line_search, threads);
     r.evaluations += ls.evaluations;
     if (!ls.finite) {
       r.stop = LbfgsStop::kNumericalFailure;
@@ -79,7 +79,8 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
       r.message = "no decrease along the search direction at iteration " + std::to_string(k);
       return r;
     }
-    if (callback && !callback({k, fx, norm(g), ls.step, r.evaluations})) {
+    gradient_norm = norm(g);
+    if (callback && !callback({k, fx, gradient_norm, ls.step, r.evaluations})) {
       r.stop = LbfgsStop::kCancelled;
       return r;
     }

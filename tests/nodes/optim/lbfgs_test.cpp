@@ -175,11 +175,13 @@ TEST(CorrectionHistory, CompactFormEqualsTwoLoopRecursion) {
       EXPECT_LT((d - want).norm(), 1e-10 * want.norm()) << "step " << k;
     }
     const double step = 0.3 + 0.05 * k;
+    const Eigen::VectorXd direction = d;
     history.Begin(d, g);
-    x += step * d;
+    EXPECT_EQ(history.PendingDirection(), direction);
+    x += step * direction;
     f.Evaluate(x, g_next);
     history.Complete(step, g_next);
-    s.push_back(step * d);
+    s.push_back(step * direction);
     y.push_back(g_next - g);
     if (s.size() > 4) s.erase(s.begin()), y.erase(y.begin());
     g = g_next;
