@@ -98,7 +98,9 @@ std::shared_ptr<const HybridModel> HybridModel::Load(ByteReader& r) {
   }
   const size_t models = r.Count(1);
   for (size_t j = 0; j < models; ++j) {
-    m->theta.log_initial.push_back(LoadMatrix(r).transpose());
+    const RowMatrixXd initial = LoadMatrix(r);
+    if (initial.rows() != 1) throw StatusError(Status::Corruption("HybridModel: an initial distribution is not a row"));
+    m->theta.log_initial.push_back(initial.transpose());
     m->theta.log_transition.push_back(LoadMatrix(r));
     m->theta.log_emission.push_back(LoadMatrix(r));
   }
@@ -123,11 +125,18 @@ std::string HybridModel::Describe() const {
 
 std::vector<std::string> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
   if (experts.empty()) throw StatusError(Status::Invalid("a hybrid model needs at least one CRF expert"));
-  for (size_t i = 1; i < experts.size(); ++i)
-    if (experts[i]->label_names != experts[0]->label_names)
-      throw StatusError(Status::Invalid(fmt::format(
-          "CRF experts 1 and {} have different label sets ({} vs {} labels); train them on the same labeled corpus",
-          i + 1, experts[0]->label_names.size(), experts[i]->label_names.size())));
+  const std::vector<std::string>& first = experts[0]->label_names;
+  for (size_t i = 1; i < experts.size(); ++i) {
+    const std::vector<std::string>& other = experts[i]->label_names;
+    if (other == first) continue;
+    size_t k = 0;
+    while (k < first.size() && k < other.size() && first[k] == other[k]) ++k;
+    throw StatusError(Status::Invalid(fmt::format(
+        "CRF experts 1 and {} have different label sets ({} vs {} labels; label {} is '{}' vs '{}'); train them on "
+        "the same labeled corpus",
+        i + 1, first.size(), other.size(), k + 1, k < first.size() ? first[k] : "-",
+        k < other.size() ? other[k] : "-")));
+  }
   return experts[0]->label_names;
 }
 

@@ -1,6 +1,8 @@
 // HybridModel: CRF experts and per-feature-type HMMs combined by Γ (Suzuki et al. 2007, Eq. 2),
 // the output of crf.lop (no HMMs) and crf.hysol — and what is needed to apply it to a Corpus.
 //
+// Experts' token scores are held in single precision (HybridCorpus), so a pool of one expert with
+// γ = 1 decodes like the CRF up to float rounding of its scores (marginals agree to ~1e-7).
 // Decoding uses the merged potentials of hybrid_chain.h: one [T x K] score matrix per sentence and
 // one [K x K] label-bigram matrix for the whole model, so Viterbi and posterior decoding cost what
 // they cost for a single CRF once the token scores are built.

@@ -40,6 +40,13 @@ class CombinationObjective final : public Objective {
   int threads_;
 };
 
+// Eq. 3 with its prior at Γ.
+double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
+                        const Eigen::VectorXd& gamma, const HysolOptions& options) {
+  return HybridConditionalLogLikelihood(heldout, experts, theta, gamma, options.threads, nullptr) +
+         (options.xi_prime > 0 ? options.xi_prime * gamma.array().log().sum() : 0.0);
+}
+
 }  // namespace
 
 CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
@@ -74,11 +81,12 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
 
   HysolResult result;
   result.theta = MaximizeGenerative(ObservedCounts(labeled, vocabulary_sizes), ones, options.eta_prime);
-  CombinationFit fit = FitCombinationWeights(heldout, experts, result.theta,
-                                             Eigen::VectorXd::Constant(models, 1.0 / static_cast<double>(models)),
-                                             options.xi_prime, options.threads);
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(models, 1.0 / static_cast<double>(models));
+  const double at_uniform = HeldoutObjective(heldout, experts, result.theta, uniform, options);
+  CombinationFit fit =
+      FitCombinationWeights(heldout, experts, result.theta, uniform, options.xi_prime, options.threads);
   result.gamma = fit.gamma;
-  report(result, HysolStep{0, "gamma", 0, 0, 0, fit.objective, 0, result.gamma});
+  report(result, HysolStep{0, "gamma", 0, 0, at_uniform, fit.objective, 0, result.gamma});
 
   // Σ_m log Z_i(x_m) per expert: the Θ-independent part of G, so G is comparable across Γ.
   Eigen::VectorXd log_partitions(experts_n);
@@ -103,9 +111,7 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
       result.theta = MaximizeGenerative(counts, generative_gamma, options.eta_prime);
     }
     const double change = RelativeParamChange(result.theta, previous);
-    const double before = HybridConditionalLogLikelihood(heldout, experts, result.theta, result.gamma,
-                                                         options.threads, nullptr) +
-                          (options.xi_prime > 0 ? options.xi_prime * result.gamma.array().log().sum() : 0.0);
+    const double before = HeldoutObjective(heldout, experts, result.theta, result.gamma, options);
     fit = FitCombinationWeights(heldout, experts, result.theta, result.gamma, options.xi_prime, options.threads);
     result.gamma = fit.gamma;
     result.iterations = t;

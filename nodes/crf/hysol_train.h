@@ -47,7 +47,7 @@ struct HysolStep {
   std::string step;         // "em" or "gamma"
   int em_iteration = 0;     // 1-based within step 4.1
   double generative = 0;    // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from
-  double heldout_before = 0;  // Eq. 3 with Γ(t) under the new Θ (gamma steps)
+  double heldout_before = 0;  // Eq. 3 before the Γ fit: Γ(t) under the new Θ (the uniform Γ at t = 0)
   double heldout = 0;         // Eq. 3 after the Γ fit
   double theta_change = 0;    // relative Θ change of this outer iteration (gamma steps)
   Eigen::VectorXd gamma;

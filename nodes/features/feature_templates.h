@@ -18,8 +18,9 @@
 // templates: words and POS in a ±2 window, word bigrams, POS bigrams and trigrams),
 // "hysol_chunking" (Suzuki et al. 2007 Table 2) and "hysol_ner" (Table 1).
 //
-// Every template belongs to a feature type (`group`, e.g. "word", "pos", "word-bigram") so HySOL
-// can train one HMM per feature type; a template without a group is its own group.
+// Every template belongs to a feature type (`group`, e.g. "word", "pos", "word-bigram"); a template
+// without a group is its own group. (crf.hysol trains one HMM per template: in the hysol sets every
+// template is its own group.)
 // Thread safety: Fit is not thread-safe; the const methods (Extract, ExtractCorpus, ...) may run
 // concurrently, and a dictionary published as shared_ptr<const> is immutable.
 #pragma once

@@ -57,7 +57,7 @@ TEST(RealData, Conll2000Hysol) {
   ASSERT_GT(rows.size(), 3u);
   ASSERT_EQ(rows[0][3], "generative_objective");
   int gamma_steps = 0;
-  for (size_t i = 2; i < rows.size(); ++i) {
+  for (size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
     const auto& previous = rows[i - 1];
     if (row[1] == "em" && previous[1] == "em") {
