@@ -159,8 +159,9 @@ void BM_LbfgsDirection(benchmark::State& state) {
   Eigen::VectorXd g = Eigen::VectorXd::Random(n);
   Eigen::VectorXf d;
   for (int i = 0; i < 6; ++i) {
-    Eigen::VectorXf step = Eigen::VectorXf::Random(n);
-    history.Begin(step, g);
+    history.Direction(g, d);
+    d = Eigen::VectorXf::Random(n);
+    history.Begin(d);
     history.Complete(0.5, g + Eigen::VectorXd::Random(n).cwiseAbs());
   }
   for (auto _ : state) {

@@ -51,14 +51,16 @@ class CorrectionHistory {
 
   // direction = -H g, where g is the gradient at the end of the last completed pair's step. The
   // direction has the history's precision (it becomes the next pair's s). Returns the slope gᵀd,
-  // summed in the same blocks as ParallelDot while each block of d is still in cache.
+  // summed in the same blocks as ParallelDot while each block of d is still in cache. The same
+  // pass starts the next pair's y as -g (Complete adds the new gradient), so g is read once.
   double Direction(const Eigen::VectorXd& g, Vector& direction) {
     const Eigen::Index n = g.size();
     direction.resize(n);
+    Scalar* y_next = y_[PendingSlot()].data();
     if (count_ == 0) {
       Scalar* d = direction.data();
       return BlockedSum(n, threads_, [&](Eigen::Index b, Eigen::Index len) {
-        for (Eigen::Index j = b; j < b + len; ++j) d[j] = Stored(-g[j]);
+        for (Eigen::Index j = b; j < b + len; ++j) y_next[j] = d[j] = Stored(-g[j]);
         return MixedDot(g.data() + b, d + b, len);
       });
     }
@@ -67,20 +69,15 @@ class CorrectionHistory {
     if (pending_) AddCrossTerms(sg_before, yg_before);
     Eigen::VectorXd t, u;
     SolveCoefficients(t, u);
-    return Combine(g, t, u, direction);
+    return Combine(g, t, u, direction, y_next);
   }
 
-  // Starts the next pair from the search direction and the gradient where the step begins. The
-  // oldest pair is dropped when the history is full. The direction is taken over, not copied (a
-  // pass over n fewer): afterwards it is PendingDirection(), and `direction` holds scratch space.
-  void Begin(Vector& direction, const Eigen::VectorXd& g) {
+  // Starts the next pair from the search direction of the last Direction call (and the gradient
+  // it was given). The oldest pair is dropped when the history is full. The direction is taken
+  // over, not copied: afterwards it is PendingDirection(), and `direction` holds scratch space.
+  void Begin(Vector& direction) {
     if (count_ == Capacity()) --count_, oldest_ = (oldest_ + 1) % Capacity();
     s_[Next()].swap(direction);
-    Scalar* y = y_[Next()].data();
-    BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      for (Eigen::Index j = b; j < b + len; ++j) y[j] = Stored(-g[j]);
-      return 0.0;
-    });
   }
   // The direction of the pair begun last, until Complete scales it into the step.
   const Vector& PendingDirection() const { return s_[Next()]; }
@@ -113,6 +110,8 @@ class CorrectionHistory {
   int Slot(int k) const { return (oldest_ + k) % Capacity(); }  // k-th oldest pair
   int Next() const { return Slot(count_); }
   int Newest() const { return Slot(count_ - 1); }
+  // The slot the next Begin fills: the oldest pair's when the history is full.
+  int PendingSlot() const { return count_ == Capacity() ? oldest_ : Next(); }
 
   // sg_ = Sᵀg, yg_ = Yᵀg over the stored pairs, in one pass.
   void ProjectGradient(const Eigen::VectorXd& g) {
@@ -165,8 +164,10 @@ class CorrectionHistory {
     t = rt.triangularView<Eigen::Lower>().solve(Eigen::VectorXd(d.cwiseProduct(u) + gamma_ * (yy * u) - gamma_ * yg));
   }
 
-  // direction = -(γ g + S t - γ Y u); returns gᵀdirection.
-  double Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction) const {
+  // direction = -(γ g + S t - γ Y u) and y_next = -g; returns gᵀdirection. y_next may be a stored
+  // pair's y (the oldest, when full): each block is read into the accumulator before it is written.
+  double Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction,
+                 Scalar* y_next) const {
     const int m = count_;
     std::vector<const Scalar*> s(m), y(m);
     std::vector<double> ts(m), uy(m);
@@ -185,7 +186,7 @@ class CorrectionHistory {
         const double a = ts[k], c = uy[k];
         for (Eigen::Index j = 0; j < len; ++j) acc[j] += c * yk[j] - a * sk[j];
       }
-      for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]);
+      for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]), y_next[b + j] = Stored(-g[b + j]);
       return MixedDot(g.data() + b, d + b, len);
     });
   }

@@ -59,7 +59,7 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
       history.Clear();
       slope = history.Direction(g, d);  // -g with an empty history
     }
-    history.Begin(d, g);
+    history.Begin(d);
     const double step0 = k == 1 ? 1.0 / gradient_norm : 1.0;
     const LineSearchResult ls = WolfeLineSearch(f, x, g, history.PendingDirection(), fx, slope, step0, o.wolfe_c1,
                                                 o.wolfe_c2, o.max_line_search, threads);

@@ -176,7 +176,7 @@ TEST(CorrectionHistory, CompactFormEqualsTwoLoopRecursion) {
     }
     const double step = 0.3 + 0.05 * k;
     const Eigen::VectorXd direction = d;
-    history.Begin(d, g);
+    history.Begin(d);
     EXPECT_EQ(history.PendingDirection(), direction);
     x += step * direction;
     f.Evaluate(x, g_next);
