@@ -66,8 +66,8 @@ void BM_HybridExpectedCounts(benchmark::State& state) {
   const Workload& w = Data();
   GenerativeCounts counts;
   for (auto _ : state)
-    benchmark::DoNotOptimize(HybridExpectedCounts(w.corpus, w.experts, w.theta, w.gamma,
-                                                  static_cast<int>(state.range(0)), counts));
+    benchmark::DoNotOptimize(
+        HybridExpectedCounts(w.corpus, w.experts, w.theta, w.gamma, static_cast<int>(state.range(0)), counts));
   state.SetItemsProcessed(state.iterations() * w.corpus.num_tokens());
 }
 BENCHMARK(BM_HybridExpectedCounts)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

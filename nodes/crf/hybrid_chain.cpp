@@ -10,7 +10,7 @@ namespace seqflow {
 
 namespace {
 
-constexpr size_t kShard = 64;           // sentences per parallel shard
+constexpr size_t kShard = 64;             // sentences per parallel shard
 constexpr size_t kBlockSentences = 8192;  // sentences whose marginals are held at once in the E-step
 
 Eigen::Index NumExperts(const ExpertTransitions& experts) { return static_cast<Eigen::Index>(experts.size()); }
@@ -27,8 +27,8 @@ void Normalize(Eigen::Ref<Eigen::VectorXd> weights, Eigen::Ref<Eigen::VectorXd> 
 // Per-slot sums of the Γ likelihood pass.
 struct LikelihoodSlot {
   double value = 0;
-  Eigen::VectorXd token_terms;       // [I + J] Σ_t φ_m(t, y_t) − E[φ_m(t, ·)]
-  RowMatrixXd bigram_difference;     // expected − gold bigram counts (ChainForwardBackward adds)
+  Eigen::VectorXd token_terms;         // [I + J] Σ_t φ_m(t, y_t) − E[φ_m(t, ·)]
+  RowMatrixXd bigram_difference;       // expected − gold bigram counts (ChainForwardBackward adds)
   Eigen::VectorXd initial_difference;  // gold − expected first-label counts
   void Reset(Eigen::Index models, Eigen::Index labels) {
     value = 0;
@@ -66,9 +66,8 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
   }
 }
 
-double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts,
-                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
-                            GenerativeCounts& counts) {
+double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
+                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts) {
   const Eigen::Index labels = corpus.num_labels;
   const int models = theta.num_models();
   const ChainTransition transition(HybridTransition(experts, theta, gamma));
@@ -95,9 +94,8 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
           for (size_t n = block + begin; n < block + end; ++n) {
             if (corpus.offsets[n + 1] == corpus.offsets[n]) continue;
             HybridScores(corpus, n, theta, gamma, scores);
-            slot_log_z[slot] += ChainForwardBackward(scores, transition, work,
-                                                     marginals.row(corpus.offsets[n] - base).data(),
-                                                     slot_bigrams[slot].data());
+            slot_log_z[slot] += ChainForwardBackward(
+                scores, transition, work, marginals.row(corpus.offsets[n] - base).data(), slot_bigrams[slot].data());
           }
         },
         [&](size_t, size_t slot) {
@@ -107,7 +105,8 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
           slot_bigrams[slot].setZero();
         });
     for (size_t n = block; n < block_end; ++n)
-      if (corpus.offsets[n + 1] > corpus.offsets[n]) counts.initial += marginals.row(corpus.offsets[n] - base).transpose();
+      if (corpus.offsets[n + 1] > corpus.offsets[n])
+        counts.initial += marginals.row(corpus.offsets[n] - base).transpose();
     // One feature type per task: each emission table is summed over the tokens in order.
     ParallelShards(static_cast<size_t>(models), 1, threads, [&](size_t, size_t j_begin, size_t j_end) {
       for (size_t j = j_begin; j < j_end; ++j) {

@@ -40,19 +40,19 @@ struct GenerativeParams {
 // Expected (or observed) counts of the HMMs' events under R. R is shared by all the HMMs, so
 // the initial and transition counts are the same for every j; only the emitted symbols differ.
 struct GenerativeCounts {
-  Eigen::VectorXd initial;              // K
-  RowMatrixXd transition;               // K x K
-  std::vector<RowMatrixXd> emission;    // [J] V_j x K
+  Eigen::VectorXd initial;            // K
+  RowMatrixXd transition;             // K x K
+  std::vector<RowMatrixXd> emission;  // [J] V_j x K
 };
 
 // The per-token inputs of the hybrid model on one corpus. Sentence n covers the token rows
 // [offsets[n], offsets[n+1]) of every matrix.
 struct HybridCorpus {
-  int32_t num_labels = 0;                   // K
-  std::vector<int64_t> offsets;             // [N + 1]
-  std::vector<RowMatrixXf> expert_scores;   // [I] tokens x K: λ_i·f(x, t, k)
-  RowMatrixXi symbols;                      // tokens x J: symbol of feature type j at token t
-  std::vector<int32_t> labels;              // [tokens] gold label ids; empty when unlabeled
+  int32_t num_labels = 0;                  // K
+  std::vector<int64_t> offsets;            // [N + 1]
+  std::vector<RowMatrixXf> expert_scores;  // [I] tokens x K: λ_i·f(x, t, k)
+  RowMatrixXi symbols;                     // tokens x J: symbol of feature type j at token t
+  std::vector<int32_t> labels;             // [tokens] gold label ids; empty when unlabeled
   size_t num_sentences() const { return offsets.empty() ? 0 : offsets.size() - 1; }
   int64_t num_tokens() const { return offsets.empty() ? 0 : offsets.back(); }
 };
@@ -72,9 +72,8 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
 // (resized), and Σ_m log Σ_y exp(Σ_t s_t(y_t) + Σ_t A(y_{t-1}, y_t)) — G(Θ|Γ) of Eq. 4 without
 // the prior and without the Θ-independent Σ_m Σ_i γ_i log Z_i(x_m). NaN/inf is returned as is
 // (the caller stops with a numerical error).
-double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts,
-                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
-                            GenerativeCounts& counts);
+double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
+                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts);
 
 // The observed counts of the HMM events on a labeled corpus (the supervised start Θ(0)).
 // `vocabulary_sizes` = V_j. REQUIRES: corpus.labels non-empty.

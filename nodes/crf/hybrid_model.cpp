@@ -154,8 +154,8 @@ HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>
     });
     out.expert_scores.push_back(std::move(scores));
   }
-  out.symbols = symbols.num_types() > 0 ? symbols.Symbols(corpus, out.offsets, threads)
-                                        : RowMatrixXi(out.num_tokens(), 0);
+  out.symbols =
+      symbols.num_types() > 0 ? symbols.Symbols(corpus, out.offsets, threads) : RowMatrixXi(out.num_tokens(), 0);
   if (!with_labels) return out;
   if (!corpus.labeled())
     throw StatusError(Status::Invalid(fmt::format("{} has no gold labels; this input must be labeled", corpus.source)));
@@ -167,9 +167,9 @@ HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>
   for (size_t n = 0; n < corpus.sentences.size(); ++n)
     for (int32_t label : corpus.sentences[n].labels) {
       if (map[label] < 0)
-        throw StatusError(Status::Invalid(fmt::format(
-            "{} sentence {}: label '{}' is not one the CRF experts were trained on", corpus.source, n + 1,
-            corpus.label_names[label])));
+        throw StatusError(
+            Status::Invalid(fmt::format("{} sentence {}: label '{}' is not one the CRF experts were trained on",
+                                        corpus.source, n + 1, corpus.label_names[label])));
       out.labels.push_back(map[label]);
     }
   return out;

@@ -99,7 +99,8 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
     const Eigen::VectorXd generative_gamma = result.gamma.tail(models - experts_n);
     double last = -std::numeric_limits<double>::infinity();
     for (int e = 1; e <= options.em_iterations; ++e) {
-      const double chain = HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
+      const double chain =
+          HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
       const double generative = chain - result.gamma.head(experts_n).dot(log_partitions) +
                                 GenerativeLogPrior(result.theta, options.eta_prime);
       if (!std::isfinite(generative))

@@ -32,8 +32,8 @@ CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTr
                                      int threads);
 
 struct HysolOptions {
-  double xi_prime = 1.0;   // Γ prior
-  double eta_prime = 1e-4; // Θ prior
+  double xi_prime = 1.0;       // Γ prior
+  double eta_prime = 1e-4;     // Θ prior
   int max_iterations = 10;     // outer alternations (Fig. 1, step 4)
   double tolerance = 1e-4;     // on the relative change of Θ
   int em_iterations = 20;      // EM iterations per step 4.1
@@ -43,10 +43,10 @@ struct HysolOptions {
 
 // One record of the procedure: an EM iteration of step 4.1 or the Γ fit of step 4.2.
 struct HysolStep {
-  int iteration = 0;        // outer iteration t (0: the start)
-  std::string step;         // "em" or "gamma"
-  int em_iteration = 0;     // 1-based within step 4.1
-  double generative = 0;    // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from
+  int iteration = 0;          // outer iteration t (0: the start)
+  std::string step;           // "em" or "gamma"
+  int em_iteration = 0;       // 1-based within step 4.1
+  double generative = 0;      // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from
   double heldout_before = 0;  // Eq. 3 before the Γ fit: Γ(t) under the new Θ (the uniform Γ at t = 0)
   double heldout = 0;         // Eq. 3 after the Γ fit
   double theta_change = 0;    // relative Θ change of this outer iteration (gamma steps)

@@ -1,10 +1,10 @@
 // Adapters between the engine and the HMM decoding kernels.
 #include "nodes/decode/decode_nodes.h"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "engine/api/node.h"
 #include "nodes/common/parallel.h"
@@ -109,15 +109,13 @@ Predictions DecodeCorpus(const HmmModel& model, const Corpus& data, DecodeMethod
 
 Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod method, bool marginals, int threads) {
   return DecodeChains(model.label_names, model.encoding, CrfTransition(model.weights, model.layout()),
-                      data.sentences.size(), method, marginals, [&](const auto& visit) {
-                        ForEachCrfScores(model, data, threads, visit);
-                      });
+                      data.sentences.size(), method, marginals,
+                      [&](const auto& visit) { ForEachCrfScores(model, data, threads, visit); });
 }
 
 Predictions DecodeCorpus(const HybridModel& model, const Corpus& data, DecodeMethod method, bool marginals,
                          int threads) {
-  const HybridCorpus corpus =
-      BuildHybridCorpus(model.experts, model.symbols, model.label_names, data, false, threads);
+  const HybridCorpus corpus = BuildHybridCorpus(model.experts, model.symbols, model.label_names, data, false, threads);
   return DecodeChains(model.label_names, model.encoding,
                       HybridTransition(model.expert_transitions(), model.theta, model.gamma), data.sentences.size(),
                       method, marginals, [&](const auto& visit) {
@@ -131,8 +129,8 @@ Predictions DecodeCorpus(const HybridModel& model, const Corpus& data, DecodeMet
                       });
 }
 
-Predictions DecodeWithModel(const Artifact& model, const Corpus& data, DecodeMethod method, bool marginals,
-                            int threads, const std::string& node_name) {
+Predictions DecodeWithModel(const Artifact& model, const Corpus& data, DecodeMethod method, bool marginals, int threads,
+                            const std::string& node_name) {
   if (const auto* crf = dynamic_cast<const CrfModel*>(&model))
     return DecodeCorpus(*crf, data, method, marginals, threads);
   if (const auto* hybrid = dynamic_cast<const HybridModel*>(&model))

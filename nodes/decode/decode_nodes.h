@@ -9,12 +9,12 @@
 // encoding. Gold labels in `data`, if any, are ignored. Results do not depend on threads.
 #pragma once
 
-#include "engine/api/registry.h"
-#include "nodes/decode/predictions.h"
 #include <string>
 
+#include "engine/api/registry.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/hybrid_model.h"
+#include "nodes/decode/predictions.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/io/corpus.h"
 
@@ -38,7 +38,7 @@ Predictions DecodeCorpus(const CrfModel& model, const Corpus& data, DecodeMethod
 Predictions DecodeCorpus(const HybridModel& model, const Corpus& data, DecodeMethod method, bool marginals,
                          int threads);
 // Whichever of the above `model` is; errors name `node_name` (an invalid HMM, another type).
-Predictions DecodeWithModel(const Artifact& model, const Corpus& data, DecodeMethod method, bool marginals,
-                            int threads, const std::string& node_name);
+Predictions DecodeWithModel(const Artifact& model, const Corpus& data, DecodeMethod method, bool marginals, int threads,
+                            const std::string& node_name);
 
 }  // namespace seqflow

@@ -98,7 +98,9 @@ std::vector<int> FeatureDictionary::ColumnMap(const Corpus& corpus) const {
   return map;
 }
 
-void FeatureDictionary::Fit(const Corpus& corpus, int min_count) { Fit(std::vector<const Corpus*>{&corpus}, min_count); }
+void FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
+  Fit(std::vector<const Corpus*>{&corpus}, min_count);
+}
 
 void FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_count) {
   if (min_count < 1) throw StatusError(Status::Invalid("min_count must be >= 1"));

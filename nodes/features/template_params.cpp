@@ -23,10 +23,11 @@ std::string CheckTemplateSet(const ParamValue& value) {
 }  // namespace
 
 std::vector<ParamSpec> TemplateParamSpecs(const std::string& default_set) {
-  return {ParamSpec::String("set", default_set,
-                            "named template set: standard_chunking, hysol_chunking, hysol_ner, or none (only `templates`)")
-              .Check(CheckTemplateSet),
-          ParamSpec::StringList("templates", {}, "extra templates, each its own feature type (group)")};
+  return {
+      ParamSpec::String("set", default_set,
+                        "named template set: standard_chunking, hysol_chunking, hysol_ner, or none (only `templates`)")
+          .Check(CheckTemplateSet),
+      ParamSpec::StringList("templates", {}, "extra templates, each its own feature type (group)")};
 }
 
 std::vector<FeatureTemplate> TemplatesFromParams(const Params& p) {

@@ -192,9 +192,9 @@ class CorrectionHistory {
   }
 
   std::vector<Vector> s_, y_;  // [m] slots of n values
-  Eigen::MatrixXd sy_;       // [m x m] s_iᵀy_j by slot (used for i older than or equal to j)
-  Eigen::MatrixXd yy_;       // [m x m] y_iᵀy_j by slot
-  Eigen::VectorXd sg_, yg_;  // [m] Sᵀg, Yᵀg by slot, for the last Direction's g
+  Eigen::MatrixXd sy_;         // [m x m] s_iᵀy_j by slot (used for i older than or equal to j)
+  Eigen::MatrixXd yy_;         // [m x m] y_iᵀy_j by slot
+  Eigen::VectorXd sg_, yg_;    // [m] Sᵀg, Yᵀg by slot, for the last Direction's g
   double gamma_ = 1.0;
   int count_ = 0;
   int oldest_ = 0;
