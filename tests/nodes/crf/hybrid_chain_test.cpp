@@ -3,6 +3,7 @@
 // log-partition, the conditional log-likelihood and its γ-gradient (also against central finite
 // differences), the M-step's closed form, EM monotonicity of G(Θ|Γ) (Eq. 4/5) and the stopping rule.
 #include "nodes/crf/hybrid_chain.h"
+#include "tests/nodes/crf/random_theta.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,8 @@
 namespace seqflow {
 namespace {
 
+using testutil::RandomTheta;
+
 constexpr int kK = 3, kI = 2, kJ = 2;
 
 struct Problem {
@@ -24,27 +27,6 @@ struct Problem {
   Eigen::VectorXd gamma;  // I + J
   std::vector<int64_t> vocabulary{4, 5};
 };
-
-// log of a random distribution over n outcomes, every probability >= ~0.02 / n.
-Eigen::VectorXd RandomLogDistribution(int n, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(0.02, 1.0);
-  Eigen::VectorXd p(n);
-  for (int i = 0; i < n; ++i) p[i] = u(rng);
-  return (p / p.sum()).array().log();
-}
-
-GenerativeParams RandomTheta(const std::vector<int64_t>& vocabulary, std::mt19937& rng) {
-  GenerativeParams theta;
-  for (const int64_t V : vocabulary) {
-    theta.log_initial.push_back(RandomLogDistribution(kK, rng));
-    RowMatrixXd a(kK, kK), e(V, kK);
-    for (int k = 0; k < kK; ++k) a.row(k) = RandomLogDistribution(kK, rng).transpose();
-    for (int k = 0; k < kK; ++k) e.col(k) = RandomLogDistribution(static_cast<int>(V), rng);  // columns sum to 1
-    theta.log_transition.push_back(a);
-    theta.log_emission.push_back(e);
-  }
-  return theta;
-}
 
 Problem MakeProblem(uint32_t seed, int num_sentences, bool labeled) {
   std::mt19937 rng(seed);
@@ -70,7 +52,7 @@ Problem MakeProblem(uint32_t seed, int num_sentences, bool labeled) {
       s.corpus.symbols(t, j) = std::uniform_int_distribution<int>(0, static_cast<int>(s.vocabulary[j]) - 1)(rng);
   if (labeled)
     for (int64_t t = 0; t < tokens; ++t) s.corpus.labels.push_back(label(rng));
-  s.theta = RandomTheta(s.vocabulary, rng);
+  s.theta = RandomTheta(s.vocabulary, kK, rng);
   s.gamma.resize(kI + kJ);
   for (int m = 0; m < kI + kJ; ++m) s.gamma[m] = gamma(rng);
   return s;
@@ -376,7 +358,7 @@ TEST(HybridChain, MaximizeGenerativeWithoutPriorFloorsZerosAndUniformsEmptyMulti
 
 TEST(HybridChain, GenerativeLogPriorSumsEveryLogParameter) {
   std::mt19937 rng(63);
-  const GenerativeParams theta = RandomTheta({4, 5}, rng);
+  const GenerativeParams theta = RandomTheta({4, 5}, kK, rng);
   double sum = 0;
   for (int j = 0; j < 2; ++j)
     sum += theta.log_initial[j].sum() + theta.log_transition[j].sum() + theta.log_emission[j].sum();
@@ -409,7 +391,7 @@ TEST(HybridChain, EmNeverDecreasesTheGenerativeObjective) {
 
 TEST(HybridChain, RelativeParamChange) {
   std::mt19937 rng(81);
-  const GenerativeParams random = RandomTheta({4, 5}, rng);
+  const GenerativeParams random = RandomTheta({4, 5}, kK, rng);
   EXPECT_EQ(RelativeParamChange(random, random), 0.0);
 
   // J = 1, K = 2, V = 2. Current: all ten probabilities 0.5, ‖Θ‖² = 2.5. Next moves π to
@@ -425,7 +407,7 @@ TEST(HybridChain, RelativeParamChange) {
   EXPECT_NEAR(RelativeParamChange(current, next), std::sqrt(0.125 / 2.625), 1e-15);  // ‖next‖² = 2.625
 
   // Random parameters with J = 2: the same norm over all initial, transition and emission entries.
-  const GenerativeParams other = RandomTheta({4, 5}, rng);
+  const GenerativeParams other = RandomTheta({4, 5}, kK, rng);
   double diff = 0, norm = 0;
   auto add = [&](const auto& a, const auto& b) {
     diff += (a.array().exp() - b.array().exp()).square().sum();

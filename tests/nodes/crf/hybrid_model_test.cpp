@@ -13,9 +13,12 @@
 #include <random>
 
 #include "nodes/decode/decode_nodes.h"
+#include "tests/nodes/crf/random_theta.h"
 
 namespace seqflow {
 namespace {
+
+using testutil::RandomTheta;
 
 using ::testing::HasSubstr;
 
@@ -77,26 +80,6 @@ std::shared_ptr<CrfModel> RandomCrf(std::shared_ptr<const FeatureDictionary> dic
   return m;
 }
 
-Eigen::VectorXd RandomLogDistribution(Eigen::Index n, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(0.05, 1.0);
-  Eigen::VectorXd p(n);
-  for (Eigen::Index i = 0; i < n; ++i) p[i] = u(rng);
-  return (p / p.sum()).array().log();
-}
-
-GenerativeParams RandomTheta(const std::vector<int64_t>& vocabulary, std::mt19937& rng) {
-  GenerativeParams theta;
-  for (const int64_t v : vocabulary) {
-    theta.log_initial.push_back(RandomLogDistribution(kK, rng));
-    RowMatrixXd a(kK, kK), e(v, kK);
-    for (int k = 0; k < kK; ++k) a.row(k) = RandomLogDistribution(kK, rng).transpose();
-    for (int k = 0; k < kK; ++k) e.col(k) = RandomLogDistribution(v, rng);
-    theta.log_transition.push_back(a);
-    theta.log_emission.push_back(e);
-  }
-  return theta;
-}
-
 // Two experts with different templates and two HMMs (word[0], pos[-1]) fitted on `fit_on`.
 std::shared_ptr<HybridModel> RandomHybrid(const Corpus& fit_on, uint32_t seed) {
   auto m = std::make_shared<HybridModel>();
@@ -107,7 +90,7 @@ std::shared_ptr<HybridModel> RandomHybrid(const Corpus& fit_on, uint32_t seed) {
       FitDictionary({{"wb", "word[-1]|word[0]", "wb"}, {"pp", "pos[0]|pos[1]", "pp"}}, fit_on), seed + 1, false));
   m->symbols = GenerativeSymbols(FitDictionary({{"w", "word[0]", "w"}, {"pl", "pos[-1]", "pl"}}, fit_on));
   std::mt19937 rng(seed);
-  m->theta = RandomTheta(m->symbols.vocabulary_sizes(), rng);
+  m->theta = RandomTheta(m->symbols.vocabulary_sizes(), kK, rng);
   std::uniform_real_distribution<double> u(0.05, 1.0);
   m->gamma.resize(4);
   for (double& g : m->gamma) g = u(rng);
