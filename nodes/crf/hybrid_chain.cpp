@@ -214,6 +214,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
       [&](size_t, size_t begin, size_t end, size_t slot) {
         thread_local ChainWorkspace work;
         thread_local RowMatrixXd scores, marginals;
+        thread_local std::vector<int32_t> gold;
         LikelihoodSlot& sums = slot_sums[slot];
         for (size_t n = begin; n < end; ++n) {
           const int64_t first = corpus.offsets[n];
@@ -223,7 +224,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
           marginals.resize(length, labels);
           const double log_z = ChainForwardBackward(scores, transition, work, marginals.data(),
                                                     gradient ? sums.bigram_difference.data() : nullptr);
-          const std::vector<int32_t> gold(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
+          gold.assign(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
           sums.value += ChainScore(scores, transition_weights, gold) - log_z;
           if (!gradient) continue;
           // ChainForwardBackward added the expected bigram counts; subtracting the gold ones keeps

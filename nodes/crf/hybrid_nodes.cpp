@@ -16,7 +16,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::shared_ptr<const CrfModel>> Experts(NodeContext& ctx) { return ctx.InList<CrfModel>("experts"); }
+// A model holding the `experts` input, on their common label set; Γ and any HMMs come later.
+std::shared_ptr<HybridModel> ModelOfExperts(NodeContext& ctx) {
+  auto model = std::make_shared<HybridModel>();
+  model->experts = ctx.InList<CrfModel>("experts");
+  model->label_names = CommonLabels(model->experts);
+  model->encoding = model->experts[0]->encoding;
+  return model;
+}
 
 void ReportGamma(NodeContext& ctx, const HybridModel& model) {
   std::string table = "model,kind,name,gamma\n";
@@ -34,10 +41,7 @@ void ReportGamma(NodeContext& ctx, const HybridModel& model) {
 }
 
 ArtifactPtr RunLop(NodeContext& ctx) {
-  auto model = std::make_shared<HybridModel>();
-  model->experts = Experts(ctx);
-  model->label_names = CommonLabels(model->experts);
-  model->encoding = model->experts[0]->encoding;
+  auto model = ModelOfExperts(ctx);
   auto heldout = ctx.In<Corpus>("heldout");
   const HybridCorpus data =
       BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
@@ -82,10 +86,7 @@ std::string TraceCsv(const std::vector<HysolStep>& trace) {
 ArtifactPtr RunHysol(NodeContext& ctx) {
   const Params& p = ctx.params();
   const Clock::time_point start = Clock::now();
-  auto model = std::make_shared<HybridModel>();
-  model->experts = Experts(ctx);
-  model->label_names = CommonLabels(model->experts);
-  model->encoding = model->experts[0]->encoding;
+  auto model = ModelOfExperts(ctx);
   auto train = ctx.In<Corpus>("train");
   auto heldout = ctx.In<Corpus>("heldout");
   auto unlabeled = ctx.In<Corpus>("unlabeled");

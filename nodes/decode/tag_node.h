@@ -1,4 +1,4 @@
-// decode.tag: (model: HmmModel|CrfModel, data: Corpus) -> Corpus, the data with one more column
+// decode.tag: (model: HmmModel|CrfModel|HybridModel, data: Corpus) -> Corpus, the data with one more column
 // holding the model's Viterbi labels (internal to nodes/decode; RegisterDecodeNodes calls it).
 //
 // This is how a tagger trained inside a pipeline supplies a feature column to later nodes, e.g.
