@@ -113,11 +113,18 @@ ArtifactPtr RunHysol(NodeContext& ctx) {
                                   });
   model->theta = std::move(result.theta);
   model->gamma = std::move(result.gamma);
-  const HysolStep& last = result.trace.back();
+  const HysolStep* last_fit = nullptr;      // the last Γ step: why the alternation stopped
+  const HysolStep* selected_fit = nullptr;  // the Γ step whose pair the model holds
+  for (const HysolStep& step : result.trace) {
+    if (step.step != "gamma") continue;
+    last_fit = &step;
+    if (step.iteration == result.selected_iteration) selected_fit = &step;
+  }
   ctx.Metric("iterations", result.iterations);
   ctx.Metric("converged", result.converged ? 1 : 0);
-  ctx.Metric("theta_change", last.theta_change);
-  ctx.Metric("heldout_objective", last.heldout);
+  ctx.Metric("selected_iteration", result.selected_iteration);
+  ctx.Metric("theta_change", last_fit->theta_change);
+  ctx.Metric("heldout_objective", selected_fit->heldout);
   ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled_data.num_tokens()));
   int64_t symbols = 0;
   for (int64_t v : model->symbols.vocabulary_sizes()) symbols += v;
@@ -171,10 +178,11 @@ std::vector<ParamSpec> HysolParams() {
 KindSpec HysolKind() {
   return KindSpec{
       "crf.hysol",
-      "1",
+      "2",
       "HySOL (Suzuki, Fujino & Isozaki 2007): CRF experts combined with one HMM per feature type trained on "
       "unlabeled text under the hybrid posterior R (Eq. 5); Γ fitted on held-out labeled data (Eq. 3), Θ by EM, "
-      "alternating until Θ changes by less than `tolerance`. Decodes as one chain with merged potentials.",
+      "alternating until Θ changes by less than `tolerance`; after `max_iterations` without that, the pair "
+      "(Θ, Γ) of highest G(Θ|Γ) (§5.2). Decodes as one chain with merged potentials.",
       std::string(HybridModel::kType),
       {ExpertsPort(),
        PortSpec{"train", std::string(Corpus::kType), false, false,

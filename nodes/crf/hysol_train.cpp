@@ -94,18 +94,36 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
     log_partitions(i) = ExpertLogPartition(unlabeled, experts[i], static_cast<int>(i), options.threads);
 
   GenerativeCounts counts;
+  // G(Θ|Γ) of Eq. 4 at the current pair; leaves the E-step's expected counts in `counts`.
+  auto generative_at_current = [&](const std::string& where) {
+    const double chain = HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
+    const double generative =
+        chain - result.gamma.head(experts_n).dot(log_partitions) + GenerativeLogPrior(result.theta, options.eta_prime);
+    if (!std::isfinite(generative))
+      throw StatusError(Status::Numerical(fmt::format("HySOL {}: G(Θ|Γ) is {}", where, generative)));
+    return generative;
+  };
+  // §5.2: without convergence the paper keeps the pair (Θ(t), Γ(t)), t >= 1, of highest G(Θ|Γ).
+  // The first E-step of iteration t + 1 evaluates G at the pair iteration t ended with.
+  int best_iteration = 0;
+  double best_generative = -std::numeric_limits<double>::infinity();
+  GenerativeParams best_theta;
+  Eigen::VectorXd best_gamma;
+  auto consider = [&](int t, double generative) {
+    if (t < 1 || generative <= best_generative) return;
+    best_iteration = t;
+    best_generative = generative;
+    best_theta = result.theta;
+    best_gamma = result.gamma;
+  };
+
   for (int t = 1; t <= options.max_iterations; ++t) {
     const GenerativeParams previous = result.theta;
     const Eigen::VectorXd generative_gamma = result.gamma.tail(models - experts_n);
     double last = -std::numeric_limits<double>::infinity();
     for (int e = 1; e <= options.em_iterations; ++e) {
-      const double chain =
-          HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
-      const double generative = chain - result.gamma.head(experts_n).dot(log_partitions) +
-                                GenerativeLogPrior(result.theta, options.eta_prime);
-      if (!std::isfinite(generative))
-        throw StatusError(Status::Numerical(
-            fmt::format("HySOL step 4.1 (iteration {}, EM iteration {}): G(Θ|Γ) is {}", t, e, generative)));
+      const double generative = generative_at_current(fmt::format("step 4.1 (iteration {}, EM iteration {})", t, e));
+      if (e == 1) consider(t - 1, generative);
       report(result, HysolStep{t, "em", e, generative, 0, 0, 0, result.gamma});
       if (e > 1 && generative - last <= options.em_tolerance * std::abs(generative)) break;
       last = generative;
@@ -121,6 +139,16 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
       result.converged = true;
       break;
     }
+  }
+  result.selected_iteration = result.iterations;
+  if (!result.converged) {
+    consider(result.iterations, generative_at_current("choosing the pair of highest G after the last iteration"));
+    result.selected_iteration = best_iteration;
+    if (best_iteration != result.iterations) {
+      result.theta = std::move(best_theta);
+      result.gamma = std::move(best_gamma);
+    }
+    report(result, HysolStep{best_iteration, "select", 0, best_generative, 0, 0, 0, result.gamma});
   }
   return result;
 }

@@ -4,7 +4,8 @@
 //   Γ(0): Eq. 3 under Θ(0);
 //   repeat: 4.1 Θ by EM on the unlabeled data under R (Eq. 4/5, Γ fixed),
 //           4.2 Γ by Eq. 3 on the held-out data (Θ fixed),
-//   until ‖Θ(t+1) − Θ(t)‖ / ‖Θ(t)‖ < tolerance or max_iterations.
+//   until ‖Θ(t+1) − Θ(t)‖ / ‖Θ(t)‖ < tolerance or max_iterations; in the second case the
+//   result is the pair (Θ(t), Γ(t)), t >= 1, with the highest G(Θ|Γ) (§5.2).
 // Γ lives in [0, 1] (§2) and is fitted by bound-constrained L-BFGS; the Dirichlet prior with
 // ξ = 1 + ξ' adds ξ' Σ log γ (ξ' = 0: no prior). Θ's prior is Dirichlet with η = 1 + η'.
 // Pure functions over HybridCorpus inputs (no I/O).
@@ -41,12 +42,14 @@ struct HysolOptions {
   int threads = 1;
 };
 
-// One record of the procedure: an EM iteration of step 4.1 or the Γ fit of step 4.2.
+// One record of the procedure: an EM iteration of step 4.1, the Γ fit of step 4.2, or, when the
+// alternation did not converge, the final choice of the pair with the highest G.
 struct HysolStep {
-  int iteration = 0;          // outer iteration t (0: the start)
-  std::string step;           // "em" or "gamma"
+  int iteration = 0;          // outer iteration t (0: the start; "select": the t chosen)
+  std::string step;           // "em", "gamma" or "select"
   int em_iteration = 0;       // 1-based within step 4.1
-  double generative = 0;      // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from
+  double generative = 0;      // G(Θ|Γ) of Eq. 4 (with prior) at the Θ this EM iteration starts from,
+                              // or at the selected pair
   double heldout_before = 0;  // Eq. 3 before the Γ fit: Γ(t) under the new Θ (the uniform Γ at t = 0)
   double heldout = 0;         // Eq. 3 after the Γ fit
   double theta_change = 0;    // relative Θ change of this outer iteration (gamma steps)
@@ -57,7 +60,8 @@ struct HysolResult {
   Eigen::VectorXd gamma;
   GenerativeParams theta;
   std::vector<HysolStep> trace;
-  int iterations = 0;
+  int iterations = 0;          // outer alternations run
+  int selected_iteration = 0;  // the t whose (Θ(t), Γ(t)) is returned: `iterations` when converged
   bool converged = false;
 };
 

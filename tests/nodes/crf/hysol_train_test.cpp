@@ -258,15 +258,28 @@ HysolResult Train(const Problem& p, const HysolOptions& o, const HysolProgress& 
   return TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, progress);
 }
 
-// The trace's shape and the monotonicity Figure 1 guarantees.
+// The G(Θ(t)|Γ(t)) the trace holds for t = 1..T-1: the first E-step of iteration t + 1 starts there.
+std::map<int, double> PairObjectives(const HysolResult& r) {
+  std::map<int, double> out;
+  for (const HysolStep& step : r.trace)
+    if (step.step == "em" && step.em_iteration == 1 && step.iteration > 1) out[step.iteration - 1] = step.generative;
+  return out;
+}
+
+// The trace's shape, the monotonicity Figure 1 guarantees, and the pair returned: the last one
+// when Θ settled, else the one of highest G(Θ|Γ) (§5.2).
 void CheckTrace(const HysolResult& r, const HysolOptions& o) {
   ASSERT_FALSE(r.trace.empty());
   EXPECT_EQ(r.trace[0].iteration, 0);
   EXPECT_EQ(r.trace[0].step, "gamma");
+  const bool selected = r.trace.back().step == "select";
+  EXPECT_EQ(selected, !r.converged);
+  const size_t fits_end = r.trace.size() - (selected ? 1 : 0);
   int t = 0;
   double last_em = 0;
   int em_rows = 0;
-  for (size_t s = 1; s < r.trace.size(); ++s) {
+  std::map<int, Eigen::VectorXd> fitted_gamma;
+  for (size_t s = 1; s < fits_end; ++s) {
     const HysolStep& step = r.trace[s];
     if (step.step == "em") {
       if (em_rows == 0) ++t;
@@ -288,22 +301,34 @@ void CheckTrace(const HysolResult& r, const HysolOptions& o) {
     em_rows = 0;
     EXPECT_GE(step.heldout, step.heldout_before - 1e-9 * std::abs(step.heldout))
         << "the Γ fit lowered Eq. 3 in iteration " << t;
-    const bool last = s + 1 == r.trace.size();
-    if (!last) {
+    if (s + 1 < fits_end) {
       EXPECT_GE(step.theta_change, o.tolerance) << "did not stop although Θ changed little, iteration " << t;
     }
     EXPECT_GE(step.gamma.minCoeff(), 0.0);
     EXPECT_LE(step.gamma.maxCoeff(), 1.0);
+    fitted_gamma[t] = step.gamma;
   }
-  const HysolStep& end = r.trace.back();
+  const HysolStep& end = r.trace[fits_end - 1];
   ASSERT_EQ(end.step, "gamma");
   EXPECT_EQ(r.iterations, end.iteration);
-  EXPECT_EQ(r.gamma, end.gamma);
   if (r.converged) {
     EXPECT_LT(end.theta_change, o.tolerance);
-  } else {
-    EXPECT_EQ(r.iterations, o.max_iterations);
-    EXPECT_GE(end.theta_change, o.tolerance);
+    EXPECT_EQ(r.selected_iteration, r.iterations);
+    EXPECT_EQ(r.gamma, end.gamma);
+    return;
+  }
+  EXPECT_EQ(r.iterations, o.max_iterations);
+  EXPECT_GE(end.theta_change, o.tolerance);
+  const HysolStep& select = r.trace.back();
+  EXPECT_EQ(select.iteration, r.selected_iteration);
+  ASSERT_GE(r.selected_iteration, 1);
+  ASSERT_LE(r.selected_iteration, r.iterations);
+  EXPECT_EQ(r.gamma, fitted_gamma.at(r.selected_iteration)) << "Γ is not the one fitted in the selected iteration";
+  for (const auto& [pair, generative] : PairObjectives(r)) {
+    EXPECT_LE(generative, select.generative) << "pair " << pair << " has a higher G than the selected one";
+    if (pair == r.selected_iteration) {
+      EXPECT_EQ(generative, select.generative);
+    }
   }
 }
 
@@ -341,6 +366,45 @@ TEST(TrainHysol, StopsWhenThetaSettlesOrAtMaxIterations) {
   HysolOptions no_prior = TestOptions();  // ξ' = 0 allows γ on the face 0
   no_prior.xi_prime = 0;
   CheckTrace(Train(p, no_prior), no_prior);
+}
+
+// G(Θ|Γ) recomputed from the kernels at the pair a run returned.
+double GenerativeObjective(const Problem& p, const HysolResult& r, double eta_prime) {
+  GenerativeCounts counts;
+  double value = HybridExpectedCounts(p.unlabeled, p.experts, r.theta, r.gamma, 1, counts);
+  for (int i = 0; i < static_cast<int>(p.experts.size()); ++i)
+    value -= r.gamma(i) * ExpertLogPartition(p.unlabeled, p.experts[i], i, 1);
+  return value + GenerativeLogPrior(r.theta, eta_prime);
+}
+
+TEST(TrainHysol, WithoutConvergenceReturnsThePairOfHighestG) {
+  // Few held-out sentences: Γ moves the weights about, and G(Θ(t)|Γ(t)) is highest early on.
+  const Problem p = MakeProblem(5, 30);
+  HysolOptions o = TestOptions();
+  o.xi_prime = 0.1;
+  o.tolerance = 0;  // never settles
+  o.max_iterations = 5;
+  o.em_iterations = 3;
+  const HysolResult r = Train(p, o);
+  CheckTrace(r, o);
+  ASSERT_FALSE(r.converged);
+  EXPECT_LT(r.selected_iteration, r.iterations) << "this problem's G peaks before the last alternation";
+  EXPECT_NEAR(GenerativeObjective(p, r, o.eta_prime), r.trace.back().generative,
+              1e-9 * std::abs(r.trace.back().generative))
+      << "the returned (Θ, Γ) is not the selected pair";
+
+  // Here G still rises at the last alternation, so the last pair is the one kept.
+  const Problem rising = MakeProblem();
+  o = TestOptions();
+  o.tolerance = 0;
+  o.max_iterations = 4;
+  o.em_iterations = 1;
+  const HysolResult last = Train(rising, o);
+  CheckTrace(last, o);
+  EXPECT_EQ(last.selected_iteration, last.iterations);
+  EXPECT_GT(last.trace.back().generative, PairObjectives(last).rbegin()->second);
+  EXPECT_NEAR(GenerativeObjective(rising, last, o.eta_prime), last.trace.back().generative,
+              1e-9 * std::abs(last.trace.back().generative));
 }
 
 void ExpectSameBits(const HysolResult& a, const HysolResult& b) {
@@ -539,6 +603,8 @@ TEST(HybridNodes, HysolReportsGammaPerExpertAndHmm) {
   EXPECT_EQ(metrics.at("gamma.hmm2"), model->gamma(3));
   EXPECT_GE(metrics.at("iterations"), 1);
   EXPECT_LE(metrics.at("iterations"), 3);
+  EXPECT_GE(metrics.at("selected_iteration"), 1);
+  EXPECT_LE(metrics.at("selected_iteration"), metrics.at("iterations"));
   EXPECT_EQ(metrics.at("unlabeled_tokens"), static_cast<double>(d.unlabeled->num_tokens()));
   EXPECT_THAT(ctx.attachments().at("objective.csv"),
               HasSubstr("iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,"
