@@ -5,6 +5,7 @@
 #include "nodes/eval/compare_node.h"
 #include "nodes/eval/segments.h"
 #include "nodes/eval/sentence_stats.h"
+#include "nodes/eval/write_conll_node.h"
 
 namespace seqflow {
 
@@ -76,6 +77,7 @@ void RegisterEvalNodes(Registry& registry) {
                {},
                RunSegments});
   RegisterCompareNode(registry);
+  RegisterWriteConllNode(registry);
 }
 
 }  // namespace seqflow

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/e2e/cli_runner.h"
+#include "tests/testutil/conlleval.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
@@ -22,11 +23,13 @@ struct Expectation {
   double min_accuracy;
 };
 
-nlohmann::json RunPipeline(const std::string& pipeline, const std::string& out) {
-  std::string dir = MakeTempDir("seqflow-real");
-  CliResult r = RunSeqflow({"run", PipelinePath(pipeline), "--cache", dir + "/cache", "--out", dir + "/" + out});
+// The summary of `pipeline` run into DIR/out; DIR (a new temporary folder) in `dir`.
+nlohmann::json RunPipeline(const std::string& pipeline, const std::string& out, std::string* dir = nullptr) {
+  std::string tmp = MakeTempDir("seqflow-real");
+  CliResult r = RunSeqflow({"run", PipelinePath(pipeline), "--cache", tmp + "/cache", "--out", tmp + "/" + out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return ReadSummary(dir + "/" + out);
+  if (dir) *dir = tmp;
+  return ReadSummary(tmp + "/" + out);
 }
 
 void CheckRuns(const nlohmann::json& summary, const std::vector<Expectation>& expected) {
@@ -64,7 +67,8 @@ TEST(RealData, CitationsSupervisedHmm) {
 }
 
 TEST(RealData, Conll2000Crf) {
-  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out");
+  std::string dir;
+  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out", &dir);
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
                    {"conll2000_crf", {{"predicted.kind", "decode.viterbi"}}, 0.9370, 0.9595},
@@ -76,6 +80,13 @@ TEST(RealData, Conll2000Crf) {
   const double p = MetricOf(s, "compare", "p_f1.sms");
   EXPECT_GT(p, 0.0);
   EXPECT_LE(p, 1.0);
+  // The written predictions, scored by the peers' conlleval, give eval.segments' counts.
+  for (size_t run = 0; run < 2; ++run) {
+    const nlohmann::json peer = ConllevalJson(dir + "/out/run-" + std::to_string(run) + "/conll.conll");
+    EXPECT_EQ(peer["correct_chunks"].get<double>(), MetricOf(s, "score", "correct_segments", run));
+    EXPECT_EQ(peer["found_chunks"].get<double>(), MetricOf(s, "score", "predicted_segments", run));
+    EXPECT_NEAR(peer["f1"].get<double>(), 100 * MetricOf(s, "score", "f1", run), 1e-4);
+  }
 }
 
 }  // namespace

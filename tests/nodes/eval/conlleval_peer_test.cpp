@@ -3,16 +3,17 @@
 // agree to 4 decimals (conlleval reports percentages). Missing data or python3 fails the test.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "engine/base/env.h"
+#include "nodes/eval/conll_writer.h"
 #include "nodes/eval/segments.h"
 #include "nodes/io/conll_reader.h"
 #include "tests/nodes/eval/eval_fixtures.h"
+#include "tests/testutil/conlleval.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -32,27 +33,24 @@ TagSeqs TagsOf(const Corpus& c) {
   return out;
 }
 
-// conlleval.py's JSON summary of "x GOLD PRED" lines, a blank line after each sentence.
-json RunConlleval(const TagSeqs& gold, const TagSeqs& predicted) {
+// conlleval.py's JSON summary of a CoNLL text whose last two columns are gold and guess.
+json RunConllevalOn(const std::string& text) {
   std::string dir = testutil::MakeTempDir("seqflow-conlleval");
   std::string path = dir + "/pairs.txt";
-  {
-    std::ofstream out(path);
-    for (size_t s = 0; s < gold.size(); ++s) {
-      for (size_t t = 0; t < gold[s].size(); ++t) out << "x " << gold[s][t] << ' ' << predicted[s][t] << '\n';
-      out << '\n';
-    }
-  }
-  std::string script = testutil::SourceDir() + "/../shared/bench/peers/conlleval.py";
-  std::string command = "python3 '" + script + "' --json '" + path + "'";
-  std::string text;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, n);
-    EXPECT_EQ(pclose(pipe), 0) << command;
-  }
+  std::ofstream(path) << text;
+  json summary = testutil::ConllevalJson(path);
   std::filesystem::remove_all(dir);
-  return json::parse(text);  // throws, failing the test, when conlleval printed nothing
+  return summary;
+}
+
+// The same of "x GOLD PRED" lines, a blank line after each sentence.
+json RunConlleval(const TagSeqs& gold, const TagSeqs& predicted) {
+  std::string text;
+  for (size_t s = 0; s < gold.size(); ++s) {
+    for (size_t t = 0; t < gold[s].size(); ++t) text += "x " + gold[s][t] + ' ' + predicted[s][t] + '\n';
+    text += '\n';
+  }
+  return RunConllevalOn(text);
 }
 
 // Compares everything conlleval reports; accuracy only where both count the same tags.
@@ -148,6 +146,17 @@ TEST(ConllevalPeer, Conll2003TestaIob1) {
     TagSeqs predicted = Corrupt(tags, gold.label_names, rate, seed++, true);
     ExpectAgrees(Ours(gold, predicted), RunConlleval(tags, predicted), true);
   }
+}
+
+// write.conll's file (word, POS, gold, guess) is conlleval's input as it stands.
+TEST(ConllevalPeer, WrittenConllFileScoresAlike) {
+  Corpus gold = ReadGold("conll2000/test.txt", {});
+  ASSERT_EQ(gold.columns.size(), 2u) << "word and POS besides the chunk labels";
+  TagSeqs predicted = Corrupt(TagsOf(gold), gold.label_names, 0.1, 31, true);
+  auto guess = testutil::PredictionsOf(predicted, TagEncoding::kIob2);
+  Result<std::string> text = FormatConll(gold, {guess.get()}, ConllSeparator::kSpace);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ExpectAgrees(Ours(gold, predicted), RunConllevalOn(*text), true);
 }
 
 // Runs rewritten as IOB2 (B- at each run start) for conlleval.
