@@ -1,7 +1,7 @@
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <ctime>
+
+#include <fmt/format.h>
 
 #include "engine/base/log.h"
 #include "engine/cache/cache.h"
@@ -28,8 +28,8 @@ void PrintKind(const KindSpec& kind) {
     std::string choices;
     for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;
     if (!choices.empty()) choices += "}";
-    std::printf("  %-18s %-16s = %-10s%s  %s\n", p.name.c_str(), ParamTypeName(p.type), def.c_str(), choices.c_str(),
-                p.doc.c_str());
+    std::printf("  %-18s %-16s = %-10s%s  %s\n", p.name.c_str(), ParamTypeName(p.type), def.c_str(),
+                choices.c_str(), p.doc.c_str());
   }
 }
 

@@ -1,12 +1,13 @@
 // The seqflow binary end to end on pipelines/tests/: caching, invalidation, crash safety,
 // concurrency and error reporting, as a user sees them.
-#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "tests/e2e/cli_runner.h"
 #include "tests/testutil/status_matchers.h"
@@ -24,11 +25,8 @@ class CliTest : public ::testing::Test {
   }
   // Runs the tiny pipeline (plus extra args) with this test's cache into DIR/<out>.
   CliResult RunTiny(const std::string& out, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"run",        PipelinePath("tests/tiny_hmm.yaml"),
-                                     "--cache",    cache_,
-                                     "--out",      dir_ + "/" + out,
-                                     "--ablation", "decoder",
-                                     "-j",         "2"};
+    std::vector<std::string> args = {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_,
+                                     "--out", dir_ + "/" + out, "--ablation", "decoder", "-j", "2"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunSeqflow(args);
   }
@@ -68,16 +66,16 @@ TEST_F(CliTest, ChangingOneParameterRecomputesExactlyItsNodeAndDescendants) {
   CliResult again = RunTiny("b", {"--set", "hmm.smoothing.emission=0.1"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   nlohmann::json s = ReadSummary(dir_ + "/b");
-  std::map<std::string, std::string> expected = {
-      {"train", "cached"}, {"test", "cached"},        {"unlabeled", "cached"}, {"vocab", "cached"},
-      {"hmm", "computed"}, {"predicted", "computed"}, {"score", "computed"},   {"tokens", "computed"}};
+  std::map<std::string, std::string> expected = {{"train", "cached"},     {"test", "cached"},     {"unlabeled", "cached"},
+                                                 {"vocab", "cached"},     {"hmm", "computed"},    {"predicted", "computed"},
+                                                 {"score", "computed"},   {"tokens", "computed"}};
   EXPECT_EQ(NodeStatuses(s, 0), expected);
 }
 
 TEST_F(CliTest, PlanNamesTheChangedParameter) {
   ASSERT_EQ(RunTiny("a").exit_code, 0);
-  CliResult plan = RunSeqflow({"plan", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--ablation", "decoder",
-                               "--set", "hmm.smoothing.emission=0.1"});
+  CliResult plan = RunSeqflow({"plan", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--ablation",
+                               "decoder", "--set", "hmm.smoothing.emission=0.1"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("params changed"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("smoothing.emission: 0.050000000000000003 -> 0.10000000000000001"), std::string::npos)
@@ -97,9 +95,9 @@ TEST_F(CliTest, DataFileRecomputesItsReaderOnlyWhenBytesChange) {
   // New bytes: the test reader and what depends on it recompute.
   std::ofstream(samples + "/tiny_fields.test.conll", std::ios::app) << "\nZ.\tauthor\nZed.\ttitle\n";
   ASSERT_EQ(RunTiny("c", set).exit_code, 0);
-  std::map<std::string, std::string> expected = {
-      {"train", "cached"}, {"test", "computed"},      {"unlabeled", "cached"}, {"vocab", "cached"},
-      {"hmm", "cached"},   {"predicted", "computed"}, {"score", "computed"},   {"tokens", "computed"}};
+  std::map<std::string, std::string> expected = {{"train", "cached"},      {"test", "computed"},  {"unlabeled", "cached"},
+                                                 {"vocab", "cached"},      {"hmm", "cached"},     {"predicted", "computed"},
+                                                 {"score", "computed"},    {"tokens", "computed"}};
   EXPECT_EQ(NodeStatuses(ReadSummary(dir_ + "/c")), expected);
 }
 

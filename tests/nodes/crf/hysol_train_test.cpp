@@ -1,8 +1,9 @@
 // Fitting the hybrid model (hysol_train.h) and the crf.lop / crf.hysol nodes: Γ by Eq. 3 checked
 // against the KKT conditions of the box-constrained problem, and the Figure 1 loop of Suzuki,
 // Fujino & Isozaki (2007) on data generated from a known HMM, checked for what the procedure
-// guarantees (EM never lowers G(Θ|Γ), the Γ fit never lowers Eq. 3, the stopping rule, thread
-// invariance, cancellation and numerical errors).
+// guarantees (EM never lowers G(Θ|Γ), the Γ fit never lowers Eq. 3, the stopping rule, the pair
+// of highest G kept without convergence (§5.2), thread invariance, cancellation and numerical
+// errors).
 #include "nodes/crf/hysol_train.h"
 
 #include <gmock/gmock.h>
