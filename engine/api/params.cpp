@@ -1,6 +1,7 @@
 #include "engine/api/params.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,15 @@ static std::string FormatDouble(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+std::string ReadableParamText(const std::string& canonical) {
+  if (canonical.empty() || canonical.find_first_not_of("0123456789.eE+-") != std::string::npos) return canonical;
+  char* end = nullptr;
+  const double d = std::strtod(canonical.c_str(), &end);
+  if (end != canonical.c_str() + canonical.size()) return canonical;
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, d).ptr);  // shortest exact form
 }
 
 std::string FormatParamValue(const ParamValue& value) {

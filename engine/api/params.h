@@ -34,6 +34,9 @@ using ParamValue = std::variant<bool, int64_t, double, std::string, std::vector<
 const char* ParamTypeName(ParamType type);
 // Canonical text of a value: doubles as %.17g, lists as [a,b], strings verbatim.
 std::string FormatParamValue(const ParamValue& value);
+// That text as a reader writes it: a number in its shortest exact form (0.1, not
+// 0.10000000000000001); anything else unchanged. For display only; keys use the canonical text.
+std::string ReadableParamText(const std::string& canonical);
 
 struct ParamSpec {
   std::string name;

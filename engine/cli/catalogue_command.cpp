@@ -10,13 +10,6 @@
 namespace seqflow::cli {
 namespace {
 
-// A default as a reader writes it: doubles in their shortest exact form (1e-05, not the cache
-// key's %.17g 1.0000000000000001e-05).
-std::string DefaultText(const ParamValue& value) {
-  if (const double* d = std::get_if<double>(&value)) return fmt::format("{}", *d);
-  return FormatParamValue(value);
-}
-
 void PrintKind(const KindSpec& kind) {
   std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
@@ -24,7 +17,7 @@ void PrintKind(const KindSpec& kind) {
     std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), port.type.c_str(), port.list ? "[]" : "",
                 port.optional ? " (optional)" : "", port.doc.c_str());
   for (const auto& p : kind.params) {
-    std::string def = p.default_value ? DefaultText(*p.default_value) : "required";
+    std::string def = p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : "required";
     std::string choices;
     for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;
     if (!choices.empty()) choices += "}";

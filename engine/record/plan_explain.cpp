@@ -1,8 +1,5 @@
 #include "engine/record/plan_explain.h"
 
-#include <fmt/format.h>
-
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "engine/base/hash.h"
@@ -13,14 +10,6 @@ namespace {
 std::string RunsDir(const std::string& cache_dir) { return JoinPath(cache_dir, "runs"); }
 
 std::string Shorten(const std::string& s) { return s.size() > 60 ? s.substr(0, 57) + "..." : s; }
-
-// A number's canonical key text (%.17g, exact) as a reader writes it: 0.1, not 0.10000000000000001.
-std::string Readable(const std::string& canonical) {
-  if (canonical.empty() || canonical.find_first_not_of("0123456789.eE+-") != std::string::npos) return canonical;
-  char* end = nullptr;
-  const double d = std::strtod(canonical.c_str(), &end);
-  return end == canonical.c_str() + canonical.size() ? fmt::format("{}", d) : canonical;
-}
 
 // The first differing part, described; "" when all parts are equal.
 PlanLine Diff(const KeyParts& now, const KeyParts& before) {
@@ -47,7 +36,7 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
       if (reason == PlanReason::kKindChanged) line.detail = a + " -> " + b;
       else if (reason == PlanReason::kFileChanged) line.detail = field + " bytes changed";
       else if (reason == PlanReason::kInputChanged) line.detail = "input '" + field + "' changed";
-      else line.detail = field + ": " + Shorten(Readable(a)) + " -> " + Shorten(Readable(b));
+      else line.detail = field + ": " + Shorten(ReadableParamText(a)) + " -> " + Shorten(ReadableParamText(b));
       return line;
     }
   }
