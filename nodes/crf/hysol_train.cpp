@@ -104,32 +104,37 @@ HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
     return generative;
   };
   // §5.2: without convergence the paper keeps the pair (Θ(t), Γ(t)), t >= 1, of highest G(Θ|Γ).
-  // The first E-step of iteration t + 1 evaluates G at the pair iteration t ended with.
+  // The first E-step of iteration t + 1 evaluates G at the pair iteration t ended with; Θ(t) is
+  // then also iteration t + 1's `previous`, which is moved (not copied) into best_theta once the
+  // stopping rule has used it. The old best is released as soon as it is beaten.
   int best_iteration = 0;
   double best_generative = -std::numeric_limits<double>::infinity();
   GenerativeParams best_theta;
   Eigen::VectorXd best_gamma;
   auto consider = [&](int t, double generative) {
-    if (t < 1 || generative <= best_generative) return;
+    if (t < 1 || generative <= best_generative) return false;
     best_iteration = t;
     best_generative = generative;
-    best_theta = result.theta;
+    best_theta = GenerativeParams();
     best_gamma = result.gamma;
+    return true;
   };
 
   for (int t = 1; t <= options.max_iterations; ++t) {
-    const GenerativeParams previous = result.theta;
+    GenerativeParams previous = result.theta;
     const Eigen::VectorXd generative_gamma = result.gamma.tail(models - experts_n);
     double last = -std::numeric_limits<double>::infinity();
+    bool previous_is_best = false;
     for (int e = 1; e <= options.em_iterations; ++e) {
       const double generative = generative_at_current(fmt::format("step 4.1 (iteration {}, EM iteration {})", t, e));
-      if (e == 1) consider(t - 1, generative);
+      if (e == 1) previous_is_best = consider(t - 1, generative);
       report(result, HysolStep{t, "em", e, generative, 0, 0, 0, result.gamma});
       if (e > 1 && generative - last <= options.em_tolerance * std::abs(generative)) break;
       last = generative;
       result.theta = MaximizeGenerative(counts, generative_gamma, options.eta_prime);
     }
     const double change = RelativeParamChange(result.theta, previous);
+    if (previous_is_best) best_theta = std::move(previous);
     const double before = HeldoutObjective(heldout, experts, result.theta, result.gamma, options);
     fit = FitCombinationWeights(heldout, experts, result.theta, result.gamma, options.xi_prime, options.threads);
     result.gamma = fit.gamma;
