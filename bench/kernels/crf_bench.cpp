@@ -17,7 +17,7 @@
 #include "bench/kernels/conll2000_train.h"
 #include "engine/base/env.h"
 #include "nodes/common/lanes.h"
-#include "nodes/crf/chain_lanes.h"
+#include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/optim/correction_history.h"
 
@@ -126,7 +126,10 @@ void BM_ChainFbLanes(benchmark::State& state) {
   const Workload& w = Data();
   const CorpusScores& c = Scores();
   const int64_t K = w.layout.num_labels;
-  const ChainLanesTransition transition(CrfTransition(w.weights, w.layout));
+  const ChainLanesTransition transition = ChainLanesTransition::FromLogPotentials(CrfTransition(w.weights, w.layout));
+  const ChainPotentials potentials{c.scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
+  std::vector<int32_t> row_ids;
+  const std::span<const int32_t> ids = ChainRowIds(c.scores.rows(), &row_ids);
   const auto labels = Labels(w.corpus);
   const std::vector<size_t> order = LengthSortedOrder(labels, 0, labels.size());
   ChainLanesWork work;
@@ -135,16 +138,15 @@ void BM_ChainFbLanes(benchmark::State& state) {
   for (auto _ : state) {
     double log_z = 0;
     for (size_t b = 0; b < order.size(); b += kLanes) {
-      ChainLanesBatch batch;
+      LaneBatch<kLanes> batch;
       std::array<float*, kLanes> rows{};
       for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
         const size_t n = order[b + l];
-        batch.first[l] = c.first[n];
-        batch.len[l] = w.sentences[n].size();
-        batch.length = std::max(batch.length, batch.len[l]);
+        batch.obs[l] = ids.subspan(c.first[n], w.sentences[n].size());
+        batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
         rows[l] = marginals.data() + c.first[n] * K;
       }
-      for (double z : ChainLanesForwardBackward<float>(c.scores.data(), transition, batch, work, rows, xi.data()))
+      for (double z : ChainLanesForwardBackward<float>(potentials, transition, batch, work, rows, xi.data()))
         log_z += z;
     }
     benchmark::DoNotOptimize(log_z);

@@ -155,20 +155,11 @@ inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len,
 }
 
 // ScatterRows for the sentences of a LaneBatch.
-template <int L>
-inline void ScatterStep(const Lanes<L>* v, int K, const LaneBatch<L>& batch, int t,
-                        const std::array<double*, L>& rows) {
-  if constexpr (L == 8) {
-    std::array<int, 8> len;
-    for (int l = 0; l < 8; ++l) len[l] = batch.len(l);
-    ScatterRows<double>(v, K, len, t, rows);
-  } else {
-    for (int l = 0; l < L; ++l) {
-      if (rows[l] == nullptr || t >= batch.len(l)) continue;
-      double* dst = rows[l] + static_cast<size_t>(t) * K;
-      for (int j = 0; j < K; ++j) dst[j] = v[j][l];
-    }
-  }
+template <class Out>
+inline void ScatterStep(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int t, const std::array<Out*, 8>& rows) {
+  std::array<int, 8> len;
+  for (int l = 0; l < 8; ++l) len[l] = batch.len(l);
+  ScatterRows<Out>(v, K, len, t, rows);
 }
 
 // GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows).

@@ -62,7 +62,10 @@ inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2
 // 8 doubles: one AVX-512 register, or two AVX2 registers on older CPUs.
 inline constexpr int kLanes = 8;
 
-// Up to L sentences decoded together. Unused lanes have an empty span.
+// Up to L sentences run together. Position t of lane l reads column obs[l][t] of the kernel's
+// potential table: a symbol's emission column (HMMs), or a row of a per-token score table, in
+// which case obs[l] holds row numbers (a span of ChainRowIds in nodes/chain). Unused lanes have
+// an empty span.
 template <int L>
 struct LaneBatch {
   std::array<std::span<const int32_t>, L> obs;

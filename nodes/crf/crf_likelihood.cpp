@@ -10,7 +10,7 @@
 
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
-#include "nodes/crf/chain_lanes.h"
+#include "nodes/chain/forward_backward_lanes.h"
 
 namespace seqflow {
 namespace {
@@ -230,12 +230,13 @@ void CrfLikelihood::BuildIndex() {
 double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) {
   const int64_t A = layout_.num_attributes, K = layout_.num_labels;
   const Eigen::Map<const RowMatrixXd> transition = CrfTransition(w, layout_);
-  const ChainLanesTransition chain_transition(transition);
+  const ChainLanesTransition chain_transition = ChainLanesTransition::FromLogPotentials(transition);
   const size_t slots = OrderedSlots(threads_);
   std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(K, K));
   std::vector<double> slot_log_p(slots, 0);
   std::vector<ChainLanesWork> workspaces(slots);
   std::vector<std::vector<double>> slot_scores(slots);  // [shard tokens x K] row-major
+  std::vector<std::vector<int32_t>> slot_row_ids(slots);
   std::vector<std::vector<Lanes<kLanes>>> slot_xi(slots, std::vector<Lanes<kLanes>>(K * K, Lanes<kLanes>{}));
   RowMatrixXd bigrams = RowMatrixXd::Zero(K, K);
   double log_likelihood = 0;
@@ -255,19 +256,21 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
           SentenceScores(w.data(), K, sentences_[n], rows, values);
           log_p += ChainScore(Eigen::Map<const RowMatrixXd>(rows, sentences_[n].size(), K), transition, labels_[n]);
         }
+        const std::span<const int32_t> row_ids =
+            ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
+        const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
         const std::vector<size_t> order = LengthSortedOrder(labels_, begin, end);
         for (size_t b = 0; b < order.size(); b += kLanes) {
-          ChainLanesBatch batch;
+          LaneBatch<kLanes> batch;
           std::array<float*, kLanes> rows{};
           for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
             const size_t n = order[b + l];
-            batch.first[l] = token_offset_[n] - base;
-            batch.len[l] = sentences_[n].size();
-            batch.length = std::max(batch.length, batch.len[l]);
+            batch.obs[l] = row_ids.subspan(token_offset_[n] - base, sentences_[n].size());
+            batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
             rows[l] = marginals_.data() + token_offset_[n] * K;
           }
           const std::array<double, kLanes> log_z = ChainLanesForwardBackward<float>(
-              scores.data(), chain_transition, batch, workspaces[slot], rows, slot_xi[slot].data());
+              potentials, chain_transition, batch, workspaces[slot], rows, slot_xi[slot].data());
           for (double z : log_z) log_p -= z;
         }
         slot_bigrams[slot].setZero();

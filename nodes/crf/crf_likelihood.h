@@ -8,7 +8,7 @@
 //
 // Evaluation is two deterministic parallel passes (same bits for any thread count):
 //  1. over fixed shards of sentences: scores, forward-backward on kLanes sentences of similar
-//     length at a time (chain_lanes.h), token marginals into one [tokens x K] buffer, log Z and
+//     length at a time (nodes/chain/forward_backward_lanes.h), token marginals into one [tokens x K] buffer, log Z and
 //     expected bigrams reduced in shard order;
 //  2. over fixed shards of attributes: ∇W(a, ·) = Σ over the tokens t where a fires (an inverted
 //     index built once) of P_t - e_{y_t}, plus w / δ². Gathering per attribute instead of
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "nodes/crf/attribute_occurrences.h"
-#include "nodes/crf/linear_chain.h"
+#include "nodes/chain/linear_chain.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/objective.h"
 

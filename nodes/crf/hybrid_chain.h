@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "nodes/crf/linear_chain.h"
+#include "nodes/chain/linear_chain.h"
 
 namespace seqflow {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/common/parallel.h"
-#include "nodes/hmm/fb_lanes.h"
 
 namespace seqflow {
 namespace {
@@ -11,7 +11,25 @@ namespace {
 // Sentences per shard: the unit of parallel work and of the fixed reduction order.
 constexpr size_t kShardSize = 64;
 
-using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMajorMatrix = RowMatrixXd;
+
+// The HMM as a chain: potentials are the emission columns of the symbols, π weights position 0.
+struct FbModel {
+  explicit FbModel(const HmmParams& params)
+      : K(params.num_states()),
+        potentials{params.emission.data(), ChainPotentials::Kind::kProbabilities, params.initial.data()},
+        transition(ChainLanesTransition::FromProbabilities(params.transition)) {}
+  int K;
+  ChainPotentials potentials;
+  ChainLanesTransition transition;
+};
+
+// Both passes on a batch; returns log p(x) per lane and adds the lanes' Σ_t α_t(i) W_t+1(j) to xi
+// unless it is null.
+std::array<double, kLanes> RunBatch(const FbModel& model, const LaneBatch<kLanes>& batch, ChainLanesWork* work,
+                                    const std::array<double*, kLanes>& gamma_rows, Lanes<kLanes>* xi) {
+  return ChainLanesForwardBackward<double>(model.potentials, model.transition, batch, *work, gamma_rows, xi);
+}
 
 // One sentence in lane 0 of a full-width batch: an AVX-512 instruction costs what a scalar one
 // does, and GCC compiles one-element vector types poorly.
@@ -34,17 +52,16 @@ std::vector<int32_t> ArgMaxRows(const RowMajorMatrix& m) {
 }
 
 // Posteriors of one sentence, row-major [T x K]; returns log p(obs).
-double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, FbWork<kLanes>* work,
-                          RowMajorMatrix* gamma) {
+double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, ChainLanesWork* work,
+                          RowMajorMatrix* gamma, Lanes<kLanes>* xi) {
   gamma->resize(static_cast<Eigen::Index>(obs.size()), model.K);
-  FbRun<kLanes>(model, SingleBatch(obs), work, {gamma->data()});
-  return work->log_likelihood[0];
+  return RunBatch(model, SingleBatch(obs), work, {gamma->data()}, xi)[0];
 }
 
 // One shard's counts. Emission counts stay as (symbol, gamma row) pairs until the ordered
 // reduce, which keeps a shard's memory proportional to its tokens instead of K x V.
 struct ShardCounts {
-  FbWork<kLanes> work;
+  ChainLanesWork work;
   std::vector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
   Eigen::VectorXd initial;        // [K]
   std::vector<int32_t> symbols;   // [n] the shard's tokens, in batch order
@@ -73,19 +90,12 @@ void CountShard(const FbModel& model, const std::vector<std::vector<int32_t>>& s
       shard->symbols.insert(shard->symbols.end(), batch.obs[l].begin(), batch.obs[l].end());
     }
     batch.length = batch.len(0);  // longest first
-    FbRun<kLanes>(model, batch, &shard->work, rows);
-    FbAddTransitionCounts<kLanes>(shard->work, K, batch.length, shard->xi.data());
+    const std::array<double, kLanes> log_likelihood = RunBatch(model, batch, &shard->work, rows, shard->xi.data());
     for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
-      shard->log_likelihood += shard->work.log_likelihood[l];
+      shard->log_likelihood += log_likelihood[l];
       shard->initial += Eigen::Map<const Eigen::VectorXd>(rows[l], K);
     }
   }
-}
-
-double SumLanes(const Lanes<kLanes>& v) {
-  double s = 0;
-  for (int l = 0; l < kLanes; ++l) s += v[l];
-  return s;
 }
 
 void AddShard(const ShardCounts& shard, ExpectedCounts* total) {
@@ -126,9 +136,9 @@ void ExpectedCounts::Add(const ExpectedCounts& other, double weight) {
 
 double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma) {
   const FbModel model(hmm);
-  FbWork<kLanes> work;
+  ChainLanesWork work;
   RowMajorMatrix rows;
-  const double ll = SentencePosteriors(model, obs, &work, &rows);
+  const double ll = SentencePosteriors(model, obs, &work, &rows, nullptr);
   if (gamma != nullptr) *gamma = rows;
   return ll;
 }
@@ -138,14 +148,13 @@ double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> o
   const FbModel model(hmm);
   const int K = model.K;
   const int T = static_cast<int>(obs.size());
-  FbWork<kLanes> work;
+  ChainLanesWork work;
   RowMajorMatrix gamma;
-  const double ll = SentencePosteriors(model, obs, &work, &gamma);
+  std::vector<Lanes<kLanes>> xi(static_cast<size_t>(K) * K, Lanes<kLanes>{});
+  const double ll = SentencePosteriors(model, obs, &work, &gamma, xi.data());
   counts->log_likelihood += ll;
   counts->tokens += T;
   if (!std::isfinite(ll)) return ll;
-  std::vector<Lanes<kLanes>> xi(static_cast<size_t>(K) * K, Lanes<kLanes>{});
-  FbAddTransitionCounts<kLanes>(work, K, T, xi.data());
   counts->initial += weight * gamma.row(0).transpose();
   for (int i = 0; i < K; ++i) {
     for (int j = 0; j < K; ++j) counts->transition(i, j) += weight * hmm.transition(i, j) * xi[i * K + j][0];
@@ -170,9 +179,9 @@ ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std:
 
 std::vector<int32_t> PosteriorDecode(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma) {
   const FbModel model(hmm);
-  FbWork<kLanes> work;
+  ChainLanesWork work;
   RowMajorMatrix rows;
-  SentencePosteriors(model, obs, &work, &rows);
+  SentencePosteriors(model, obs, &work, &rows, nullptr);
   if (gamma != nullptr) *gamma = rows;
   return ArgMaxRows(rows);
 }
@@ -185,7 +194,7 @@ std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
   std::vector<std::vector<int32_t>> labels(sentences.size());
   if (gammas != nullptr) gammas->assign(sentences.size(), Eigen::MatrixXd(0, K));
   struct Slot {
-    FbWork<kLanes> work;
+    ChainLanesWork work;
     std::array<RowMajorMatrix, kLanes> rows;
   };
   std::vector<Slot> slots(OrderedSlots(threads));
@@ -201,7 +210,7 @@ std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
         rows[l] = slot.rows[l].data();
       }
       batch.length = batch.len(0);
-      FbRun<kLanes>(model, batch, &slot.work, rows);
+      RunBatch(model, batch, &slot.work, rows, nullptr);
       for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
         const size_t s = order[first + l];
         labels[s] = ArgMaxRows(slot.rows[l]);

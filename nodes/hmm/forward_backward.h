@@ -6,13 +6,13 @@
 // gamma_t(i) = alpha_t(i) beta_t(i); log p(x) = sum_t log c_t.
 // Expected counts: initial gamma_1, transition xi_t(i, j) = alpha_t(i) A(i,j) B(j,x_t+1)
 // beta_t+1(j) / c_t+1 summed over t, emission gamma_t(i) added at column x_t.
-// The implementation (nodes/hmm/fb_lanes.h) scales by powers of two near 1 / c_t instead, which
-// is exact arithmetic and gives the same posteriors and counts.
+// The implementation (the chain library's nodes/chain/forward_backward_lanes.h) scales by powers
+// of two near 1 / c_t instead, which is exact arithmetic and gives the same posteriors and counts.
 //
 // Pure functions: no I/O; only the *Corpus functions use threads (nodes/common/parallel.h), in
 // fixed shards reduced in a fixed order, so their results do not depend on the thread count.
 // A sentence of probability zero gets log p(x) = -inf, zero posteriors and adds no counts.
-// Speed: the corpus functions run kLanes sentences per SIMD lane batch (nodes/hmm/fb_lanes.h);
+// Speed: the corpus functions run kLanes sentences per SIMD lane batch;
 // prefer them to loops over the single-sentence functions.
 // REQUIRES for all: hmm rows are distributions; 0 <= obs[t] < num_symbols(); obs non-empty
 // (the *Corpus functions accept empty sentences and skip them); threads <= 0 means all cores.

@@ -2,14 +2,25 @@
 
 #include <algorithm>
 
+#include "nodes/chain/viterbi_f32_lanes.h"
+#include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/parallel.h"
-#include "nodes/hmm/viterbi_f32_lanes.h"
-#include "nodes/hmm/viterbi_lanes.h"
 
 namespace seqflow {
 namespace {
 
 constexpr size_t kShardSize = 64;
+
+// log π and log A of the HMM as the chain kernels read them.
+ChainViterbiModel LogTables(const HmmParams& hmm) {
+  ChainViterbiModel model;
+  model.K = hmm.num_states();
+  model.log_initial = hmm.initial.array().log();
+  model.log_a_ext = Eigen::MatrixXd::Zero(model.K, model.K + 1);
+  model.log_a_ext.leftCols(model.K) = hmm.transition.array().log();
+  model.log_a_row_major = hmm.transition.transpose().array().log();
+  return model;
+}
 
 // Lanes 0 .. n-1 hold sentences order[first .. first + n); sizes their paths (call before
 // PathPointers).
@@ -35,28 +46,29 @@ std::array<int32_t*, L> PathPointers(const std::vector<size_t>& order, size_t fi
 }
 
 // Decodes sentences[order[k]] for k in [begin, end) in double, kLanes at a time.
-void DecodeExact(const ViterbiModel& model, const std::vector<std::vector<int32_t>>& sentences,
-                 const std::vector<size_t>& order, size_t begin, size_t end, ViterbiWork<kLanes>* work,
+void DecodeExact(const ChainViterbiModel& model, const ChainViterbiTable& table,
+                 const std::vector<std::vector<int32_t>>& sentences, const std::vector<size_t>& order, size_t begin,
+                 size_t end, ChainViterbiWork* work,
                  std::vector<std::vector<int32_t>>* paths) {
   for (size_t first = begin; first < end; first += kLanes) {
     const size_t n = std::min<size_t>(kLanes, end - first);
     const auto batch = MakeBatch<kLanes>(sentences, order, first, n, paths);
     std::array<double, kLanes> scores;
-    ViterbiRun<kLanes>(model, batch, work, PathPointers<kLanes>(order, first, n, paths), &scores);
+    ChainViterbiRun(model, table, batch, work, PathPointers<kLanes>(order, first, n, paths), &scores);
   }
 }
 
 }  // namespace
 
 std::vector<int32_t> Viterbi(const HmmParams& hmm, std::span<const int32_t> obs, double* log_prob) {
-  const ViterbiModel model(hmm, /*log_emission_table=*/false);
+  const ChainViterbiModel model = LogTables(hmm);
   LaneBatch<kLanes> batch;  // lane 0 only: see SingleBatch in forward_backward.cpp
   batch.obs[0] = obs;
   batch.length = static_cast<int>(obs.size());
   std::vector<int32_t> path(obs.size());
-  ViterbiWork<kLanes> work;
+  ChainViterbiWork work;
   std::array<double, kLanes> score{};
-  ViterbiRun<kLanes>(model, batch, &work, {path.data()}, &score);
+  ChainViterbiRun(model, {hmm.emission.data(), /*take_log=*/true}, batch, &work, {path.data()}, &score);
   if (log_prob != nullptr) *log_prob = score[0];
   return path;
 }
@@ -66,12 +78,14 @@ std::vector<int32_t> Viterbi(const HmmParams& hmm, std::span<const int32_t> obs,
 // across shards so that their lane batches are full.
 std::vector<std::vector<int32_t>> ViterbiCorpus(const HmmParams& hmm,
                                                 const std::vector<std::vector<int32_t>>& sentences, int threads) {
-  const ViterbiModel model(hmm, /*log_emission_table=*/true);
-  const ViterbiF32Model model_f32(model);
+  const ChainViterbiModel model = LogTables(hmm);
+  const Eigen::MatrixXd log_emission = hmm.emission.array().log();  // [K x V]
+  const ChainViterbiTable table{log_emission.data(), /*take_log=*/false};
+  const ViterbiF32Model model_f32(model, log_emission.data(), log_emission.cols());
   std::vector<std::vector<int32_t>> paths(sentences.size());
   struct Slot {
     ViterbiF32Work f32;
-    ViterbiWork<kLanes> f64;
+    ChainViterbiWork f64;
     std::vector<size_t> uncertified;
   };
   std::vector<Slot> slots(OrderedSlots(threads));
@@ -96,7 +110,7 @@ std::vector<std::vector<int32_t>> ViterbiCorpus(const HmmParams& hmm,
   ParallelShardsOrdered(
       uncertified.size(), kShardSize, threads, slots.size(),
       [&](size_t, size_t begin, size_t end, size_t slot) {
-        DecodeExact(model, sentences, uncertified, begin, end, &slots[slot].f64, &paths);
+        DecodeExact(model, table, sentences, uncertified, begin, end, &slots[slot].f64, &paths);
       },
       [](size_t, size_t) {});
   return paths;

@@ -3,9 +3,9 @@
 // delta_t+1(j) = max_i [delta_t(i) + log A(i, j)] + log B(j, x_t+1); backtrack the argmaxes.
 // Ties break toward the lower state index, so results are deterministic. A sentence of
 // probability zero gets log probability -inf and the all-zero path.
-// Viterbi runs the double-precision lane kernel (nodes/hmm/viterbi_lanes.h) on one sentence.
-// ViterbiCorpus takes log B once and decodes 16 sentences per SIMD register in single precision
-// with a certificate (nodes/hmm/viterbi_f32_lanes.h), redoing the rare uncertified sentences in
+// Viterbi runs the chain library's double-precision lane kernel (nodes/chain/viterbi_lanes.h) on
+// one sentence. ViterbiCorpus takes log B once and decodes 16 sentences per SIMD register in
+// single precision with a certificate (nodes/chain/viterbi_f32_lanes.h), redoing the rare uncertified sentences in
 // double: its paths are always those of Viterbi, about 15x faster. Prefer it for many sentences.
 // REQUIRES: hmm rows are distributions; obs non-empty (ViterbiCorpus accepts empty sentences);
 // 0 <= obs[t] < num_symbols(); threads <= 0 means all cores.

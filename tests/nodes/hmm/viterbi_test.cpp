@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 
-#include "nodes/hmm/viterbi_f32_lanes.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
@@ -170,7 +169,8 @@ TEST(Viterbi, CertificateCoversErrorsOfLongSentences) {
   for (size_t s = 0; s < corpus.size(); ++s) EXPECT_EQ(paths[s], Viterbi(hmm, corpus[s])) << "sentence " << s;
 }
 
-// Two states whose log probabilities differ by ~4e-10: distinct in double, equal in float.
+// Two states whose log probabilities differ by ~4e-10: distinct in double, equal in float (the
+// float kernel's certificate is tested in tests/nodes/chain/viterbi_lanes_test.cpp).
 TEST(Viterbi, NearTiesBelowFloatPrecisionAreDecodedInDouble) {
   HmmParams hmm;
   hmm.initial = Eigen::Vector2d(0.5 - 1e-10, 0.5 + 1e-10);
@@ -179,27 +179,6 @@ TEST(Viterbi, NearTiesBelowFloatPrecisionAreDecodedInDouble) {
   const std::vector<std::vector<int32_t>> corpus = {{0}, {1, 2}};
   EXPECT_EQ(Viterbi(hmm, corpus[0]), std::vector<int32_t>{1});
   EXPECT_EQ(ViterbiCorpus(hmm, corpus, 1), (std::vector<std::vector<int32_t>>{{1}, {1, 0}}));
-
-  const ViterbiModel model(hmm, true);
-  const ViterbiF32Model model_f32(model);
-  ViterbiF32Work work;
-  LaneBatch<kF32Lanes> batch;
-  batch.obs[0] = corpus[0];
-  batch.length = 1;
-  std::vector<int32_t> path(1);
-  std::array<int32_t*, kF32Lanes> paths{};
-  paths[0] = path.data();
-  std::array<bool, kF32Lanes> certified;
-  ViterbiF32Run(model_f32, batch, &work, paths, &certified);
-  EXPECT_FALSE(certified[0]);
-  EXPECT_TRUE(certified[1]);  // empty lane
-
-  hmm.initial = Eigen::Vector2d(0.4, 0.6);  // a clear winner is certified
-  const ViterbiModel clear(hmm, true);
-  const ViterbiF32Model clear_f32(clear);
-  ViterbiF32Run(clear_f32, batch, &work, paths, &certified);
-  EXPECT_TRUE(certified[0]);
-  EXPECT_EQ(path[0], 1);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // Max-plus in float does twice the work per instruction of double; the certificate keeps the
 // result identical to the double-precision kernel (viterbi_lanes.h) for every sentence.
 //
-// The recurrence is that of viterbi_lanes.h with every log probability rounded to float. All
+// The recurrence is that of viterbi_lanes.h with every log probability rounded to float; it is
+// for chains whose log-potentials are log probabilities (HMMs), because the certificate needs
+// every term <= 0. All
 // terms are <= 0, so along any path the partial sums only grow in magnitude, and the float value
 // of a candidate at backtrack step t (a path prefix of t + 1 states plus one transition: at most
 // 2t + 3 rounded terms and 2t + 2 rounded additions) is within u (2t + 3) |value| of its exact
@@ -19,24 +21,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/lanes.h"
-#include "nodes/hmm/viterbi_lanes.h"
 
 namespace seqflow {
 
 inline constexpr int kF32Lanes = 16;
 
-// Float copies of the model's log tables. Holds a reference: `exact` must outlive it.
-// REQUIRES: exact was built with log_emission_table = true.
+// Float copies of the model's log tables and of a log-potential table with `columns` columns of
+// K values (an HMM's log B). Holds a reference: `exact` must outlive it.
+// REQUIRES: every log-potential, of exact and of the table, is <= 0.
 struct ViterbiF32Model {
-  explicit ViterbiF32Model(const ViterbiModel& exact);
+  ViterbiF32Model(const ChainViterbiModel& exact, const double* log_table, int64_t columns);
 
-  const ViterbiModel& exact;
+  const ChainViterbiModel& exact;
   int K;
   std::vector<float> log_initial;      // [K]
   std::vector<float> log_a_row_major;  // [K x K] log A(i, j) at [i * K + j]
-  std::vector<float> log_a_ext;        // [K x (K+1)] as ViterbiModel::log_a_ext
-  std::vector<float> log_emission;     // [K x V] log B, column-major
+  std::vector<float> log_a_ext;        // [K x (K+1)] as ChainViterbiModel::log_a_ext
+  std::vector<float> log_emission;     // [K x columns] the log-potential table, column-major
   std::vector<float> log_a_rows;       // [K x 32] log A(i, j) at [i * 32 + j], 0 at j = K; empty if K >= 32
 };
 
@@ -48,7 +51,7 @@ struct ViterbiF32Work {
 
 // Decodes the batch: paths[l] receives len(l) states (nullptr for an empty lane) and
 // (*certified)[l] whether that path is certainly the double-precision Viterbi path (true for
-// empty lanes). REQUIRES: every symbol in [0, V); batch.length >= 1.
+// empty lanes). REQUIRES: every column obs[l][t] inside the table; batch.length >= 1.
 void ViterbiF32Run(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
                    const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified);
 

@@ -1,51 +1,21 @@
 // Chain inference against enumeration of all K^T labellings (STYLE §6).
-#include "nodes/crf/linear_chain.h"
+#include "nodes/chain/linear_chain.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "tests/testutil/hmm_brute_force.h"
+#include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
 namespace {
 
-struct ChainBruteForce {
-  double log_z = 0;
-  RowMatrixXd marginals;
-  RowMatrixXd bigrams;
-  std::vector<int32_t> best;
-};
-
-ChainBruteForce Enumerate(const RowMatrixXd& s, const RowMatrixXd& a) {
-  const int T = static_cast<int>(s.rows()), K = static_cast<int>(s.cols());
-  ChainBruteForce r;
-  r.marginals = RowMatrixXd::Zero(T, K);
-  r.bigrams = RowMatrixXd::Zero(K, K);
-  std::vector<int32_t> y(T, 0);
-  double z = 0, best = -1e300;
-  do {
-    const double score = ChainScore(s, a, y);
-    const double p = std::exp(score);
-    z += p;
-    if (score > best) best = score, r.best = y;
-    for (int t = 0; t < T; ++t) {
-      r.marginals(t, y[t]) += p;
-      if (t > 0) r.bigrams(y[t - 1], y[t]) += p;
-    }
-  } while (testutil::NextLabelling(&y, K));
-  r.log_z = std::log(z);
-  r.marginals /= z;
-  r.bigrams /= z;
-  return r;
-}
+using testutil::ChainBruteForce;
+using testutil::EnumerateChain;
 
 RowMatrixXd Random(int rows, int cols, double scale, std::mt19937& rng) {
-  std::normal_distribution<double> normal(0, scale);
-  RowMatrixXd m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
-  return m;
+  return testutil::RandomRows(rows, cols, scale, rng);
 }
 
 TEST(LinearChain, MatchesEnumeration) {
@@ -54,7 +24,7 @@ TEST(LinearChain, MatchesEnumeration) {
     for (int K : {1, 2, 3}) {
       for (double scale : {0.5, 3.0, 40.0}) {  // 40: exp overflows without the per-token shift
         const RowMatrixXd s = Random(T, K, scale, rng), a = Random(K, K, scale, rng);
-        const ChainBruteForce want = Enumerate(s, a);
+        const ChainBruteForce want = EnumerateChain(s, a);
         RowMatrixXd marginals, bigrams = RowMatrixXd::Zero(K, K);
         const double log_z = ChainForwardBackward(s, a, &marginals, &bigrams);
         SCOPED_TRACE(testing::Message() << "T=" << T << " K=" << K << " scale=" << scale);
@@ -79,11 +49,6 @@ TEST(LinearChain, LogZOnlyEqualsFullPass) {
   const RowMatrixXd s = Random(6, 4, 1.0, rng), a = Random(4, 4, 1.0, rng);
   RowMatrixXd marginals;
   EXPECT_DOUBLE_EQ(ChainForwardBackward(s, a, nullptr, nullptr), ChainForwardBackward(s, a, &marginals, nullptr));
-}
-
-TEST(LinearChain, ViterbiBreaksTiesTowardLowerLabels) {
-  const RowMatrixXd s = RowMatrixXd::Zero(3, 3), a = RowMatrixXd::Zero(3, 3);
-  EXPECT_EQ(ChainViterbi(s, a), (std::vector<int32_t>{0, 0, 0}));
 }
 
 TEST(LinearChain, NonFiniteScoresGiveNonFiniteLogZ) {

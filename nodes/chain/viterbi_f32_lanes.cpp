@@ -1,4 +1,4 @@
-#include "nodes/hmm/viterbi_f32_lanes.h"
+#include "nodes/chain/viterbi_f32_lanes.h"
 
 #include <bit>
 #include <limits>
@@ -118,13 +118,13 @@ void Backtrack(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, 
 
 }  // namespace
 
-ViterbiF32Model::ViterbiF32Model(const ViterbiModel& exact_model)
+ViterbiF32Model::ViterbiF32Model(const ChainViterbiModel& exact_model, const double* log_table, int64_t columns)
     : exact(exact_model),
       K(exact_model.K),
       log_initial(exact_model.log_initial.data(), exact_model.log_initial.data() + K),
       log_a_row_major(exact_model.log_a_row_major.data(), exact_model.log_a_row_major.data() + K * K),
       log_a_ext(exact_model.log_a_ext.data(), exact_model.log_a_ext.data() + exact_model.log_a_ext.size()),
-      log_emission(exact_model.log_emission.data(), exact_model.log_emission.data() + exact_model.log_emission.size()) {
+      log_emission(log_table, log_table + columns * exact_model.K) {
   if (K + 1 > kRowWidth) return;
   log_a_rows.assign(static_cast<size_t>(K) * kRowWidth, 0.0f);
   for (int i = 0; i < K; ++i) {

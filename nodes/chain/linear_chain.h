@@ -1,4 +1,5 @@
-// Inference on one linear chain of log-potentials, shared by the CRF trainer and the decoders:
+// Inference on one linear chain of log-potentials at a time (the lane kernels of this folder run
+// kLanes chains at once; prefer them for many sentences):
 //   p(y | x) = exp(Σ_t s_t(y_t) + Σ_{t>0} A(y_{t-1}, y_t)) / Z,
 // with s [T x K] the per-token label scores (row t = token t) and A [K x K] the label-bigram
 // weights (row = previous label). This is the first-order CRF of Lafferty et al. (2001) in the
@@ -15,9 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace seqflow {
+#include "nodes/chain/forward_backward_lanes.h"
 
-using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+namespace seqflow {
 
 // exp(A - max A), computed once for all the chains that share A. Rows and columns are padded
 // with zeros to `stride` (K rounded up to a multiple of 8) so the K-wide inner loops run in whole
@@ -50,7 +51,7 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
                             const Eigen::Ref<const RowMatrixXd>& transition, RowMatrixXd* marginals,
                             RowMatrixXd* transition_counts);
 
-// The highest-scoring label sequence (ties go to the lower label, as the HMM Viterbi does).
+// The highest-scoring label sequence (ties go to the lower label): ChainViterbiRun on lane 0.
 std::vector<int32_t> ChainViterbi(const Eigen::Ref<const RowMatrixXd>& scores,
                                   const Eigen::Ref<const RowMatrixXd>& transition);
 

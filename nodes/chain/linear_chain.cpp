@@ -1,7 +1,9 @@
-#include "nodes/crf/linear_chain.h"
+#include "nodes/chain/linear_chain.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "nodes/chain/viterbi_lanes.h"
 
 namespace seqflow {
 
@@ -93,27 +95,15 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
 
 std::vector<int32_t> ChainViterbi(const Eigen::Ref<const RowMatrixXd>& scores,
                                   const Eigen::Ref<const RowMatrixXd>& transition) {
-  const Eigen::Index T = scores.rows(), K = scores.cols();
-  Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> back(T, K);
-  Eigen::RowVectorXd delta = scores.row(0), next(K);
-  for (Eigen::Index t = 1; t < T; ++t) {
-    for (Eigen::Index j = 0; j < K; ++j) {
-      Eigen::Index best = 0;
-      double value = delta[0] + transition(0, j);
-      for (Eigen::Index i = 1; i < K; ++i) {
-        const double v = delta[i] + transition(i, j);
-        if (v > value) value = v, best = i;
-      }
-      next[j] = value + scores(t, j);
-      back(t, j) = static_cast<int32_t>(best);
-    }
-    delta.swap(next);
-  }
-  std::vector<int32_t> labels(T);
-  Eigen::Index last = 0;
-  delta.maxCoeff(&last);
-  labels[T - 1] = static_cast<int32_t>(last);
-  for (Eigen::Index t = T - 1; t > 0; --t) labels[t - 1] = back(t, labels[t]);
+  std::vector<int32_t> row_ids, labels(scores.rows());
+  LaneBatch<kLanes> batch;
+  batch.obs[0] = ChainRowIds(scores.rows(), &row_ids);
+  batch.length = static_cast<int>(scores.rows());
+  const RowMatrixXd rows = scores;  // contiguous rows of K
+  ChainViterbiWork work;
+  std::array<double, kLanes> best;
+  ChainViterbiRun(ChainViterbiModel::FromLogPotentials(transition), {rows.data(), false}, batch, &work, {labels.data()},
+                  &best);
   return labels;
 }
 

@@ -1,6 +1,8 @@
-// The lane-batched forward-backward against the one-chain ChainForwardBackward (itself tested
-// against enumeration in linear_chain_test.cpp), on batches of chains of mixed lengths.
-#include "nodes/crf/chain_lanes.h"
+// The lane-batched forward-backward on score tables against the one-chain ChainForwardBackward
+// (itself tested against enumeration in linear_chain_test.cpp), on batches of chains of mixed
+// lengths. Its use on probability tables (HMMs) is tested against enumeration in
+// tests/nodes/hmm/fb_test.cpp.
+#include "nodes/chain/forward_backward_lanes.h"
 
 #include <gtest/gtest.h>
 
@@ -8,14 +10,14 @@
 #include <cmath>
 #include <random>
 
+#include "nodes/chain/linear_chain.h"
+#include "tests/testutil/chain_brute_force.h"
+
 namespace seqflow {
 namespace {
 
 RowMatrixXd Random(int rows, int cols, double scale, std::mt19937& rng) {
-  std::normal_distribution<double> normal(0, scale);
-  RowMatrixXd m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
-  return m;
+  return testutil::RandomRows(rows, cols, scale, rng);
 }
 
 double RelativeError(double got, double want) { return std::abs(got - want) / std::max(1.0, std::abs(want)); }
@@ -25,26 +27,33 @@ double RelativeError(double got, double want) { return std::abs(got - want) / st
 void CheckBatch(int K, int lanes, double scale, std::mt19937& rng) {
   std::uniform_int_distribution<int> length(1, 40);
   const RowMatrixXd transition = Random(K, K, scale, rng);
-  ChainLanesBatch batch;
+  std::array<int, kLanes> first{}, len{};
   int rows = 3;  // an offset before the first chain: lanes need not start at row 0
   for (int l = 0; l < lanes; ++l) {
-    batch.first[l] = rows;
-    batch.len[l] = length(rng);
-    batch.length = std::max(batch.length, batch.len[l]);
-    rows += batch.len[l];
+    first[l] = rows;
+    len[l] = length(rng);
+    rows += len[l];
   }
   const RowMatrixXd scores = Random(rows, K, scale, rng);
+  std::vector<int32_t> row_ids;
+  const std::span<const int32_t> ids = ChainRowIds(rows, &row_ids);
+  LaneBatch<kLanes> batch;
+  for (int l = 0; l < lanes; ++l) {
+    batch.obs[l] = ids.subspan(first[l], len[l]);
+    batch.length = std::max(batch.length, len[l]);
+  }
   std::vector<RowMatrixXd> marginals(kLanes);
   std::array<double*, kLanes> marginal_rows{};
   for (int l = 0; l < lanes; ++l) {
-    marginals[l].setZero(batch.len[l], K);
+    marginals[l].setZero(len[l], K);
     marginal_rows[l] = marginals[l].data();
   }
   std::vector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
   ChainLanesWork work;
-  const ChainLanesTransition lanes_transition(transition);
+  const ChainLanesTransition lanes_transition = ChainLanesTransition::FromLogPotentials(transition);
+  const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
   const std::array<double, kLanes> log_z =
-      ChainLanesForwardBackward<double>(scores.data(), lanes_transition, batch, work, marginal_rows, xi.data());
+      ChainLanesForwardBackward<double>(potentials, lanes_transition, batch, work, marginal_rows, xi.data());
   RowMatrixXd bigrams = RowMatrixXd::Zero(K, K), want_bigrams = RowMatrixXd::Zero(K, K);
   ChainLanesAddBigrams(lanes_transition, xi.data(), bigrams.data());
   for (int l = 0; l < kLanes; ++l) {
@@ -54,8 +63,8 @@ void CheckBatch(int K, int lanes, double scale, std::mt19937& rng) {
       continue;
     }
     RowMatrixXd want_marginals;
-    const double want_log_z = ChainForwardBackward(scores.middleRows(batch.first[l], batch.len[l]), transition,
-                                                   &want_marginals, &want_bigrams);
+    const double want_log_z =
+        ChainForwardBackward(scores.middleRows(first[l], len[l]), transition, &want_marginals, &want_bigrams);
     EXPECT_LT(RelativeError(log_z[l], want_log_z), 1e-10);
     EXPECT_LT((marginals[l] - want_marginals).cwiseAbs().maxCoeff(), 1e-10);
   }
@@ -77,14 +86,17 @@ TEST(ChainLanes, NonFiniteScoresSpoilOnlyTheirLane) {
   const RowMatrixXd transition = Random(K, K, 1.0, rng);
   RowMatrixXd scores = Random(8, K, 1.0, rng);
   scores(1, 2) = std::nan("");
-  ChainLanesBatch batch;
-  batch.first = {0, 4};
-  batch.len = {4, 4};
+  std::vector<int32_t> row_ids;
+  const std::span<const int32_t> ids = ChainRowIds(8, &row_ids);
+  LaneBatch<kLanes> batch;
+  batch.obs[0] = ids.subspan(0, 4);
+  batch.obs[1] = ids.subspan(4, 4);
   batch.length = 4;
   ChainLanesWork work;
   const std::array<double, kLanes> log_z =
-      ChainLanesForwardBackward<double>(scores.data(), ChainLanesTransition(transition), batch, work, {}, nullptr);
-  EXPECT_FALSE(std::isfinite(log_z[0]));
+      ChainLanesForwardBackward<double>({scores.data(), ChainPotentials::Kind::kLogScores, nullptr},
+                                        ChainLanesTransition::FromLogPotentials(transition), batch, work, {}, nullptr);
+  EXPECT_TRUE(std::isnan(log_z[0]));
   EXPECT_NEAR(log_z[1], ChainForwardBackward(scores.bottomRows(4), transition, nullptr, nullptr), 1e-12);
 }
 

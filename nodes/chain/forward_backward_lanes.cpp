@@ -1,0 +1,235 @@
+#include "nodes/chain/forward_backward_lanes.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "nodes/common/lane_transpose.h"
+
+namespace seqflow {
+namespace {
+
+using V = Lanes<kLanes>;
+using IV = IntLanes<kLanes>;
+using Kind = ChainPotentials::Kind;
+
+// ψ table of a score batch: rows gathered into lanes (0 past a lane's end), shifted by the
+// per-lane row max m_t, then exponentiated in one vectorised pass. Returns Σ_{t<len} m_t per lane
+// and flags in *bad the lanes with a NaN or infinite shifted score (which exp may not propagate).
+V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, IV* bad) {
+  V m_sum = {};
+  for (int t = 0; t < batch.length; ++t) {
+    V* p = psi + static_cast<size_t>(t) * K;
+    IV valid;
+    for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
+    GatherStep<kLanes>(scores, K, batch, t, 0.0, p);
+    V m = p[0];
+    for (int k = 1; k < K; ++k) m = p[k] > m ? p[k] : m;
+    for (int k = 0; k < K; ++k) {
+      p[k] -= m;
+      *bad |= !(p[k] <= 0.0);
+    }
+    m_sum += std::bit_cast<V>(valid & std::bit_cast<IV>(m));
+  }
+  Eigen::Map<Eigen::ArrayXd> table(reinterpret_cast<double*>(psi),
+                                   static_cast<Eigen::Index>(batch.length) * K * kLanes);
+  table = table.exp();
+  return m_sum;
+}
+
+struct ForwardResult {
+  std::array<double, kLanes> log_z{};
+  std::array<double, kLanes> inv_s{};  // 1 / S per lane, 0 for unused or dead lanes
+};
+
+// Forward pass. A probability table is gathered step by step (ψ_t = its column, padded with 1);
+// a score table's ψ was filled beforehand, with the shifts m_sum and the non-finite lanes `bad`.
+ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch,
+                      V m_sum, IV bad, ChainLanesWork& work) {
+  const int K = tr.num_labels;
+  const bool gather = potentials.kind == Kind::kProbabilities;
+  V* alpha = work.alpha.data();
+  IV log2_sum = {}, dead = bad;
+  for (int t = 0; t < batch.length; ++t) {
+    V* a = alpha + static_cast<size_t>(t) * K;
+    V* p = work.psi.data() + static_cast<size_t>(t) * K;
+    if (gather) GatherStep<kLanes>(potentials.table, K, batch, t, 1.0, p);
+    if (t > 0) {
+      LaneMatVec(a - K, tr.e.data(), K, a, [p](int j, V x) { return x * p[j]; });
+    } else if (potentials.initial != nullptr) {
+      for (int j = 0; j < K; ++j) a[j] = potentials.initial[j] * p[j];
+    } else {
+      for (int j = 0; j < K; ++j) a[j] = p[j];
+    }
+    const V c = LaneSum<kLanes>(a, K);
+    IV valid;
+    for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
+    dead |= valid & !(c > 0);  // impossible, NaN potentials or an underflow: no finite log Z
+    const V s = PowerOfTwoScale<kLanes>(c, valid, &log2_sum);
+    work.scale[t] = s;
+    for (int j = 0; j < K; ++j) a[j] *= s;
+  }
+  ForwardResult out;
+  for (int l = 0; l < kLanes; ++l) {
+    const int n = batch.len(l);
+    if (n == 0) continue;
+    if (dead[l] != 0) {
+      out.log_z[l] = gather ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    double s = 0;
+    for (int j = 0; j < K; ++j) s += alpha[static_cast<size_t>(n - 1) * K + j][l];
+    // A probability table has no shifts; keeping them out keeps its rounding that of Rabiner's sum.
+    if (gather) {
+      out.log_z[l] = static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+    } else {
+      out.log_z[l] = m_sum[l] + (n - 1) * tr.shift + static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+    }
+    out.inv_s[l] = 1.0 / s;
+  }
+  return out;
+}
+
+template <class Out>
+void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, const std::array<double, kLanes>& inv_s,
+              ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows) {
+  const int K = tr.num_labels;
+  V* beta = work.beta.data();
+  V* gamma = work.gamma.data();
+  for (int t = batch.length - 1; t >= 0; --t) {
+    V last;
+    for (int l = 0; l < kLanes; ++l) last[l] = t == batch.len(l) - 1 ? inv_s[l] : 0.0;
+    const size_t row = static_cast<size_t>(t) * K;
+    if (t == batch.length - 1) {
+      for (int i = 0; i < K; ++i) beta[i] = last;
+    } else {
+      LaneMatVec(work.w.data() + row + K, tr.et.data(), K, beta, [last](int, V x) { return x + last; });
+    }
+    const V s = work.scale[t];
+    for (int j = 0; j < K; ++j) {
+      gamma[j] = work.alpha[row + j] * beta[j];
+      work.w[row + j] = work.psi[row + j] * beta[j] * s;
+    }
+    ScatterStep<Out>(gamma, K, batch, t, marginal_rows);
+  }
+}
+
+// IB x JB accumulators of Σ_t α_t(i) W_{t+1}(j) stay in registers over all t: 4 x 6 of them plus
+// the 10 operands fill the 32 AVX-512 registers and need 10 loads per 24 FMAs (the tables are
+// L2-resident for large K).
+template <int IB, int JB>
+void XiBlock(const V* alpha, const V* w, int K, int T, int i0, int j0, V* xi) {
+  V acc[IB][JB] = {};
+  for (int t = 0; t + 1 < T; ++t) {
+    const V* a = alpha + static_cast<size_t>(t) * K + i0;
+    const V* wn = w + static_cast<size_t>(t + 1) * K + j0;
+    for (int ib = 0; ib < IB; ++ib) {
+      const V av = a[ib];
+      for (int jb = 0; jb < JB; ++jb) acc[ib][jb] += av * wn[jb];
+    }
+  }
+  for (int ib = 0; ib < IB; ++ib) {
+    for (int jb = 0; jb < JB; ++jb) xi[static_cast<size_t>(i0 + ib) * K + j0 + jb] += acc[ib][jb];
+  }
+}
+
+constexpr int kXiRows = 4;
+constexpr int kXiCols = 6;
+
+template <int IB>
+void XiRow(const V* alpha, const V* w, int K, int T, int i0, V* xi) {
+  int j = 0;
+  for (; j + kXiCols <= K; j += kXiCols) XiBlock<IB, kXiCols>(alpha, w, K, T, i0, j, xi);
+  DispatchTail<kXiCols>(K - j, [&](auto width) { XiBlock<IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
+}
+
+void AddXi(const ChainLanesWork& work, int K, int T, V* xi) {
+  int i = 0;
+  for (; i + kXiRows <= K; i += kXiRows) XiRow<kXiRows>(work.alpha.data(), work.w.data(), K, T, i, xi);
+  DispatchTail<kXiRows>(
+      K - i, [&](auto rows) { XiRow<decltype(rows)::value>(work.alpha.data(), work.w.data(), K, T, i, xi); });
+}
+
+}  // namespace
+
+ChainLanesTransition ChainLanesTransition::FromLogPotentials(const Eigen::Ref<const RowMatrixXd>& transition) {
+  ChainLanesTransition out;
+  const int K = static_cast<int>(transition.rows());
+  out.num_labels = K;
+  out.shift = transition.maxCoeff();
+  out.e.resize(static_cast<size_t>(K) * K);
+  out.et.resize(out.e.size());
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) {
+      out.e[static_cast<size_t>(i) * K + j] = std::exp(transition(i, j) - out.shift);
+      out.et[static_cast<size_t>(j) * K + i] = out.e[static_cast<size_t>(i) * K + j];
+    }
+  }
+  return out;
+}
+
+ChainLanesTransition ChainLanesTransition::FromProbabilities(const Eigen::Ref<const Eigen::MatrixXd>& transition) {
+  ChainLanesTransition out;
+  const int K = static_cast<int>(transition.rows());
+  out.num_labels = K;
+  out.e.resize(static_cast<size_t>(K) * K);
+  out.et.assign(transition.data(), transition.data() + out.e.size());  // column-major A is Eᵀ row-major
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) out.e[static_cast<size_t>(i) * K + j] = transition(i, j);
+  }
+  return out;
+}
+
+void ChainLanesWork::Reserve(int T, int K) {
+  const size_t cells = static_cast<size_t>(T) * K;
+  if (psi.size() < cells) {
+    psi.resize(cells);
+    alpha.resize(cells);
+    w.resize(cells);
+  }
+  if (scale.size() < static_cast<size_t>(T)) scale.resize(T);
+  beta.resize(K);
+  gamma.resize(K);
+}
+
+template <class Out>
+std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& potentials,
+                                                     const ChainLanesTransition& transition,
+                                                     const LaneBatch<kLanes>& batch, ChainLanesWork& work,
+                                                     const std::array<Out*, kLanes>& marginal_rows, V* xi) {
+  const int K = transition.num_labels;
+  work.Reserve(batch.length, K);
+  IV bad = {};
+  V m_sum = {};
+  if (potentials.kind == Kind::kLogScores) m_sum = FillPsi(potentials.table, K, batch, work.psi.data(), &bad);
+  const ForwardResult forward = Forward(potentials, transition, batch, m_sum, bad, work);
+  Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows);
+  if (xi != nullptr) AddXi(work, K, batch.length, xi);
+  return forward.log_z;
+}
+
+double SumLanes(const V& v) {
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += v[l];
+  return s;
+}
+
+void ChainLanesAddBigrams(const ChainLanesTransition& transition, V* xi, double* counts) {
+  const size_t cells = static_cast<size_t>(transition.num_labels) * transition.num_labels;
+  for (size_t c = 0; c < cells; ++c) {
+    counts[c] += transition.e[c] * SumLanes(xi[c]);
+    xi[c] = V{};
+  }
+}
+
+template std::array<double, kLanes> ChainLanesForwardBackward<double>(const ChainPotentials&,
+                                                                      const ChainLanesTransition&,
+                                                                      const LaneBatch<kLanes>&, ChainLanesWork&,
+                                                                      const std::array<double*, kLanes>&, V*);
+template std::array<double, kLanes> ChainLanesForwardBackward<float>(const ChainPotentials&,
+                                                                     const ChainLanesTransition&,
+                                                                     const LaneBatch<kLanes>&, ChainLanesWork&,
+                                                                     const std::array<float*, kLanes>&, V*);
+
+}  // namespace seqflow

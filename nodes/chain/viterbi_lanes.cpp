@@ -1,0 +1,108 @@
+#include "nodes/chain/viterbi_lanes.h"
+
+#include <cmath>
+
+#include "nodes/common/lane_transpose.h"
+
+namespace seqflow {
+namespace {
+
+using V = Lanes<kLanes>;
+using IV = IntLanes<kLanes>;
+
+// e_t for step t: gathered from the log table, or gathered from probabilities and logged in place.
+void LogPotentialStep(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
+                      int t, V* e) {
+  GatherStep<kLanes>(table.table, model.K, batch, t, 0.0, e);
+  if (!table.take_log) return;
+  for (int l = 0; l < kLanes; ++l) {
+    if (t >= batch.len(l)) continue;  // the padding 0 is already log 1
+    for (int j = 0; j < model.K; ++j) e[j][l] = std::log(e[j][l]);
+  }
+}
+
+void Forward(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
+             ChainViterbiWork* work) {
+  const int K = model.K;
+  const size_t cells = static_cast<size_t>(batch.length) * K;
+  if (work->delta.size() < cells) work->delta.resize(cells);
+  work->log_emit.resize(K);
+  V* e = work->log_emit.data();
+  V* delta = work->delta.data();
+  LogPotentialStep(model, table, batch, 0, e);
+  for (int j = 0; j < K; ++j) delta[j] = model.log_initial[j] + e[j];
+  for (int t = 1; t < batch.length; ++t) {
+    V* d = delta + static_cast<size_t>(t) * K;
+    LogPotentialStep(model, table, batch, t, e);
+    LaneMaxPlus(d - K, model.log_a_row_major.data(), K, d, [e](int j, V x) { return x + e[j]; });
+  }
+}
+
+// Running argmax over candidates x_i, i = first, first + 2, ...: strict > keeps the lowest i.
+struct ArgMaxChain {
+  V best;
+  IV arg;
+
+  void Add(V x, int i) {
+    const IV better = x > best;
+    best = better ? x : best;
+    arg = better ? IV{} + i : arg;
+  }
+};
+
+// All lanes backtrack together, from t = T-1 down. next[l] is the label lane l chose at t + 1,
+// or K ("after the end", whose column of log_a_ext is 0) for t >= len(l) - 1, so a lane's first
+// choice is the argmax of δ at its own last step. Each step takes
+// argmax_i δ_t(i) + log A(i, next) over the columns log A(:, next_l) gathered into lanes, in
+// two chains (even and odd i) to halve the dependency on the running maximum.
+void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, ChainViterbiWork* work,
+               const std::array<int32_t*, kLanes>& paths, std::array<double, kLanes>* scores) {
+  const int K = model.K;
+  V* log_a = work->log_emit.data();  // free after the forward pass: reused for log A(:, next)
+  std::array<int64_t, kLanes> next;
+  next.fill(K);
+  for (int t = batch.length - 1; t >= 0; --t) {
+    const V* d = work->delta.data() + static_cast<size_t>(t) * K;
+    GatherColumns<kLanes>(model.log_a_ext.data(), K, next, 0.0, log_a);
+    ArgMaxChain even{d[0] + log_a[0], IV{}};
+    ArgMaxChain odd = even;
+    if (K > 1) odd = {d[1] + log_a[1], IV{} + 1};
+    int i = 2;
+    for (; i + 1 < K; i += 2) {
+      even.Add(d[i] + log_a[i], i);
+      odd.Add(d[i + 1] + log_a[i + 1], i + 1);
+    }
+    if (i < K) even.Add(d[i] + log_a[i], i);
+    const IV take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
+    const IV arg = take_odd ? odd.arg : even.arg;
+    for (int l = 0; l < kLanes; ++l) {
+      if (t >= batch.len(l)) continue;
+      paths[l][t] = static_cast<int32_t>(arg[l]);
+      if (t == batch.len(l) - 1) (*scores)[l] = take_odd[l] != 0 ? odd.best[l] : even.best[l];
+      next[l] = arg[l];
+    }
+  }
+}
+
+}  // namespace
+
+ChainViterbiModel ChainViterbiModel::FromLogPotentials(const Eigen::Ref<const RowMatrixXd>& log_transition,
+                                                       Eigen::VectorXd log_initial) {
+  ChainViterbiModel model;
+  model.K = static_cast<int>(log_transition.rows());
+  model.log_initial = log_initial.size() > 0 ? std::move(log_initial) : Eigen::VectorXd::Zero(model.K);
+  model.log_a_ext = Eigen::MatrixXd::Zero(model.K, model.K + 1);
+  model.log_a_ext.leftCols(model.K) = log_transition;
+  model.log_a_row_major = log_transition.transpose();
+  return model;
+}
+
+void ChainViterbiRun(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
+                     ChainViterbiWork* work, const std::array<int32_t*, kLanes>& paths,
+                     std::array<double, kLanes>* scores) {
+  Forward(model, table, batch, work);
+  scores->fill(0.0);
+  Backtrack(model, batch, work, paths, scores);
+}
+
+}  // namespace seqflow
