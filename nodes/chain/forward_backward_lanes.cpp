@@ -43,6 +43,34 @@ struct ForwardResult {
   std::array<double, kLanes> inv_s{};  // 1 / S per lane, 0 for unused or dead lanes
 };
 
+// log Z and 1 / S of every lane from its last α row. One instantiation per kind, so that neither
+// formula shares (and so changes the rounding of) the other's products: a probability table has
+// no shifts, and its log Z keeps the rounding of Rabiner's sum.
+template <ChainPotentials::Kind kKind>
+ForwardResult LogPartition(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, V m_sum, IV log2_sum,
+                           IV dead, const V* alpha) {
+  const int K = tr.num_labels;
+  ForwardResult out;
+  for (int l = 0; l < kLanes; ++l) {
+    const int n = batch.len(l);
+    if (n == 0) continue;
+    if (dead[l] != 0) {
+      out.log_z[l] = kKind == Kind::kProbabilities ? -std::numeric_limits<double>::infinity()
+                                                   : std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    double s = 0;
+    for (int j = 0; j < K; ++j) s += alpha[static_cast<size_t>(n - 1) * K + j][l];
+    if constexpr (kKind == Kind::kProbabilities) {
+      out.log_z[l] = static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+    } else {
+      out.log_z[l] = m_sum[l] + (n - 1) * tr.shift + static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+    }
+    out.inv_s[l] = 1.0 / s;
+  }
+  return out;
+}
+
 // Forward pass. A probability table is gathered step by step (ψ_t = its column, padded with 1);
 // a score table's ψ was filled beforehand, with the shifts m_sum and the non-finite lanes `bad`.
 ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch,
@@ -70,25 +98,8 @@ ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransit
     work.scale[t] = s;
     for (int j = 0; j < K; ++j) a[j] *= s;
   }
-  ForwardResult out;
-  for (int l = 0; l < kLanes; ++l) {
-    const int n = batch.len(l);
-    if (n == 0) continue;
-    if (dead[l] != 0) {
-      out.log_z[l] = gather ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-      continue;
-    }
-    double s = 0;
-    for (int j = 0; j < K; ++j) s += alpha[static_cast<size_t>(n - 1) * K + j][l];
-    // A probability table has no shifts; keeping them out keeps its rounding that of Rabiner's sum.
-    if (gather) {
-      out.log_z[l] = static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
-    } else {
-      out.log_z[l] = m_sum[l] + (n - 1) * tr.shift + static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
-    }
-    out.inv_s[l] = 1.0 / s;
-  }
-  return out;
+  return gather ? LogPartition<Kind::kProbabilities>(tr, batch, m_sum, log2_sum, dead, alpha)
+                : LogPartition<Kind::kLogScores>(tr, batch, m_sum, log2_sum, dead, alpha);
 }
 
 template <class Out>

@@ -93,12 +93,7 @@ void Backtrack(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, 
     TransitionColumns(model, next, log_a);
     Chain even{d[0] + log_a[0], F{} - kInf, M{}};
     Chain odd{F{} - kInf, F{} - kInf, M{}};
-    int i = 1;
-    for (; i + 1 < K; i += 2) {
-      odd.Add(d[i] + log_a[i], i);
-      even.Add(d[i + 1] + log_a[i + 1], i + 1);
-    }
-    if (i < K) odd.Add(d[i] + log_a[i], i);
+    chain_internal::AddCandidates(d, log_a, K, even, odd);
     const M take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
     const F best = take_odd ? odd.best : even.best;
     const F loser = take_odd ? even.best : odd.best;

@@ -1,6 +1,7 @@
 #include "nodes/chain/viterbi_lanes.h"
 
 #include <cmath>
+#include <limits>
 
 #include "nodes/common/lane_transpose.h"
 
@@ -53,8 +54,7 @@ struct ArgMaxChain {
 // All lanes backtrack together, from t = T-1 down. next[l] is the label lane l chose at t + 1,
 // or K ("after the end", whose column of log_a_ext is 0) for t >= len(l) - 1, so a lane's first
 // choice is the argmax of δ at its own last step. Each step takes
-// argmax_i δ_t(i) + log A(i, next) over the columns log A(:, next_l) gathered into lanes, in
-// two chains (even and odd i) to halve the dependency on the running maximum.
+// argmax_i δ_t(i) + log A(i, next) over the columns log A(:, next_l) gathered into lanes.
 void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, ChainViterbiWork* work,
                const std::array<int32_t*, kLanes>& paths, std::array<double, kLanes>* scores) {
   const int K = model.K;
@@ -65,14 +65,8 @@ void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, C
     const V* d = work->delta.data() + static_cast<size_t>(t) * K;
     GatherColumns<kLanes>(model.log_a_ext.data(), K, next, 0.0, log_a);
     ArgMaxChain even{d[0] + log_a[0], IV{}};
-    ArgMaxChain odd = even;
-    if (K > 1) odd = {d[1] + log_a[1], IV{} + 1};
-    int i = 2;
-    for (; i + 1 < K; i += 2) {
-      even.Add(d[i] + log_a[i], i);
-      odd.Add(d[i + 1] + log_a[i + 1], i + 1);
-    }
-    if (i < K) even.Add(d[i] + log_a[i], i);
+    ArgMaxChain odd{V{} - std::numeric_limits<double>::infinity(), IV{}};
+    chain_internal::AddCandidates(d, log_a, K, even, odd);
     const IV take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
     const IV arg = take_odd ? odd.arg : even.arg;
     for (int l = 0; l < kLanes; ++l) {

@@ -57,4 +57,22 @@ void ChainViterbiRun(const ChainViterbiModel& model, const ChainViterbiTable& ta
                      ChainViterbiWork* work, const std::array<int32_t*, kLanes>& paths,
                      std::array<double, kLanes>* scores);
 
+namespace chain_internal {
+
+// Feeds the backtrack's candidates δ_t(i) + log A(i, next), i = 1 .. K-1, to two running argmax
+// chains, odd i to `odd` and even i to `even` (which holds i = 0 already): two chains halve the
+// dependency on the running maximum. The caller takes the better chain, the lower index on ties.
+// Shared by the double and the certified float backtracks; Chain::Add(x, i) keeps the lowest i of
+// the maximum.
+template <class Chain, class V>
+inline void AddCandidates(const V* d, const V* log_a, int K, Chain& even, Chain& odd) {
+  int i = 1;
+  for (; i + 1 < K; i += 2) {
+    odd.Add(d[i] + log_a[i], i);
+    even.Add(d[i + 1] + log_a[i + 1], i + 1);
+  }
+  if (i < K) odd.Add(d[i] + log_a[i], i);
+}
+
+}  // namespace chain_internal
 }  // namespace seqflow

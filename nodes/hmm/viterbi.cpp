@@ -11,7 +11,9 @@ namespace {
 
 constexpr size_t kShardSize = 64;
 
-// log π and log A of the HMM as the chain kernels read them.
+// log π and log A of the HMM as the chain kernels read them. Not FromLogPotentials: each table is
+// taken by its own Eigen expression, as before the chain library, because Eigen's vectorised log
+// and std::log may differ in the last bit and the decoded paths are to stay bit for bit the same.
 ChainViterbiModel LogTables(const HmmParams& hmm) {
   ChainViterbiModel model;
   model.K = hmm.num_states();
@@ -48,8 +50,7 @@ std::array<int32_t*, L> PathPointers(const std::vector<size_t>& order, size_t fi
 // Decodes sentences[order[k]] for k in [begin, end) in double, kLanes at a time.
 void DecodeExact(const ChainViterbiModel& model, const ChainViterbiTable& table,
                  const std::vector<std::vector<int32_t>>& sentences, const std::vector<size_t>& order, size_t begin,
-                 size_t end, ChainViterbiWork* work,
-                 std::vector<std::vector<int32_t>>* paths) {
+                 size_t end, ChainViterbiWork* work, std::vector<std::vector<int32_t>>* paths) {
   for (size_t first = begin; first < end; first += kLanes) {
     const size_t n = std::min<size_t>(kLanes, end - first);
     const auto batch = MakeBatch<kLanes>(sentences, order, first, n, paths);
