@@ -73,16 +73,17 @@ ForwardResult LogPartition(const ChainLanesTransition& tr, const LaneBatch<kLane
 
 // Forward pass. A probability table is gathered step by step (ψ_t = its column, padded with 1);
 // a score table's ψ was filled beforehand, with the shifts m_sum and the non-finite lanes `bad`.
+// One instantiation per kind, so each kind's steps are compiled for it alone.
+template <ChainPotentials::Kind kKind>
 ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch,
                       V m_sum, IV bad, ChainLanesWork& work) {
   const int K = tr.num_labels;
-  const bool gather = potentials.kind == Kind::kProbabilities;
   V* alpha = work.alpha.data();
   IV log2_sum = {}, dead = bad;
   for (int t = 0; t < batch.length; ++t) {
     V* a = alpha + static_cast<size_t>(t) * K;
     V* p = work.psi.data() + static_cast<size_t>(t) * K;
-    if (gather) GatherStep<kLanes>(potentials.table, K, batch, t, 1.0, p);
+    if constexpr (kKind == Kind::kProbabilities) GatherStep<kLanes>(potentials.table, K, batch, t, 1.0, p);
     if (t > 0) {
       LaneMatVec(a - K, tr.e.data(), K, a, [p](int j, V x) { return x * p[j]; });
     } else if (potentials.initial != nullptr) {
@@ -98,8 +99,7 @@ ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransit
     work.scale[t] = s;
     for (int j = 0; j < K; ++j) a[j] *= s;
   }
-  return gather ? LogPartition<Kind::kProbabilities>(tr, batch, m_sum, log2_sum, dead, alpha)
-                : LogPartition<Kind::kLogScores>(tr, batch, m_sum, log2_sum, dead, alpha);
+  return LogPartition<kKind>(tr, batch, m_sum, log2_sum, dead, alpha);
 }
 
 template <class Out>
@@ -212,9 +212,13 @@ std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& pote
   const int K = transition.num_labels;
   work.Reserve(batch.length, K);
   IV bad = {};
-  V m_sum = {};
-  if (potentials.kind == Kind::kLogScores) m_sum = FillPsi(potentials.table, K, batch, work.psi.data(), &bad);
-  const ForwardResult forward = Forward(potentials, transition, batch, m_sum, bad, work);
+  ForwardResult forward;
+  if (potentials.kind == Kind::kLogScores) {
+    const V m_sum = FillPsi(potentials.table, K, batch, work.psi.data(), &bad);
+    forward = Forward<Kind::kLogScores>(potentials, transition, batch, m_sum, bad, work);
+  } else {
+    forward = Forward<Kind::kProbabilities>(potentials, transition, batch, V{}, bad, work);
+  }
   Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows);
   if (xi != nullptr) AddXi(work, K, batch.length, xi);
   return forward.log_z;
