@@ -11,8 +11,9 @@
 //     over [0, 1]^(I+J) on the held-out fifth (every 5th sentence, 42,250 tokens) of the
 //     hybrid_bench_data.h workload with informative experts of the given signal (1: weak,
 //     3: strong), the HMMs at their MAP estimate on the other 4/5. hmms 0: the LOP of the 4
-//     experts (crf.lop); 1: the 4 experts and 18 HMMs (crf.hysol). xi: ξ' in thousandths (0, and
-//     100 = the pipelines' 0.1); ξ' > 0 makes f = +inf on every face γ_k = 0.
+//     experts (crf.lop); 1: the 4 experts and 18 HMMs (crf.hysol). xi: ξ' in thousandths (0; 100
+//     and 1000 = the pipelines' 0.1 for LOP-CRF and 1.0 for HySOL and its LOP of the 4/5
+//     experts); ξ' > 0 makes f = +inf on every face γ_k = 0.
 //   BM_SyntheticBox/solver/n/xi: f = ½ xᵀQx + cᵀx − ξ Σ log x over [0, 1]^n, Q = AᵀA + 0.01 I
 //     (A [n x n] uniform in [−1, 1]), the unconstrained minimiser uniform in [−1, 2]^n (so bounds
 //     bind on both sides without the barrier), ξ in thousandths; tight: tolerance 1e-8, delta 0.
@@ -163,7 +164,7 @@ void BM_GammaFit(benchmark::State& state) {
 }
 BENCHMARK(BM_GammaFit)
     ->ArgNames({"solver", "signal", "hmms", "xi"})
-    ->ArgsProduct({{0, 1, 2}, {1, 3}, {0, 1}, {0, 100}})
+    ->ArgsProduct({{0, 1, 2}, {1, 3}, {0, 1}, {0, 100, 1000}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
