@@ -6,9 +6,12 @@
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# libspectra-dev and liblbfgspp-dev (headers) build only the two benchmarks that compare our
+# Lanczos and box-constrained L-BFGS with them (bench/kernels/top_eigen_bench, box_fit_bench).
 DEPS := cmake make g++ pkg-config python3 \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
-        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev
+        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
+        libspectra-dev liblbfgspp-dev
 # Only `make test` needs these (headless browser of tests/e2e/html_report_test.cpp).
 TEST_DEPS := chromium
 

@@ -1,6 +1,5 @@
-// Homotopy kernels at citation scale (Haffari & Sarkar 2008, §5): K = 13 states, emission block
-// free, initial and transitions frozen (P = K V), 1,000 unlabeled sentences of length 30–44
-// (mean 37) and 300 labeled ones, all sampled from a random HMM with flat-Dirichlet rows.
+// Homotopy kernels at citation scale on the workload of homotopy_bench_data.h (K = 13, emission
+// block free, P = K V, 1,000 unlabeled sentences of mean length 37).
 //   BM_CovTimesVector  Σ_x Cov[Count] u, matrix-free (tangent-linear forward-backward)
 //   BM_CovDense        Σ_x Cov[Count] as a dense [P x P] matrix (Z-table, §4)
 //   BM_PathStep        TraceEmLambdaPath with max_steps = 1 and a fixed δ: linearise at λ = 0,
@@ -18,61 +17,16 @@
 #include <map>
 #include <string>
 
-#include "nodes/common/random.h"
-#include "nodes/hmm/supervised.h"
+#include "bench/kernels/homotopy_bench_data.h"
 #include "nodes/homotopy/count_covariance.h"
-#include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/path_tracker.h"
 
 namespace seqflow {
 namespace {
 
-constexpr int kStates = 13;
-constexpr int kUnlabeled = 1000;
-constexpr int kLabeled = 300;
-constexpr int kMinLength = 30;
-constexpr int kMaxLength = 44;
+using bench::GetHomotopyWorkload;
+constexpr int kStates = bench::kHomotopyStates;
 constexpr double kMaxDenseBytes = 4e9;
-
-struct Workload {
-  PomLayout layout;
-  HmmParams supervised;  // frozen blocks and the λ = 0 model
-  Eigen::VectorXd em0;
-  IdSentences unlabeled;
-};
-
-void Sample(const HmmParams& hmm, int n, Rng& rng, IdSentences* words, IdSentences* labels) {
-  for (int s = 0; s < n; ++s) {
-    const int T = kMinLength + static_cast<int>(rng() % (kMaxLength - kMinLength + 1));
-    std::vector<int32_t> x(T), y(T);
-    for (int t = 0; t < T; ++t) {
-      y[t] = t == 0 ? SampleCategorical(hmm.initial, rng)
-                    : SampleCategorical(hmm.transition.row(y[t - 1]).transpose(), rng);
-      x[t] = SampleCategorical(hmm.emission.row(y[t]).transpose(), rng);
-    }
-    words->push_back(std::move(x));
-    if (labels != nullptr) labels->push_back(std::move(y));
-  }
-}
-
-const Workload& GetWorkload(int V) {
-  static std::map<int, Workload> cache;
-  auto it = cache.find(V);
-  if (it != cache.end()) return it->second;
-  Rng rng = ShardRng(2008, static_cast<uint64_t>(V));
-  HmmParams truth;
-  truth.initial = RandomStochasticRows(1, kStates, rng).row(0).transpose();
-  truth.transition = RandomStochasticRows(kStates, kStates, rng);
-  truth.emission = RandomStochasticRows(kStates, V, rng);
-  IdSentences words, labels, unlabeled;
-  Sample(truth, kLabeled, rng, &words, &labels);
-  Sample(truth, kUnlabeled, rng, &unlabeled, nullptr);
-  const HmmSmoothing smoothing{0.2, 0.2, 0.05};
-  const PomLayout layout(kStates, V, FreeBlocks{false, false, true});
-  Workload w{layout, EstimateSupervisedHmm(words, labels, kStates, V, smoothing), Em0(layout, words, labels, smoothing),
-             std::move(unlabeled)};
-  return cache.emplace(V, std::move(w)).first->second;
-}
 
 bool DenseFits(int V) {
   const double p = static_cast<double>(kStates) * V;
@@ -80,7 +34,7 @@ bool DenseFits(int V) {
 }
 
 void BM_CovTimesVector(benchmark::State& state) {
-  const Workload& w = GetWorkload(static_cast<int>(state.range(0)));
+  const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
   const CountCovariance cov(w.layout, w.supervised, w.unlabeled, 1);
   const Eigen::VectorXd u = Eigen::VectorXd::LinSpaced(w.layout.num_params(), -1.0, 1.0);
   for (auto _ : state) benchmark::DoNotOptimize(cov.Apply(u).data());
@@ -93,7 +47,7 @@ void BM_CovDense(benchmark::State& state) {
     state.SkipWithError("skipped by size: P x P doubles exceed 4 GB");
     return;
   }
-  const Workload& w = GetWorkload(V);
+  const bench::HomotopyWorkload& w = GetHomotopyWorkload(V);
   const CountCovariance cov(w.layout, w.supervised, w.unlabeled, 1);
   for (auto _ : state) benchmark::DoNotOptimize(cov.Dense().data());
   state.counters["P"] = w.layout.num_params();
@@ -106,7 +60,7 @@ void BM_PathStep(benchmark::State& state) {
     state.SkipWithError("skipped by size: P x P doubles exceed 4 GB");
     return;
   }
-  const Workload& w = GetWorkload(V);
+  const bench::HomotopyWorkload& w = GetHomotopyWorkload(V);
   PathOptions options;
   options.solver = dense ? PathSolver::kDense : PathSolver::kMatrixFree;
   options.chord = dense;

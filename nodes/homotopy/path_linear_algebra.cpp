@@ -117,13 +117,6 @@ class MatrixFreeLinearization final : public PathLinearization {
   LinearSolveOptions options_;
 };
 
-// A fixed Lanczos start with no special structure.
-Eigen::VectorXd DefaultStart(Eigen::Index n) {
-  Eigen::VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i) v[i] = 1.5 + std::sin(0.7 * static_cast<double>(i + 1));
-  return v.normalized();
-}
-
 }  // namespace
 
 PathLinearization::PathLinearization(EmJacobian em, double lambda, const Eigen::VectorXd& em0)
@@ -144,13 +137,20 @@ std::unique_ptr<PathLinearization> Linearize(PathSolver solver, EmJacobian em, d
   return std::make_unique<MatrixFreeLinearization>(std::move(em), lambda, em0, options);
 }
 
-JacobianSpectrum LanczosSpectrum(const LinearOperator& apply_s, Eigen::Index size, double lambda,
-                                 const LanczosOptions& options, Eigen::VectorXd* warm) {
+Eigen::VectorXd LanczosStart(Eigen::Index size, const Eigen::VectorXd& warm) {
+  // A fixed start with no special structure.
+  Eigen::VectorXd start(size);
+  for (Eigen::Index i = 0; i < size; ++i) start[i] = 1.5 + std::sin(0.7 * static_cast<double>(i + 1));
+  start.normalize();
   // A little of the fixed start keeps the Krylov space from being trapped in an eigenvector of
   // a lower eigenvalue, should the previous top eigenvector have become one.
-  Eigen::VectorXd start = DefaultStart(size);
-  if (warm->size() == size && warm->norm() > 0) start = warm->normalized() + 1e-2 * start;
-  const LanczosResult top = LargestEigenpair(apply_s, start, options);
+  if (warm.size() == size && warm.norm() > 0) start = warm.normalized() + 1e-2 * start;
+  return start;
+}
+
+JacobianSpectrum LanczosSpectrum(const LinearOperator& apply_s, Eigen::Index size, double lambda,
+                                 const LanczosOptions& options, Eigen::VectorXd* warm) {
+  const LanczosResult top = LargestEigenpair(apply_s, LanczosStart(size, *warm), options);
   *warm = top.vector;
   JacobianSpectrum spectrum;
   spectrum.mu_max = top.value;

@@ -84,6 +84,10 @@ class PathLinearization {
 std::unique_ptr<PathLinearization> Linearize(PathSolver solver, EmJacobian em, double lambda,
                                              const Eigen::VectorXd& em0, const LinearSolveOptions& options);
 
+// The Lanczos start for S of size `size`: `warm` (the previous point's Ritz vector) plus 1e-2 of
+// a fixed vector when warm has that size and is non-zero, else the fixed vector alone.
+Eigen::VectorXd LanczosStart(Eigen::Index size, const Eigen::VectorXd& warm);
+
 // μ_max by Lanczos on the symmetric [size x size] S (`apply_s` computes S v), from `warm` as above.
 JacobianSpectrum LanczosSpectrum(const LinearOperator& apply_s, Eigen::Index size, double lambda,
                                  const LanczosOptions& options, Eigen::VectorXd* warm);

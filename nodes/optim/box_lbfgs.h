@@ -36,6 +36,10 @@
 // decrease f (kLineSearchFailed). A non-finite f or gradient at the projected start point is
 // kNumericalFailure.
 //
+// LBFGS++'s L-BFGS-B was measured against this (bench/kernels/box_fit_bench, bench/RESULTS.md)
+// and not adopted: its line search cannot back off from f = +inf (the Γ prior on a face), it
+// throws where this returns a stop reason, and it stalls short of tight tolerances.
+//
 // Dense n-vectors throughout: the work per iteration is O(m n), negligible next to an evaluation.
 // Thread safety: one call at a time per Objective; no state outside the call.
 #pragma once
