@@ -1,8 +1,9 @@
 # Two commands on a fresh Debian 12 machine (README):
-#   make demo   install missing packages, build Release, run pipelines/demo.yaml on generated data
-#               and print its report (tables; SVG plots of the λ sweep)
+#   make demo   install missing packages, build the two programs the demo runs (Release), run
+#               pipelines/demo.yaml on generated data and print its report (tables; SVG plots of
+#               the λ sweep)
 #   make test   install missing packages (and chromium, which renders report.html in an e2e
-#               test), build Release, run the whole test suite
+#               test), build everything (Release), run the whole test suite
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -11,13 +12,15 @@ JOBS ?= $(shell nproc)
 DEPS := cmake make g++ pkg-config python3 \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
-        libspectra-dev liblbfgspp-dev
+        libspectra-dev liblbfgspp-dev \
+        libgraphviz-dev
 # Only `make test` needs these (headless browser of tests/e2e/html_report_test.cpp).
 TEST_DEPS := chromium
 
-.PHONY: demo test deps test-deps build
+.PHONY: demo test deps test-deps configure build
 
-demo: build
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target seqflow seqflow-datagen
 	$(BUILD)/seqflow-datagen --out $(BUILD)/demo-data --seed 1
 	$(BUILD)/seqflow run pipelines/demo.yaml --set demo_data=$(abspath $(BUILD))/demo-data \
 	  --cache $(BUILD)/cache --out $(BUILD)/demo-out
@@ -26,8 +29,10 @@ demo: build
 test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # apt-get only when something is missing (and sudo only when not root).

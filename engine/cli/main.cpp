@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::string graph_svg;
   CLI::App* graph_cmd = app.add_subcommand("graph", "print the pipeline's DAG as Graphviz dot, or draw it as SVG");
   AddPipelineOptions(graph_cmd, graph);
-  graph_cmd->add_option("--svg", graph_svg, "write an SVG drawing (Graphviz when `dot` is on PATH, else built in)");
+  graph_cmd->add_option("--svg", graph_svg, "write an SVG drawing (Graphviz's dot layout)");
   graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph, graph_svg); });
 
   std::string kind;

@@ -81,7 +81,9 @@ int RunCommand(const RunArgs& args) {
   if (!pipeline) return 2;
   std::string cache_dir = CacheDir(args.cache_dir);
   Cache cache(cache_dir, &TheRegistry(), env);
-  ArtifactMemo memo;
+  std::vector<const Dag*> dags;
+  for (const PlannedRun& run : pipeline->runs) dags.push_back(&run.dag);
+  ArtifactMemo memo(dags);  // holds an artifact only while a run still to finish uses it
   PipelineRecord record;
   record.pipeline = pipeline->name;
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;

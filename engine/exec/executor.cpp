@@ -42,30 +42,6 @@ Status RunResult::FirstError() const {
   return first != nullptr ? first->error : Status::Ok();
 }
 
-ArtifactPtr ArtifactMemo::Find(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_key_.find(key);
-  return it == by_key_.end() ? nullptr : it->second.artifact;
-}
-
-void ArtifactMemo::Put(const std::string& key, ArtifactPtr a) {
-  CacheEntry entry;
-  entry.artifact = std::move(a);
-  PutEntry(key, std::move(entry));
-}
-
-std::optional<CacheEntry> ArtifactMemo::FindEntry(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return std::nullopt;
-  return it->second;
-}
-
-void ArtifactMemo::PutEntry(const std::string& key, CacheEntry entry) {
-  std::lock_guard<std::mutex> lock(mu_);
-  by_key_.insert_or_assign(key, std::move(entry));
-}
-
 namespace {
 
 using FlowNode = tbb::flow::continue_node<tbb::flow::continue_msg>;
@@ -84,11 +60,7 @@ void RunGraph(RunState& run) {
   }
   std::vector<FlowNode*> roots;
   for (size_t i = 0; i < run.dag.nodes.size(); ++i) {
-    std::vector<int> sources;
-    for (const DagInput& input : run.dag.nodes[i].inputs)
-      sources.insert(sources.end(), input.sources.begin(), input.sources.end());
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    std::vector<int> sources = SourcesOf(run.dag.nodes[i]);
     for (int s : sources) tbb::flow::make_edge(*nodes[s], *nodes[i]);
     if (sources.empty()) roots.push_back(nodes[i].get());
   }

@@ -8,6 +8,9 @@
 // the rest of the graph is cancelled. Artifacts already computed in this process are shared
 // across runs through ArtifactMemo (ablation runs reuse their common prefix without reloading).
 //
+// Memory: a node's artifact is released by the run as soon as its last consumer in the run
+// finished, and by the memo once no remaining run uses it (see artifact_memo.h).
+//
 // Publishing: computed results are stored to the cache by background writers (a store's fsync
 // costs more than a small node); Execute returns only after every store finished. A failed store
 // is a warning, not a failed node: the result is right, only not reusable.
@@ -16,8 +19,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "engine/api/artifact.h"
 #include "engine/api/registry.h"
 #include "engine/cache/cache.h"
+#include "engine/exec/artifact_memo.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
@@ -50,21 +52,6 @@ struct RunResult {
   Status FirstError() const;
 };
 
-// Artifacts by key, kept in memory across the runs of one invocation. Thread safe.
-class ArtifactMemo {
- public:
-  ArtifactPtr Find(const std::string& key) const;
-  void Put(const std::string& key, ArtifactPtr a);
-  // The artifact with the metrics and attachments its node reported, so a node reused from
-  // memory reports the same figures as one loaded from the cache. nullopt when absent.
-  std::optional<CacheEntry> FindEntry(const std::string& key) const;
-  void PutEntry(const std::string& key, CacheEntry entry);
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::string, CacheEntry> by_key_;
-};
-
 // Node start/finish events for progress display. Called from worker threads, serialised.
 struct ExecEvent {
   enum Type { kStart, kFinish, kProgress } type;
@@ -79,6 +66,7 @@ struct ExecOptions {
   std::function<void(const ExecEvent&)> on_event;
 };
 
+// Releases each node's uses of `memo` as the node finishes (ArtifactMemo::Release).
 RunResult Execute(const Dag& dag, Cache& cache, ArtifactMemo& memo, Env* env, const ExecOptions& options);
 
 }  // namespace seqflow

@@ -118,6 +118,17 @@ void Compute(RunState& run, int index, Clock::time_point start) {
   run.publisher.Submit(node.key, std::move(entry), NodeLabel(node));
 }
 
+// Node `index` is done. An input it was the last reader of, and its own result if nothing in this
+// run reads it, are let go (the memo keeps what later runs need), before the finish event, so an
+// observer of the event sees the memory already released.
+void Finish(RunState& run, int index) {
+  for (int source : SourcesOf(run.dag.nodes[index]))
+    if (run.unread[source].fetch_sub(1, std::memory_order_acq_rel) == 1) run.artifacts[source].reset();
+  if (run.unread[index].load(std::memory_order_acquire) == 0) run.artifacts[index].reset();
+  run.memo.Release(run.dag, index);
+  run.Emit(ExecEvent{ExecEvent::kFinish, &run.outcomes[index], run.dag.nodes[index].name});
+}
+
 }  // namespace
 
 RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOptions& o)
@@ -129,6 +140,7 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       forced(d.nodes.size(), 0),
       outcomes(d.nodes.size()),
       artifacts(d.nodes.size()),
+      unread(d.nodes.size()),
       publisher(c, kWriters) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
@@ -139,6 +151,7 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
     forced[i] = options.force.count(node.name) > 0;
     for (const DagInput& input : node.inputs)
       for (int source : input.sources) forced[i] = forced[i] || forced[source];
+    for (int source : SourcesOf(node)) ++unread[source];
   }
 }
 
@@ -157,8 +170,7 @@ void RunNode(RunState& run, int index) {
   const DagNode& node = run.dag.nodes[index];
   if (run.failed || !InputsSucceeded(run, node)) {
     out.status = NodeStatus::kSkipped;
-    run.Emit(ExecEvent{ExecEvent::kFinish, &out, node.name});
-    return;
+    return Finish(run, index);
   }
   Clock::time_point start = Clock::now();
   try {
@@ -171,7 +183,7 @@ void RunNode(RunState& run, int index) {
     Fail(run, index, Status::Internal(std::string("executor: ") + e.what()));
   }
   out.seconds = SecondsSince(start);
-  run.Emit(ExecEvent{ExecEvent::kFinish, &out, node.name});
+  Finish(run, index);
 }
 
 }  // namespace seqflow

@@ -3,8 +3,9 @@
 //
 // Thread safety: RunNode(run, i) for different i runs concurrently. outcomes[i] and artifacts[i]
 // are written only by node i's body, and read by its consumers after it finished (the flow
-// graph's edges order them); `failed` is atomic, event delivery is serialised by event_mu and
-// the publisher is thread safe.
+// graph's edges order them); artifacts[i] is reset by whichever consumer finishes last, which
+// the atomic count `unread[i]` decides. `failed` is atomic, event delivery is serialised by
+// event_mu and the publisher is thread safe.
 #pragma once
 
 #include <atomic>
@@ -26,7 +27,10 @@ struct RunState {
   const ExecOptions& options;
   std::vector<char> forced;            // by node: recompute even when cached (named or downstream)
   std::vector<NodeOutcome> outcomes;   // by node, Dag order
-  std::vector<ArtifactPtr> artifacts;  // by node; set once the node is computed or reused
+  std::vector<ArtifactPtr> artifacts;  // by node; set once the node is computed or reused,
+                                       // reset once no consumer in this run needs it
+  // By node: its consumers in this run not yet finished.
+  std::vector<std::atomic<int>> unread;
   std::atomic<bool> failed{false};     // some node failed: cancel what has not started
   Publisher publisher;                 // stores computed results; finished by Execute
   std::mutex event_mu;
@@ -35,7 +39,8 @@ struct RunState {
   void Emit(const ExecEvent& event);
 };
 
-// Runs node `index` to completion: skipped, cached, computed or failed. Never throws.
+// Runs node `index` to completion: skipped, cached, computed or failed, then releases what it
+// held of its inputs and of the memo. Never throws.
 // REQUIRES: every upstream node of `index` has finished.
 void RunNode(RunState& run, int index);
 

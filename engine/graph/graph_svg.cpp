@@ -1,17 +1,26 @@
 #include "engine/graph/graph_svg.h"
 
+#include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 
 #include "engine/base/xml.h"
+
+// The dot layout plugin's entry, from libgvplugin_dot_layout (linked in, see CMakeLists.txt).
+extern "C" gvplugin_library_t gvplugin_dot_layout_LTX_library;
 
 namespace seqflow {
 namespace {
 
-constexpr double kMargin = 12, kRowGap = 48, kColumnGap = 24, kBoxHeight = 42;
+// Pixels; Graphviz works in points, and one point is drawn as one pixel.
+constexpr double kMargin = 12, kRankGap = 48, kNodeGap = 24, kBoxHeight = 42, kPointsPerInch = 72;
 constexpr double kNameCharWidth = 7.8, kKindCharWidth = 6.4, kBoxPadding = 20, kMinBoxWidth = 72;
-constexpr double kArrowLength = 8, kArrowHalfWidth = 4;
+constexpr double kArrowHalfWidth = 4;
 
 std::string Num(double v) {
   char buf[32];
@@ -29,82 +38,106 @@ double BoxWidth(const GraphShape::Node& node) {
                   std::max(Chars(node.name) * kNameCharWidth, Chars(node.kind) * kKindCharWidth) + kBoxPadding);
 }
 
-std::vector<int> Layers(const GraphShape& shape) {
-  std::vector<int> layer(shape.nodes.size(), 0);
-  std::vector<GraphShape::Edge> edges = shape.edges;
-  std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.to < b.to; });
-  for (const auto& e : edges) layer[e.to] = std::max(layer[e.to], layer[e.from] + 1);
-  return layer;
+// Graphviz's C API takes mutable char* for names and values it only reads.
+char* C(const std::string& s) { return const_cast<char*>(s.c_str()); }
+
+// One Graphviz context for the process, with only the dot layout, registered from the linked
+// plugin rather than found through a plugin configuration file. Created under the layout lock.
+GVC_t* Context() {
+  static lt_symlist_t builtins[] = {{"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+                                    {nullptr, nullptr}};
+  static GVC_t* gvc = gvContextPlugins(builtins, 0);  // never freed: the process keeps it
+  return gvc;
 }
 
-double CenterX(const NodeBox& b) { return b.x + b.width / 2; }
+struct GraphCloser {
+  void operator()(Agraph_t* g) const { agclose(g); }
+};
 
-// Mean centre of the node's inputs (all in rows above, so placed). Only row 0 has nodes
-// without inputs; they keep their topological order.
-double Barycenter(const GraphShape& shape, const GraphLayout& layout, int node) {
-  double sum = 0, n = 0;
-  for (const auto& e : shape.edges)
-    if (e.to == node) sum += CenterX(layout.boxes[e.from]), ++n;
-  return n > 0 ? sum / n : -1e9 + node;
-}
+// A GraphShape as a Graphviz graph; nodes[i] and edges[e] are the shape's i-th node, e-th edge.
+struct CGraph {
+  std::unique_ptr<Agraph_t, GraphCloser> graph;
+  std::vector<Agnode_t*> nodes;
+  std::vector<Agedge_t*> edges;
+};
 
-// Places the nodes of one row left to right, centred in `total_width`.
-void PlaceRow(const GraphShape& shape, std::vector<int> row, int layer, double total_width, GraphLayout& layout) {
-  std::vector<double> key(shape.nodes.size());
-  for (int i : row) key[i] = Barycenter(shape, layout, i);
-  std::stable_sort(row.begin(), row.end(), [&](int a, int b) { return key[a] < key[b]; });
-  double width = -kColumnGap;
-  for (int i : row) width += layout.boxes[i].width + kColumnGap;
-  double x = kMargin + (total_width - width) / 2;
-  for (int i : row) {
-    NodeBox& box = layout.boxes[i];
-    box.layer = layer;
-    box.x = x;
-    box.y = kMargin + layer * (kBoxHeight + kRowGap);
-    x += box.width + kColumnGap;
+// Nodes and edges named by index (a node's name may hold any character); boxes of fixed size
+// and no label, so Graphviz measures no text: the SVG writes it.
+CGraph BuildGraph(const GraphShape& shape) {
+  CGraph out;
+  out.graph.reset(agopen(C("pipeline"), Agdirected, nullptr));
+  Agraph_t* g = out.graph.get();
+  agattr(g, AGRAPH, C("nodesep"), C(std::to_string(kNodeGap / kPointsPerInch)));
+  agattr(g, AGRAPH, C("ranksep"), C(std::to_string(kRankGap / kPointsPerInch)));
+  agattr(g, AGNODE, C("shape"), C("box"));
+  agattr(g, AGNODE, C("fixedsize"), C("true"));
+  agattr(g, AGNODE, C("label"), C(""));
+  Agsym_t* width = agattr(g, AGNODE, C("width"), C("1"));
+  agattr(g, AGNODE, C("height"), C(std::to_string(kBoxHeight / kPointsPerInch)));
+  for (size_t i = 0; i < shape.nodes.size(); ++i) {
+    out.nodes.push_back(agnode(g, C("n" + std::to_string(i)), 1));
+    agxset(out.nodes.back(), width, C(std::to_string(BoxWidth(shape.nodes[i]) / kPointsPerInch)));
   }
-}
-
-// Where each edge leaves its source (bottom) and enters its target (top): the edges of one side
-// of a box spread evenly along it, ordered by the other end's position, so they do not overlap.
-std::vector<std::pair<double, double>> AttachX(const GraphShape& shape, const GraphLayout& layout) {
-  std::vector<std::pair<double, double>> at(shape.edges.size());
-  for (size_t n = 0; n < shape.nodes.size(); ++n) {
-    for (bool outgoing : {true, false}) {
-      std::vector<size_t> mine;
-      for (size_t e = 0; e < shape.edges.size(); ++e)
-        if ((outgoing ? shape.edges[e].from : shape.edges[e].to) == static_cast<int>(n)) mine.push_back(e);
-      auto other = [&](size_t e) { return CenterX(layout.boxes[outgoing ? shape.edges[e].to : shape.edges[e].from]); };
-      std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) { return other(a) < other(b); });
-      const NodeBox& box = layout.boxes[n];
-      for (size_t k = 0; k < mine.size(); ++k) {
-        double x = box.x + box.width * static_cast<double>(k + 1) / static_cast<double>(mine.size() + 1);
-        (outgoing ? at[mine[k]].first : at[mine[k]].second) = x;
-      }
-    }
+  for (size_t e = 0; e < shape.edges.size(); ++e) {
+    const GraphShape::Edge& edge = shape.edges[e];
+    out.edges.push_back(agedge(g, out.nodes[edge.from], out.nodes[edge.to], C("e" + std::to_string(e)), 1));
   }
-  return at;
+  return out;
 }
 
-std::string EdgeSvg(const GraphShape& shape, const GraphShape::Edge& e, double x1, double y1, double x2, double y2) {
-  double dx = x2 - x1, dy = y2 - y1, len = std::max(1e-9, std::hypot(dx, dy));
-  double ux = dx / len, uy = dy / len;
-  double bx = x2 - ux * kArrowLength, by = y2 - uy * kArrowLength;
+// Reads the boxes and routes back, flipping Graphviz's upward y axis.
+GraphLayout ReadLayout(const CGraph& cg) {
+  boxf bb = GD_bb(cg.graph.get());
+  auto at = [&](pointf p) { return GraphPoint{p.x - bb.LL.x + kMargin, bb.UR.y - p.y + kMargin}; };
+  GraphLayout layout;
+  layout.width = bb.UR.x - bb.LL.x + 2 * kMargin;
+  layout.height = bb.UR.y - bb.LL.y + 2 * kMargin;
+  for (Agnode_t* n : cg.nodes) {
+    double w = ND_width(n) * kPointsPerInch, h = ND_height(n) * kPointsPerInch;
+    GraphPoint centre = at(ND_coord(n));
+    layout.boxes.push_back({centre.x - w / 2, centre.y - h / 2, w, h});
+  }
+  for (Agedge_t* e : cg.edges) {
+    // One piece per edge: nothing here asks dot for concentrated or compound edges.
+    const bezier& piece = ED_spl(e)->list[0];
+    EdgeRoute route;
+    for (int i = 0; i < piece.size; ++i) route.bezier.push_back(at(piece.list[i]));
+    route.tip = piece.eflag ? at(piece.ep) : route.bezier.back();
+    layout.edges.push_back(std::move(route));
+  }
+  return layout;
+}
+
+std::string EdgeSvg(const GraphShape& shape, const GraphShape::Edge& e, const EdgeRoute& route) {
+  std::string d = "M" + Num(route.bezier[0].x) + "," + Num(route.bezier[0].y) + "C";
+  for (size_t i = 1; i < route.bezier.size(); ++i)
+    d += (i == 1 ? "" : " ") + Num(route.bezier[i].x) + "," + Num(route.bezier[i].y);
+  // The arrowhead: from the route's end to the tip, as wide as dot left room for.
+  const GraphPoint &base = route.bezier.back(), &tip = route.tip;
+  double dx = tip.x - base.x, dy = tip.y - base.y, len = std::max(1e-9, std::hypot(dx, dy));
+  double nx = -dy / len * kArrowHalfWidth, ny = dx / len * kArrowHalfWidth;
   std::string title = shape.nodes[e.from].name + " → " + shape.nodes[e.to].name + " (" + e.port + ")";
-  return "<g class=\"edge\"><title>" + XmlEscape(title) + "</title><line x1=\"" + Num(x1) + "\" y1=\"" + Num(y1) +
-         "\" x2=\"" + Num(bx) + "\" y2=\"" + Num(by) + "\" stroke=\"#667\" stroke-width=\"1.3\"/><polygon points=\"" +
-         Num(x2) + "," + Num(y2) + " " + Num(bx - uy * kArrowHalfWidth) + "," + Num(by + ux * kArrowHalfWidth) + " " +
-         Num(bx + uy * kArrowHalfWidth) + "," + Num(by - ux * kArrowHalfWidth) + "\" fill=\"#667\"/></g>\n";
+  return "<g class=\"edge\"><title>" + XmlEscape(title) + "</title><path d=\"" + d +
+         "\" fill=\"none\" stroke=\"#667\" stroke-width=\"1.3\"/><polygon points=\"" + Num(tip.x) + "," + Num(tip.y) +
+         " " + Num(base.x + nx) + "," + Num(base.y + ny) + " " + Num(base.x - nx) + "," + Num(base.y - ny) +
+         "\" fill=\"#667\"/></g>\n";
 }
 
 std::string NodeSvg(const GraphShape::Node& node, const NodeBox& b) {
   std::string name = XmlEscape(node.name), kind = XmlEscape(node.kind);
+  std::string centre = Num(b.x + b.width / 2);
   return "<g class=\"node\"><title>" + name + " (" + kind + ")</title><rect x=\"" + Num(b.x) + "\" y=\"" + Num(b.y) +
          "\" width=\"" + Num(b.width) + "\" height=\"" + Num(b.height) +
-         "\" rx=\"5\" fill=\"#eef3fb\" stroke=\"#4a6fa5\"/><text x=\"" + Num(CenterX(b)) + "\" y=\"" + Num(b.y + 17) +
-         "\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">" + name + "</text><text x=\"" +
-         Num(CenterX(b)) + "\" y=\"" + Num(b.y + 33) + "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">" +
-         kind + "</text></g>\n";
+         "\" rx=\"5\" fill=\"#eef3fb\" stroke=\"#4a6fa5\"/><text x=\"" + centre + "\" y=\"" + Num(b.y + 17) +
+         "\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">" + name + "</text><text x=\"" + centre +
+         "\" y=\"" + Num(b.y + 33) + "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">" + kind +
+         "</text></g>\n";
+}
+
+std::string SvgOpen(double width, double height) {
+  std::string w = Num(width), h = Num(height);
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" width=\"" + w + "\" height=\"" + h +
+         "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"sans-serif\">\n";
 }
 
 }  // namespace
@@ -120,36 +153,34 @@ GraphShape ShapeOf(const Dag& dag) {
   return shape;
 }
 
-GraphLayout LayoutGraph(const GraphShape& shape) {
-  GraphLayout layout;
-  std::vector<int> layer = Layers(shape);
-  int layers = layer.empty() ? 0 : *std::max_element(layer.begin(), layer.end()) + 1;
-  std::vector<std::vector<int>> rows(layers);
-  std::vector<double> row_width(layers, -kColumnGap);
-  for (size_t i = 0; i < shape.nodes.size(); ++i) {
-    layout.boxes.push_back({layer[i], 0, 0, BoxWidth(shape.nodes[i]), kBoxHeight});
-    rows[layer[i]].push_back(static_cast<int>(i));
-    row_width[layer[i]] += layout.boxes.back().width + kColumnGap;
+Result<GraphLayout> LayoutGraph(const GraphShape& shape) {
+  if (shape.nodes.empty()) return GraphLayout{};
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  agseterr(AGMAX);  // keep Graphviz's messages for the Status instead of printing them
+  GVC_t* gvc = Context();
+  CGraph cg = BuildGraph(shape);
+  if (gvc == nullptr || gvLayout(gvc, cg.graph.get(), "dot") != 0) {
+    const char* why = aglasterr();
+    return Status::Internal("Graphviz could not lay out the pipeline" + (why ? ": " + std::string(why) : ""));
   }
-  double widest = layers == 0 ? 0 : *std::max_element(row_width.begin(), row_width.end());
-  for (int l = 0; l < layers; ++l) PlaceRow(shape, rows[l], l, widest, layout);
-  layout.width = widest + 2 * kMargin;
-  layout.height = layers * (kBoxHeight + kRowGap) - kRowGap + 2 * kMargin;
+  GraphLayout layout = ReadLayout(cg);
+  gvFreeLayout(gvc, cg.graph.get());
   return layout;
 }
 
-std::string GraphSvg(const GraphShape& shape) {
-  GraphLayout layout = LayoutGraph(shape);
-  std::string w = Num(layout.width), h = Num(std::max(0.0, layout.height));
-  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" width=\"" + w + "\" height=\"" + h +
-                    "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"sans-serif\">\n";
-  std::vector<std::pair<double, double>> at = AttachX(shape, layout);
-  for (size_t e = 0; e < shape.edges.size(); ++e) {
-    const NodeBox &from = layout.boxes[shape.edges[e].from], &to = layout.boxes[shape.edges[e].to];
-    out += EdgeSvg(shape, shape.edges[e], at[e].first, from.y + from.height, at[e].second, to.y);
-  }
+std::string GraphSvg(const GraphShape& shape, const GraphLayout& layout) {
+  std::string out = SvgOpen(layout.width, layout.height);
+  for (size_t e = 0; e < shape.edges.size(); ++e) out += EdgeSvg(shape, shape.edges[e], layout.edges[e]);
   for (size_t i = 0; i < shape.nodes.size(); ++i) out += NodeSvg(shape.nodes[i], layout.boxes[i]);
   return out + "</svg>\n";
+}
+
+std::string GraphSvg(const GraphShape& shape) {
+  Result<GraphLayout> layout = LayoutGraph(shape);
+  if (layout.ok()) return GraphSvg(shape, *layout);
+  return SvgOpen(600, 24) + "<text x=\"4\" y=\"16\" font-size=\"12\">" + XmlEscape(layout.status().ToString()) +
+         "</text>\n</svg>\n";
 }
 
 }  // namespace seqflow

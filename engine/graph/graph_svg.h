@@ -1,16 +1,18 @@
-// A drawing of a pipeline's DAG without Graphviz, for `seqflow graph --svg` when `dot` is not
-// installed and for the HTML report (which must draw the graph of a run from summary.json alone).
+// A drawing of a pipeline's DAG, for `seqflow graph --svg` and the HTML report (which must draw
+// the graph of a run from summary.json alone).
 //
 // GraphShape is what a drawing needs — node names, kinds and edges — and nothing of the Dag's
 // parameters or keys, so it can be written to and read back from the run record.
-// Layout: longest-path layering (a node sits one row below its lowest input), nodes of a row
-// ordered by the mean position of their inputs (ties: topological order), rows centred.
-// Pure functions; thread-safe.
+// Layout: Graphviz's dot, in process (cgraph + gvc, the dot layout plugin linked in, so no
+// plugin configuration or `dot` program is needed): ranks top to bottom, crossings minimised,
+// edges routed as splines around the boxes. Boxes are sized here from the text they carry.
+// Thread-safe: Graphviz keeps global state, so layouts are serialised by a lock.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engine/base/status.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
@@ -32,23 +34,39 @@ struct GraphShape {
 // The names, kinds and edges of `dag`, nodes in the Dag's (topological) order.
 GraphShape ShapeOf(const Dag& dag);
 
-// One node's box, in pixels from the top-left corner of the drawing.
+// Drawing coordinates: pixels from the top-left corner, y downwards.
+struct GraphPoint {
+  double x = 0, y = 0;
+};
+
 struct NodeBox {
-  int layer = 0;  // row, 0 at the top
-  double x = 0, y = 0, width = 0, height = 0;
+  double x = 0, y = 0, width = 0, height = 0;  // top-left corner and size
+};
+
+struct EdgeRoute {
+  std::vector<GraphPoint> bezier;  // cubic Bézier: the start, then three points per piece
+  GraphPoint tip;                  // the arrowhead's point, on the target's box; the arrowhead
+                                   // runs from bezier.back() to here
 };
 
 struct GraphLayout {
-  std::vector<NodeBox> boxes;  // one per GraphShape::nodes entry
-  double width = 0, height = 0;
+  std::vector<NodeBox> boxes;    // one per GraphShape::nodes entry
+  std::vector<EdgeRoute> edges;  // one per GraphShape::edges entry
+  double width = 0, height = 0;  // every box and route lies inside
 };
 
-// Boxes wide enough for the node's name and kind; boxes of a row do not overlap.
-GraphLayout LayoutGraph(const GraphShape& shape);
+// Boxes wide enough for the node's name and kind. Internal when Graphviz fails (it reports no
+// failure on a well-formed shape short of running out of memory).
+Result<GraphLayout> LayoutGraph(const GraphShape& shape);
 
-// A standalone SVG document: per node a <g class="node"> with a rect and the name and kind as
-// text, per edge a <g class="edge"> with a line and a filled arrowhead (no ids, so several
-// drawings can share one HTML page). Every text is XML-escaped.
+// A standalone SVG document of `shape` drawn at `layout`: per node a <g class="node"> with a
+// rect and the name and kind as text, per edge a <g class="edge"> with a path and a filled
+// arrowhead (no ids, so several drawings can share one HTML page). Every text is XML-escaped.
+// REQUIRES: `layout` is LayoutGraph(shape)'s.
+std::string GraphSvg(const GraphShape& shape, const GraphLayout& layout);
+
+// LayoutGraph, then the document above; should the layout fail, a one-line drawing of the error
+// (a report page is not lost for its picture).
 std::string GraphSvg(const GraphShape& shape);
 
 }  // namespace seqflow
