@@ -32,6 +32,22 @@ const ParamSpec* KindSpec::FindParam(std::string_view param) const {
   return nullptr;
 }
 
+KindSpec&& KindSpec::As(NodeRole role, std::vector<std::string> headline) && {
+  record.role = role;
+  record.headline = std::move(headline);
+  return std::move(*this);
+}
+
+KindSpec&& KindSpec::Attaching(AttachmentSpec attachment) && {
+  record.attachments.push_back(std::move(attachment));
+  return std::move(*this);
+}
+
+KindSpec&& KindSpec::ChoosingLambda(std::string metric) && {
+  record.chosen_lambda = std::move(metric);
+  return std::move(*this);
+}
+
 void Registry::AddKind(KindSpec kind) {
   if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
   std::string name = kind.name;

@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/api/artifact.h"
 #include "engine/api/params.h"
+#include "engine/api/record_spec.h"
 
 namespace seqflow {
 
@@ -34,6 +36,19 @@ struct PortSpec {
 using NodeFn = std::function<ArtifactPtr(NodeContext&)>;
 
 struct KindSpec {
+  KindSpec() = default;
+  // The positional form the kinds are written in: KindSpec{name, version, doc, output_type,
+  // inputs, params, run}. A constructor, so that form needs no initializer for `record`.
+  KindSpec(std::string name_, std::string version_, std::string doc_, std::string output_type_,
+           std::vector<PortSpec> inputs_, std::vector<ParamSpec> params_, NodeFn run_)
+      : name(std::move(name_)),
+        version(std::move(version_)),
+        doc(std::move(doc_)),
+        output_type(std::move(output_type_)),
+        inputs(std::move(inputs_)),
+        params(std::move(params_)),
+        run(std::move(run_)) {}
+
   std::string name;     // "hmm.supervised"
   std::string version;  // bump whenever what the kind computes changes (enters cache keys)
   std::string doc;      // one paragraph for `seqflow kinds`
@@ -41,9 +56,17 @@ struct KindSpec {
   std::vector<PortSpec> inputs;
   std::vector<ParamSpec> params;
   NodeFn run;
+  // What the run record needs to know of this kind (engine/api/record_spec.h); set it by
+  // chaining onto the braces: KindSpec{...}.As(NodeRole::kEvaluator, {"f1"}).Attaching({...})
+  RecordSpec record;
 
   const PortSpec* FindPort(std::string_view port) const;
   const ParamSpec* FindParam(std::string_view param) const;
+
+  KindSpec&& As(NodeRole role, std::vector<std::string> headline = {}) &&;
+  KindSpec&& Attaching(AttachmentSpec attachment) &&;
+  // For selectors: the metric holding the chosen λ (RecordSpec::chosen_lambda).
+  KindSpec&& ChoosingLambda(std::string metric) &&;
 };
 
 using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;

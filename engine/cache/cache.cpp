@@ -1,5 +1,6 @@
 #include "engine/cache/cache.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,8 @@ namespace seqflow {
 namespace {
 
 constexpr std::string_view kEntrySuffix = ".sfa";
+constexpr std::string_view kHistorySuffix = ".sfr";
+constexpr std::string_view kHistoryDir = "runs";
 // A temp file this old belongs to a writer that died: no write of one entry takes an hour.
 constexpr int64_t kStaleTempNs = 3600LL * 1000000000LL;
 
@@ -26,11 +29,17 @@ Status CheckKey(const std::string& key) {
   return Status::Invalid("bad cache key '" + key + "' (expected lowercase hex digits)");
 }
 
-// Env::WriteFileAtomic names its temp files "<entry>.tmp.<pid>.<n>".
-bool IsTempName(std::string_view name) {
-  return name.find(std::string(kEntrySuffix) + ".tmp.") != std::string_view::npos;
+// Env::WriteFileAtomic names its temp files "<file>.tmp.<pid>.<n>".
+bool IsTempName(std::string_view name, std::string_view suffix = kEntrySuffix) {
+  return name.find(std::string(suffix) + ".tmp.") != std::string_view::npos;
 }
 bool IsEntryName(std::string_view name) { return name.ends_with(kEntrySuffix) && !IsTempName(name); }
+
+// Removes `path` unless another process already did.
+Status RemoveIfPresent(Env* env, const std::string& path) {
+  if (!env->RemoveFile(path).ok() && env->Exists(path)) return Status::Io("gc: cannot remove " + path);
+  return Status::Ok();
+}
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -48,6 +57,10 @@ Cache::Cache(std::string dir, const Registry* registry, Env* env)
 
 std::string Cache::PathOf(const std::string& key) const {
   return JoinPath(JoinPath(dir_, key.substr(0, 2)), key + std::string(kEntrySuffix));
+}
+
+std::string Cache::HistoryPathOf(const std::string& run_id) const {
+  return JoinPath(JoinPath(dir_, kHistoryDir), run_id + std::string(kHistorySuffix));
 }
 
 Result<std::optional<CacheEntry>> Cache::Load(const std::string& key) const {
@@ -77,6 +90,23 @@ Status Cache::Remove(const std::string& key) {
   std::string path = PathOf(key);
   if (!env_->Exists(path)) return Status::Ok();
   return env_->RemoveFile(path);
+}
+
+Result<std::optional<RunHistory>> Cache::LoadRunHistory(const std::string& run_id) const {
+  SEQFLOW_RETURN_IF_ERROR(CheckKey(run_id));
+  const std::string path = HistoryPathOf(run_id);
+  if (!env_->Exists(path)) return std::optional<RunHistory>();
+  SEQFLOW_ASSIGN_OR_RETURN(std::string bytes, env_->ReadFile(path));
+  Result<RunHistory> history = DecodeRunHistory(bytes);
+  if (!history.ok()) return Status::Corruption("corrupt run history " + path + ": " + history.status().message());
+  return std::optional<RunHistory>(std::move(history).value());
+}
+
+Status Cache::StoreRunHistory(const std::string& run_id, const RunHistory& history) {
+  SEQFLOW_RETURN_IF_ERROR(CheckKey(run_id));
+  const std::string path = HistoryPathOf(run_id);
+  SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(DirName(path)));
+  return env_->WriteFileAtomic(path, EncodeRunHistory(history));
 }
 
 // Calls `visit(path, name)` for every file in the two-level layout <dir>/<xx>/<file>, temp files
@@ -117,22 +147,51 @@ Result<std::vector<CacheListing>> Cache::List() const {
   return out;
 }
 
-Result<int> Cache::Gc(double keep_days) {
+Result<GcCounts> Cache::Gc(double keep_days) {
   if (!(keep_days >= 0)) return Status::Invalid("gc: keep_days must be >= 0");
   const int64_t now = NowNs();
-  const int64_t entry_cutoff = now - static_cast<int64_t>(keep_days * 86400.0 * 1e9);
-  int removed = 0;
+  const int64_t cutoff = now - static_cast<int64_t>(keep_days * 86400.0 * 1e9);
+  GcCounts counts;
   auto visit = [&](const std::string& path, const std::string& name) {
     bool temp = IsTempName(name);
     if (!temp && !IsEntryName(name)) return Status::Ok();
     Result<FileStat> st = env_->Stat(path);
     if (!st.ok()) return Status::Ok();  // removed meanwhile
-    if (st->mtime_ns >= (temp ? now - kStaleTempNs : entry_cutoff)) return Status::Ok();
-    if (!env_->RemoveFile(path).ok() && env_->Exists(path)) return Status::Io("gc: cannot remove " + path);
-    if (!temp) ++removed;
+    if (st->mtime_ns >= (temp ? now - kStaleTempNs : cutoff)) return Status::Ok();
+    SEQFLOW_RETURN_IF_ERROR(RemoveIfPresent(env_, path));
+    if (!temp) ++counts.entries;
     return Status::Ok();
   };
   SEQFLOW_RETURN_IF_ERROR(ForEachFile(env_, dir_, visit));
+  SEQFLOW_ASSIGN_OR_RETURN(counts.histories, GcRunHistories(cutoff));
+  return counts;
+}
+
+Result<int> Cache::GcRunHistories(int64_t cutoff_ns) {
+  const std::string dir = JoinPath(dir_, kHistoryDir);
+  if (!env_->Exists(dir)) return 0;
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDir(dir));
+  int removed = 0;
+  for (const std::string& name : names) {
+    const std::string path = JoinPath(dir, name);
+    Result<FileStat> st = env_->Stat(path);
+    if (!st.ok() || st->is_dir) continue;  // removed meanwhile, or not ours
+    bool prune;
+    if (IsTempName(name, kHistorySuffix)) {
+      prune = st->mtime_ns < NowNs() - kStaleTempNs;
+    } else if (st->mtime_ns < cutoff_ns) {
+      prune = true;
+    } else {
+      Result<std::string> bytes = env_->ReadFile(path);
+      if (!bytes.ok()) continue;  // removed meanwhile
+      Result<RunHistory> history = DecodeRunHistory(*bytes);
+      prune = !history.ok() || std::none_of(history->nodes.begin(), history->nodes.end(),
+                                            [&](const auto& node) { return Contains(node.second.key); });
+    }
+    if (!prune) continue;
+    SEQFLOW_RETURN_IF_ERROR(RemoveIfPresent(env_, path));
+    removed += !IsTempName(name, kHistorySuffix);
+  }
   return removed;
 }
 

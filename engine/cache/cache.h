@@ -8,6 +8,18 @@
 // a whole one; every load verifies magic, version, length and checksum, and a bad entry is
 // reported as Corruption (the caller recomputes and overwrites it). Concurrent runs on one
 // directory are safe: writers of the same key publish identical bytes by rename.
+//
+// Run history <dir>/runs/<run id>.sfr (run_history.h): what `seqflow plan` compares a pipeline
+// with — the keys and key parts of the last run of each (pipeline, ablation), rewritten by every
+// run. Published and verified like an entry.
+//
+// gc --keep-days N removes
+//   - entries not used (loaded or stored) for N days,
+//   - run histories not rewritten for N days (the run was not repeated since), or none of whose
+//     entries is left after that (nothing of the run is cached, so there is nothing a plan could
+//     reuse), or that cannot be read (damaged, or written by an older seqflow),
+//   - temporary files older than an hour (their writer died: no write takes that long).
+// Every file goes through the Env.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
@@ -22,6 +34,7 @@
 #include "engine/api/registry.h"
 #include "engine/base/env.h"
 #include "engine/base/status.h"
+#include "engine/cache/run_history.h"
 
 namespace seqflow {
 
@@ -31,6 +44,11 @@ struct CacheEntry {
   double seconds = 0;  // compute time when it was made
   std::map<std::string, double> metrics;
   std::vector<std::pair<std::string, std::string>> attachments;  // suffix -> content
+};
+
+struct GcCounts {
+  int entries = 0;    // cache entries removed
+  int histories = 0;  // run histories removed
 };
 
 struct CacheListing {
@@ -53,9 +71,14 @@ class Cache {
   Status Store(const std::string& key, const CacheEntry& entry);
   Status Remove(const std::string& key);
 
+  // The run history of `run_id` (hex digits naming a pipeline and ablation); nullopt when none
+  // is kept, Corruption naming the file for a damaged one.
+  Result<std::optional<RunHistory>> LoadRunHistory(const std::string& run_id) const;
+  Status StoreRunHistory(const std::string& run_id, const RunHistory& history);
+
   Result<std::vector<CacheListing>> List() const;
-  // Removes entries not used (loaded or stored) for `keep_days` days; returns how many.
-  Result<int> Gc(double keep_days);
+  // Removes what the rules above say, entries first; returns how many of each.
+  Result<GcCounts> Gc(double keep_days);
   // Removes every entry of `kind`; returns how many.
   Result<int> RemoveKind(const std::string& kind);
 
@@ -64,6 +87,9 @@ class Cache {
 
  private:
   std::string PathOf(const std::string& key) const;
+  std::string HistoryPathOf(const std::string& run_id) const;
+  // The history rules of Gc; `cutoff_ns` is the oldest mtime kept.
+  Result<int> GcRunHistories(int64_t cutoff_ns);
   std::string dir_;
   const Registry* registry_;
   Env* env_;

@@ -2,7 +2,6 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <exception>
 
 #include "engine/api/artifact.h"
 #include "engine/base/hash.h"
@@ -14,19 +13,6 @@ std::string Hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
   return buf;
-}
-
-// Runs a decoder that reports damage by throwing (ByteReader, artifact loaders) and turns what
-// it throws into Corruption, so a bad entry never escapes as an exception.
-template <class F>
-auto Guarded(const std::string& what, F&& decode) -> Result<decltype(decode())> {
-  try {
-    return decode();
-  } catch (const StatusError& e) {
-    return Status::Corruption(what + ": " + e.status().message());
-  } catch (const std::exception& e) {
-    return Status::Corruption(what + ": " + e.what());
-  }
 }
 
 }  // namespace
@@ -50,24 +36,26 @@ std::string EncodeEntry(const CacheEntry& entry) {
     payload.Str(content);
   }
   payload.Str(artifact.bytes());
+  return EncodeFrame(kEntryMagic, payload.bytes());
+}
 
+std::string EncodeFrame(std::string_view magic, std::string_view payload) {
   ByteWriter header;
   header.U32(kEntryFormatVersion);
-  header.U64(payload.bytes().size());
-  header.U64(Checksum64(payload.bytes()));
-  std::string file(kEntryMagic);
+  header.U64(payload.size());
+  header.U64(Checksum64(payload));
+  std::string file(magic);
   file += header.bytes();
-  file += payload.bytes();
+  file += payload;
   return file;
 }
 
-Result<std::string_view> DecodeFrame(std::string_view file) {
+Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic) {
   if (file.size() < kEntryHeaderSize)
     return Status::Corruption("truncated: " + std::to_string(file.size()) + " bytes, the header alone needs " +
                               std::to_string(kEntryHeaderSize));
-  if (file.substr(0, kEntryMagic.size()) != kEntryMagic)
-    return Status::Corruption("bad magic (not a seqflow cache entry)");
-  ByteReader header(file.substr(kEntryMagic.size(), kEntryHeaderSize - kEntryMagic.size()));
+  if (file.substr(0, magic.size()) != magic) return Status::Corruption("bad magic (not a seqflow cache file)");
+  ByteReader header(file.substr(magic.size(), kEntryHeaderSize - magic.size()));
   uint32_t version = header.U32();
   uint64_t length = header.U64();
   uint64_t checksum = header.U64();

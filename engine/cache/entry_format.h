@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -27,8 +28,24 @@ struct EntrySummary {
 
 // REQUIRES: entry.artifact != nullptr.
 std::string EncodeEntry(const CacheEntry& entry);
+// `payload` framed as above, with `magic` (8 bytes) in front: entries use kEntryMagic, the run
+// history (run_history.h) its own.
+std::string EncodeFrame(std::string_view magic, std::string_view payload);
 // Verifies magic, format version, length and checksum; returns the payload (a view into `file`).
-Result<std::string_view> DecodeFrame(std::string_view file);
+Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic = kEntryMagic);
+
+// Runs a decoder that reports damage by throwing (ByteReader, artifact loaders) and turns what
+// it throws into Corruption prefixed with `what`, so a bad file never escapes as an exception.
+template <class F>
+auto Guarded(const std::string& what, F&& decode) -> Result<decltype(decode())> {
+  try {
+    return decode();
+  } catch (const StatusError& e) {
+    return Status::Corruption(what + ": " + e.status().message());
+  } catch (const std::exception& e) {
+    return Status::Corruption(what + ": " + e.what());
+  }
+}
 // Frame plus payload, with the artifact loaded through `registry`.
 Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry);
 // Frame plus the kind and artifact type, without loading the artifact.

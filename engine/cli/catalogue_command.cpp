@@ -10,9 +10,28 @@
 namespace seqflow::cli {
 namespace {
 
+// The role and what the run record gets: "role evaluator; reports f1, accuracy; attaches
+// sentences.csv (sentence_counts)". Nothing for a kind that declares nothing.
+void PrintRecordSpec(const RecordSpec& spec) {
+  if (spec == RecordSpec{}) return;
+  std::string line = std::string("  role ") + NodeRoleName(spec.role);
+  auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (!spec.headline.empty()) line += "; reports " + join(spec.headline);
+  if (!spec.chosen_lambda.empty()) line += "; chosen λ in metric " + spec.chosen_lambda;
+  for (const AttachmentSpec& a : spec.attachments)
+    line += "; attaches " + a.suffix + " (" + AttachmentTypeName(a.type) +
+            (a.type == AttachmentType::kTable ? ": " + join(a.y) + " against " + a.x : std::string()) + ")";
+  std::printf("%s\n", line.c_str());
+}
+
 void PrintKind(const KindSpec& kind) {
   std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
+  PrintRecordSpec(kind.record);
   for (const auto& port : kind.inputs)
     std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), port.type.c_str(), port.list ? "[]" : "",
                 port.optional ? " (optional)" : "", port.doc.c_str());
@@ -69,12 +88,13 @@ int CacheLsCommand(const std::string& cache_dir) {
 
 int CacheGcCommand(const std::string& cache_dir, double keep_days) {
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
-  Result<int> removed = cache.Gc(keep_days);
+  Result<GcCounts> removed = cache.Gc(keep_days);
   if (!removed.ok()) {
     LogError(removed.status().ToString());
     return 1;
   }
-  std::printf("removed %d entries unused for %g days\n", *removed, keep_days);
+  std::printf("removed %d entries unused for %g days and %d stale run histories\n", removed->entries, keep_days,
+              removed->histories);
   return 0;
 }
 

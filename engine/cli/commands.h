@@ -21,7 +21,7 @@ struct ReportArgs {
   std::string dir;       // an --out DIR of `seqflow run`
   std::string md_file;   // default DIR/report.md
   std::string csv_file;  // default DIR/report.csv
-  bool plots = false;    // an SVG beside every DIR/**/*.path.csv
+  bool plots = false;    // an SVG beside every table the record's kinds declare (paths, traces)
   bool html = false;     // DIR/report.html: graph, tables, plots and node timings in one file
 };
 

@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   cache_cmd->add_option("--cache", cache_dir, "cache directory");
   cache_cmd->require_subcommand(1);
   cache_cmd->add_subcommand("ls", "list entries")->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
-  CLI::App* gc = cache_cmd->add_subcommand("gc", "remove entries unused for N days");
-  gc->add_option("--keep-days", keep_days, "keep entries used within this many days");
+  CLI::App* gc = cache_cmd->add_subcommand("gc", "remove entries unused for N days, and stale run histories");
+  gc->add_option("--keep-days", keep_days, "keep entries used (and run histories written) within this many days");
   gc->callback([&] { code = seqflow::cli::CacheGcCommand(cache_dir, keep_days); });
   CLI::App* rm = cache_cmd->add_subcommand("rm", "remove every entry of a kind");
   rm->add_option("kind", rm_kind, "node kind")->required();
@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("dir", report.dir, "the run's --out directory")->required();
   report_cmd->add_option("--md", report.md_file, "Markdown table file (default DIR/report.md)");
   report_cmd->add_option("--csv", report.csv_file, "CSV table file (default DIR/report.csv)");
-  report_cmd->add_flag("--plots", report.plots, "an SVG beside every DIR/**/*.path.csv");
+  report_cmd->add_flag("--plots", report.plots,
+                       "an SVG beside every path table and training trace, and learning curves");
   report_cmd->add_flag("--html", report.html, "DIR/report.html: graph, tables, plots and node times in one file");
   report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
 

@@ -1,66 +1,39 @@
 // `seqflow report DIR`: the comparison table of a run record on stdout, as Markdown and CSV
-// files, with --plots an SVG beside every homotopy path table and training trace, and with --html
-// DIR/report.html.
+// files, with --plots an SVG beside every table attachment the record's kinds declare (homotopy
+// paths, training traces) plus the learning curves, and with --html DIR/report.html.
 #include <cstdio>
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
 #include "engine/record/html_report.h"
 #include "engine/record/report.h"
+#include "engine/record/run_record.h"
 #include "engine/record/selection_markers.h"
 #include "engine/record/svg_plot.h"
 
 namespace seqflow::cli {
 namespace {
 
-constexpr std::string_view kPathSuffix = ".path.csv";
-constexpr std::string_view kObjectiveSuffix = ".objective.csv";
-
-bool EndsWith(const std::string& name, std::string_view suffix) {
-  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool IsPlottableCsv(const std::string& name) { return EndsWith(name, kPathSuffix) || EndsWith(name, kObjectiveSuffix); }
-
-// Every *.path.csv and *.objective.csv under `dir`, depth first in name order.
-Status FindPlottableCsvs(const std::string& dir, Env* env, std::vector<std::string>& found) {
-  Result<std::vector<std::string>> names = env->ListDir(dir);
-  if (!names.ok()) return names.status();
-  for (const std::string& name : *names) {
-    std::string path = JoinPath(dir, name);
-    Result<FileStat> stat = env->Stat(path);
-    if (!stat.ok()) return stat.status();
-    if (stat->is_dir) {
-      SEQFLOW_RETURN_IF_ERROR(FindPlottableCsvs(path, env, found));
-    } else if (IsPlottableCsv(name)) {
-      found.push_back(path);
-    }
+// The plot of a declared table attachment, titled by its path in the record
+// ("run-1/sweep.path.csv"); on a λ axis, with the λ each selector reading the node chose.
+Result<LinePlot> LoadPlot(const std::string& dir, const PipelineRecord& record, const DeclaredAttachment& table,
+                          Env* env) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string csv, env->ReadFile(JoinPath(dir, table.path)));
+  SEQFLOW_ASSIGN_OR_RETURN(LinePlot plot, TablePlot(csv, table.path, *table.spec));
+  if (table.spec->x_is_lambda) {
+    std::vector<PlotMarker> chosen = SelectionMarkers(record, table.run, table.node);
+    plot.markers.insert(plot.markers.end(), chosen.begin(), chosen.end());
   }
-  return Status::Ok();
-}
-
-// The plot of DIR/run-1/sweep.path.csv, titled "run-1/sweep.path.csv", with the λ each criterion
-// chose on it (or the plot of a training trace).
-Result<LinePlot> LoadPlot(const std::string& dir, const std::string& csv_path, Env* env) {
-  Result<std::string> csv = env->ReadFile(csv_path);
-  if (!csv.ok()) return csv.status();
-  const std::string title = csv_path.substr(dir.size() + (dir.back() == '/' ? 0 : 1));
-  if (EndsWith(csv_path, kObjectiveSuffix)) return ObjectiveCsvPlot(*csv, title);
-  Result<LinePlot> plot = PathCsvPlot(*csv, title);
-  Result<std::string> summary = env->ReadFile(JoinPath(dir, "summary.json"));
-  if (!plot.ok() || !summary.ok()) return plot;
-  const PathCsvOrigin origin = PathCsvOriginOf(title);
-  Result<std::vector<PlotMarker>> chosen = SelectionMarkers(*summary, origin.run, origin.node);
-  if (chosen.ok()) plot->markers.insert(plot->markers.end(), chosen->begin(), chosen->end());
   return plot;
 }
 
 // DIR/run-1/sweep.path.csv -> DIR/run-1/sweep.path.svg.
-Status WritePlot(const std::string& dir, const std::string& csv_path, Env* env) {
-  Result<LinePlot> plot = LoadPlot(dir, csv_path, env);
-  if (!plot.ok()) return plot.status();
-  std::string svg_path = csv_path.substr(0, csv_path.size() - 4) + ".svg";
-  SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(svg_path, RenderSvg(*plot)));
+Status WritePlot(const std::string& dir, const PipelineRecord& record, const DeclaredAttachment& table, Env* env) {
+  SEQFLOW_ASSIGN_OR_RETURN(LinePlot plot, LoadPlot(dir, record, table, env));
+  const std::string csv_path = JoinPath(dir, table.path);
+  const size_t dot = csv_path.rfind('.');
+  const std::string svg_path = (dot > csv_path.rfind('/') ? csv_path.substr(0, dot) : csv_path) + ".svg";
+  SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(svg_path, RenderSvg(plot)));
   LogInfo("wrote " + svg_path);
   return Status::Ok();
 }
@@ -80,65 +53,42 @@ bool WriteLearningCurves(const std::string& dir, const ReportTable& table, Env* 
 }
 
 // Returns false if any plot could not be written (each failure logged).
-bool WritePlots(const std::string& dir, const ReportTable& table, Env* env) {
-  bool curves = WriteLearningCurves(dir, table, env);
-  std::vector<std::string> csvs;
-  Status listed = FindPlottableCsvs(dir, env, csvs);
-  if (!listed.ok()) {
-    LogError(listed.ToString());
-    return false;
-  }
-  if (csvs.empty()) LogInfo("no *.path.csv or *.objective.csv under " + dir + ": no path or trace plots");
-  bool ok = curves;
-  for (const std::string& csv : csvs) {
-    Status written = WritePlot(dir, csv, env);
-    if (!written.ok()) LogError(csv + ": " + written.ToString()), ok = false;
+bool WritePlots(const std::string& dir, const PipelineRecord& record, const ReportTable& table, Env* env) {
+  bool ok = WriteLearningCurves(dir, table, env);
+  std::vector<DeclaredAttachment> tables = AttachmentsOf(record, AttachmentType::kTable);
+  if (tables.empty()) LogInfo("no node of " + dir + " attached a table to plot (a path or a training trace)");
+  for (const DeclaredAttachment& t : tables) {
+    Status written = WritePlot(dir, record, t, env);
+    if (!written.ok()) LogError(JoinPath(dir, t.path) + ": " + written.ToString()), ok = false;
   }
   return ok;
 }
 
-// The evaluators' sentences.csv files of a run record (DIR/*.sentences.csv and
-// DIR/run-*/*.sentences.csv), by path relative to DIR; unreadable ones are left out.
-SentenceFiles ReadSentenceFiles(const std::string& dir, Env* env) {
-  constexpr std::string_view kSuffix = ".sentences.csv";
+// The evaluators' per-sentence count files of the record, by path relative to DIR; unreadable
+// ones are left out (their rows get no p-value).
+SentenceFiles ReadSentenceFiles(const std::string& dir, const PipelineRecord& record, Env* env) {
   SentenceFiles files;
-  auto read_folder = [&](const std::string& sub) {
-    Result<std::vector<std::string>> names = env->ListDir(sub.empty() ? dir : JoinPath(dir, sub));
-    if (!names.ok()) return;
-    for (const std::string& name : *names) {
-      std::string rel = sub.empty() ? name : sub + "/" + name;
-      if (name.size() <= kSuffix.size() || name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-        continue;
-      if (Result<std::string> text = env->ReadFile(JoinPath(dir, rel)); text.ok()) files[rel] = *text;
-    }
-  };
-  read_folder("");
-  Result<std::vector<std::string>> names = env->ListDir(dir);
-  if (names.ok())
-    for (const std::string& name : *names)
-      if (name.rfind("run-", 0) == 0) read_folder(name);
+  for (const DeclaredAttachment& a : AttachmentsOf(record, AttachmentType::kSentenceCounts))
+    if (Result<std::string> text = env->ReadFile(JoinPath(dir, a.path)); text.ok()) files[a.path] = *text;
   return files;
 }
 
-// DIR/report.html with the plots of every path table and training trace. Returns false if the page or any plot
-// could not be made (each failure logged; the page is written without that plot).
-bool WriteHtml(const std::string& dir, const std::string& summary, const ReportTable& table, Env* env) {
-  std::vector<std::string> csvs;
-  Status listed = FindPlottableCsvs(dir, env, csvs);
-  if (!listed.ok()) LogError(listed.ToString());
-  bool ok = listed.ok();
+// DIR/report.html with the plots of every table attachment. Returns false if the page or any
+// plot could not be made (each failure logged; the page is written without that plot).
+bool WriteHtml(const std::string& dir, const PipelineRecord& record, const ReportTable& table,
+               const SentenceFiles& sentences, Env* env) {
+  bool ok = true;
   std::vector<HtmlPlot> plots;
   for (const LinePlot& curve : LearningCurvePlots(table)) plots.push_back({curve.title, RenderSvg(curve)});
-  for (const std::string& csv : csvs) {
-    Result<LinePlot> plot = LoadPlot(dir, csv, env);
+  for (const DeclaredAttachment& t : AttachmentsOf(record, AttachmentType::kTable)) {
+    Result<LinePlot> plot = LoadPlot(dir, record, t, env);
     if (plot.ok())
       plots.push_back({plot->title, RenderSvg(*plot)});
     else
-      LogError(csv + ": " + plot.status().ToString()), ok = false;
+      LogError(JoinPath(dir, t.path) + ": " + plot.status().ToString()), ok = false;
   }
-  Result<std::string> html = RenderHtmlReport(summary, plots, ReadSentenceFiles(dir, env));
   std::string path = JoinPath(dir, "report.html");
-  Status written = html.ok() ? env->WriteFileAtomic(path, *html) : html.status();
+  Status written = env->WriteFileAtomic(path, RenderHtmlReport(record, plots, sentences));
   if (!written.ok()) {
     LogError(path + ": " + written.ToString());
     return false;
@@ -151,30 +101,28 @@ bool WriteHtml(const std::string& dir, const std::string& summary, const ReportT
 
 int ReportCommand(const ReportArgs& args) {
   Env* env = Env::Default();
-  std::string summary_path = JoinPath(args.dir, "summary.json");
-  Result<std::string> summary = env->ReadFile(summary_path);
-  if (!summary.ok()) {
-    LogError(summary.status().ToString() + " (is " + args.dir + " the --out DIR of `seqflow run`?)");
+  Result<PipelineRecord> record = ReadRunRecord(args.dir, env);
+  if (!record.ok()) {
+    const bool unreadable = record.status().code() != StatusCode::kInvalid;
+    LogError(record.status().ToString() +
+             (unreadable ? " (is " + args.dir + " the --out DIR of `seqflow run`?)" : std::string()));
     return 2;
   }
-  Result<ReportTable> table = BuildReport(*summary, ReadSentenceFiles(args.dir, env));
-  if (!table.ok()) {
-    LogError(summary_path + ": " + table.status().ToString());
-    return 2;
-  }
-  std::printf("%s", RenderText(*table).c_str());
+  const SentenceFiles sentences = ReadSentenceFiles(args.dir, *record, env);
+  const ReportTable table = BuildReport(*record, sentences);
+  std::printf("%s", RenderText(table).c_str());
   std::fflush(stdout);
   std::string md = args.md_file.empty() ? JoinPath(args.dir, "report.md") : args.md_file;
   std::string csv = args.csv_file.empty() ? JoinPath(args.dir, "report.csv") : args.csv_file;
-  for (const auto& [path, text] : {std::pair{md, RenderMarkdown(*table)}, std::pair{csv, RenderCsv(*table)}}) {
+  for (const auto& [path, text] : {std::pair{md, RenderMarkdown(table)}, std::pair{csv, RenderCsv(table)}}) {
     Status written = env->WriteFileAtomic(path, text);
     if (!written.ok()) {
       LogError(written.ToString());
       return 1;
     }
   }
-  bool ok = !args.plots || WritePlots(args.dir, *table, env);
-  if (args.html) ok = WriteHtml(args.dir, *summary, *table, env) && ok;
+  bool ok = !args.plots || WritePlots(args.dir, *record, table, env);
+  if (args.html) ok = WriteHtml(args.dir, *record, table, sentences, env) && ok;
   return ok ? 0 : 1;
 }
 

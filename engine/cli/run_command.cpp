@@ -51,17 +51,21 @@ std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix)
   };
 }
 
-// The headline metrics of the evaluators, one line per evaluator, on stdout.
+// The headline metrics of the evaluators (the kinds the record declares so), one line per
+// evaluator in pipeline order, on stdout.
 void PrintResults(const PipelineRecord& record) {
-  static const char* const kHeadline[] = {"f1", "precision", "recall", "accuracy", "sentence_accuracy"};
-  for (const auto& run : record.runs) {
-    if (record.runs.size() > 1) std::printf("%s\n", AblationLabel(run.ablation).c_str());
-    for (const auto& node : run.result.nodes) {
-      if (node.kind.rfind("eval.", 0) != 0 || node.status == NodeStatus::kFailed ||
+  for (const RunRecord& run : record.runs) {
+    if (record.runs.size() > 1) std::printf("%s\n", SettingLabel(run.ablation).c_str());
+    for (const GraphShape::Node& shape : run.graph.nodes) {
+      auto found = run.nodes.find(shape.name);
+      if (found == run.nodes.end()) continue;
+      const NodeRecord& node = found->second;
+      const RecordSpec& declared = record.Declared(node.kind);
+      if (declared.role != NodeRole::kEvaluator || node.status == NodeStatus::kFailed ||
           node.status == NodeStatus::kSkipped)
         continue;
-      std::string line = fmt::format("  {:<16}", node.name);
-      for (const char* name : kHeadline) {
+      std::string line = fmt::format("  {:<16}", shape.name);
+      for (const std::string& name : declared.headline) {
         auto it = node.metrics.find(name);
         if (it != node.metrics.end()) line += fmt::format(" {}={:.4f}", name, it->second);
       }
@@ -79,12 +83,12 @@ int RunCommand(const RunArgs& args) {
   FileHasher hasher(env);
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
-  std::string cache_dir = CacheDir(args.cache_dir);
-  Cache cache(cache_dir, &TheRegistry(), env);
+  Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   std::vector<const Dag*> dags;
   for (const PlannedRun& run : pipeline->runs) dags.push_back(&run.dag);
   ArtifactMemo memo(dags);  // holds an artifact only while a run still to finish uses it
   PipelineRecord record;
+  std::vector<RunResult> results;  // results[i] holds the attachments of record.runs[i]
   record.pipeline = pipeline->name;
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
@@ -102,14 +106,15 @@ int RunCommand(const RunArgs& args) {
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);
     ok = ok && result.ok();
-    Status saved = SaveRunKeyParts(cache_dir, RunId(pipeline->name, run.variant.assignment), run.dag, env);
+    Status saved = cache.StoreRunHistory(RunId(pipeline->name, run.variant.assignment), HistoryOf(run.dag));
     if (!saved.ok()) LogWarning("cannot record the run's keys for `seqflow plan`: " + saved.ToString());
-    record.runs.push_back({run.variant.assignment, run.variant.axes, std::move(result), ShapeOf(run.dag)});
+    AppendRun(record, run.dag, result, run.variant.assignment, run.variant.axes);
+    results.push_back(std::move(result));
   }
   live.reset();
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {
-    Status written = WriteRunRecord(args.out_dir, record, env);
+    Status written = WriteRunRecord(args.out_dir, record, results, env);
     if (!written.ok()) {
       LogError(written.ToString());
       return 1;
@@ -117,8 +122,8 @@ int RunCommand(const RunArgs& args) {
   }
   PrintResults(record);
   if (!ok) {
-    for (const auto& run : record.runs)
-      if (!run.result.ok()) LogError(run.result.FirstError().ToString());
+    for (const RunResult& result : results)
+      if (!result.ok()) LogError(result.FirstError().ToString());
     return 1;
   }
   return 0;

@@ -47,11 +47,4 @@ std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, Fi
 
 std::string CacheDir(const std::string& flag) { return flag.empty() ? Cache::DefaultDir() : flag; }
 
-std::string AblationLabel(const std::map<std::string, std::string>& assignment) {
-  if (assignment.empty()) return "base";
-  std::string out;
-  for (const auto& [k, v] : assignment) out += (out.empty() ? "" : ", ") + k + "=" + v;
-  return out;
-}
-
 }  // namespace seqflow::cli

@@ -42,7 +42,4 @@ std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, Fi
 // --cache DIR, else $SEQFLOW_CACHE, else .seqflow/cache in the working directory.
 std::string CacheDir(const std::string& flag);
 
-// "predicted.kind=decode.sms, model.criterion=min_eig", or "base" for no ablation.
-std::string AblationLabel(const std::map<std::string, std::string>& assignment);
-
 }  // namespace seqflow::cli

@@ -1,18 +1,14 @@
 #include "engine/record/html_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/base/xml.h"
-#include "engine/record/report.h"
-#include "engine/record/summary.h"
 
 namespace seqflow {
 namespace {
-
-using Json = nlohmann::json;
 
 // The policy forbids scripts and every fetch, so the page provably works offline.
 constexpr char kHead[] = R"(<!DOCTYPE html>
@@ -52,30 +48,10 @@ std::string CellText(const ReportCell& cell, size_t row_runs) {
   return s + PValueText(cell);
 }
 
-// run["nodes"], or an empty object; a reference into `run`, so it may be iterated (value()
-// returns a temporary, which a range-for over its items() would outlive).
-const Json& NodesOf(const Json& run) {
-  static const Json kEmpty = Json::object();
-  auto it = run.find("nodes");
-  return it != run.end() && it->is_object() ? *it : kEmpty;
-}
+// "12.345 s", or "" for a time that was not finite.
+std::string Seconds(double seconds, int digits) { return std::isfinite(seconds) ? Fixed(seconds, digits) + " s" : ""; }
 
-// A field shown as text: strings as they are, other values as JSON, absent as `fallback`.
-std::string TextOf(const Json& j, const char* key, const std::string& fallback) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-std::string RunLabel(const Json& run) {
-  const Json& axes = run.value("axes", Json::object());
-  const Json& assignment = axes.is_object() && !axes.empty() ? axes : run.value("ablation", Json::object());
-  std::string label;
-  if (assignment.is_object())
-    for (const auto& [k, v] : assignment.items())
-      label += (label.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-  return label.empty() ? "base" : label;
-}
+std::string RunLabel(const RunRecord& run) { return SettingLabel(run.axes.empty() ? run.ablation : run.axes); }
 
 // Runs whose graphs have the same nodes and edges, drawn once; kinds[i] lists every kind node
 // i takes in those runs.
@@ -162,72 +138,63 @@ std::string PlotSection(const std::vector<HtmlPlot>& plots) {
 }
 
 // Node names in the first recorded graph's (topological) order, then any others by name.
-std::vector<std::string> NodeOrder(const Json& runs, const std::vector<GraphShape>& graphs) {
+std::vector<std::string> NodeOrder(const PipelineRecord& record) {
   std::vector<std::string> order;
-  for (const GraphShape& g : graphs)
-    if (!g.nodes.empty() && order.empty())
-      for (const auto& node : g.nodes) order.push_back(node.name);
+  for (const RunRecord& run : record.runs)
+    if (!run.graph.nodes.empty() && order.empty())
+      for (const auto& node : run.graph.nodes) order.push_back(node.name);
   std::set<std::string> listed(order.begin(), order.end());
-  for (const Json& run : runs)
-    for (const auto& [name, node] : NodesOf(run).items())
+  for (const RunRecord& run : record.runs)
+    for (const auto& [name, node] : run.nodes)
       if (listed.insert(name).second) order.push_back(name);
   return order;
 }
 
-std::string NodeCell(const Json& nodes, const std::string& name) {
-  if (!nodes.contains(name)) return "<td class=\"skipped\">–</td>";
-  const Json& node = nodes[name];
-  std::string status = TextOf(node, "status", "unknown");
-  std::string title = TextOf(node, "kind", "");
-  if (node.contains("error")) title += ": " + TextOf(node, "error", "");
-  const Json& seconds = node.value("seconds", Json());
-  std::string time = seconds.is_number() ? Fixed(seconds.get<double>(), 3) + " s" : "";
+std::string NodeCell(const RunRecord& run, const std::string& name) {
+  auto found = run.nodes.find(name);
+  if (found == run.nodes.end()) return "<td class=\"skipped\">–</td>";
+  const NodeRecord& node = found->second;
+  const std::string status = NodeStatusName(node.status);
+  const std::string title = node.kind + (node.error.empty() ? "" : ": " + node.error);
   return "<td class=\"num " + XmlEscape(status) + "\" title=\"" + XmlEscape(title) + "\">" + XmlEscape(status) +
-         "<br><small>" + time + "</small></td>";
+         "<br><small>" + Seconds(node.seconds, 3) + "</small></td>";
 }
 
-std::string NodesSection(const Json& runs, const std::vector<GraphShape>& graphs) {
+std::string NodesSection(const PipelineRecord& record) {
   std::string out =
       "<section id=\"nodes\">\n<h2>Nodes</h2>\n<p class=\"note\">Per run: computed, or cached (loaded from the "
       "cache or shared with an earlier run), and the node's wall time.</p>\n<div class=\"scroll\"><table "
       "class=\"nodes\">\n<tr><th>node</th>";
-  for (size_t r = 0; r < runs.size(); ++r)
-    out += "<th>run " + std::to_string(r + 1) + "<br><small>" + XmlEscape(RunLabel(runs[r])) + "</small></th>";
+  for (size_t r = 0; r < record.runs.size(); ++r)
+    out += "<th>run " + std::to_string(r + 1) + "<br><small>" + XmlEscape(RunLabel(record.runs[r])) + "</small></th>";
   out += "</tr>\n";
-  for (const std::string& name : NodeOrder(runs, graphs)) {
+  for (const std::string& name : NodeOrder(record)) {
     out += "<tr><td>" + XmlEscape(name) + "</td>";
-    for (const Json& run : runs) out += NodeCell(NodesOf(run), name);
+    for (const RunRecord& run : record.runs) out += NodeCell(run, name);
     out += "</tr>\n";
   }
   out += "<tr><th>run total</th>";
-  for (const Json& run : runs) {
-    const Json& seconds = run.value("seconds", Json());
-    out += "<th class=\"num\">" + (seconds.is_number() ? Fixed(seconds.get<double>(), 3) + " s" : "") + "</th>";
-  }
+  for (const RunRecord& run : record.runs) out += "<th class=\"num\">" + Seconds(run.seconds, 3) + "</th>";
   return out + "</tr>\n</table></div>\n</section>\n";
 }
 
-std::string Header(const ReportTable& table, const Json& summary) {
-  const Json& seconds = summary.value("seconds", Json());
-  std::string meta = std::to_string(table.runs) + (table.runs == 1 ? " run" : " runs");
-  if (seconds.is_number()) meta += " · " + Fixed(seconds.get<double>(), 1) + " s wall time";
-  std::string name = XmlEscape(table.pipeline);
+std::string Header(const PipelineRecord& record) {
+  std::string meta = std::to_string(record.runs.size()) + (record.runs.size() == 1 ? " run" : " runs");
+  if (std::isfinite(record.seconds)) meta += " · " + Fixed(record.seconds, 1) + " s wall time";
+  std::string name = XmlEscape(record.pipeline);
   return "<title>seqflow report: " + name + "</title>\n</head>\n<body>\n<h1>" + name + "</h1>\n<p class=\"meta\">" +
          meta + " · seqflow run record</p>\n";
 }
 
 }  // namespace
 
-Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots,
-                                     const SentenceFiles& sentences) {
-  Result<ReportTable> table = BuildReport(summary_json, sentences);
-  if (!table.ok()) return table.status();
-  Result<std::vector<GraphShape>> graphs = RunGraphs(summary_json);
-  if (!graphs.ok()) return graphs.status();
-  Json summary = Json::parse(summary_json);
-  const Json& runs = summary["runs"];
-  std::string out = kHead + Header(*table, summary);
-  out += GraphSection(*graphs) + CompareSection(*table) + PlotSection(plots) + NodesSection(runs, *graphs);
+std::string RenderHtmlReport(const PipelineRecord& record, const std::vector<HtmlPlot>& plots,
+                             const SentenceFiles& sentences) {
+  std::vector<GraphShape> graphs;
+  for (const RunRecord& run : record.runs) graphs.push_back(run.graph);
+  std::string out = kHead + Header(record);
+  out +=
+      GraphSection(graphs) + CompareSection(BuildReport(record, sentences)) + PlotSection(plots) + NodesSection(record);
   return out + "</body>\n</html>\n";
 }
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
 #include "engine/record/report.h"
+#include "engine/record/run_record.h"
 
 namespace seqflow {
 
@@ -23,10 +23,9 @@ struct HtmlPlot {
   std::string svg;    // an SVG document from RenderSvg, embedded verbatim (trusted)
 };
 
-// The page for summary.json text and its plots; with the evaluators' sentence files the table
-// cells carry paired p-values as in the text report. kInvalid when the summary is not a run
-// record (see BuildReport and RunGraphs).
-Result<std::string> RenderHtmlReport(std::string_view summary_json, const std::vector<HtmlPlot>& plots,
-                                     const SentenceFiles& sentences = {});
+// The page for a run record and its plots; with the evaluators' sentence files the table cells
+// carry paired p-values as in the text report.
+std::string RenderHtmlReport(const PipelineRecord& record, const std::vector<HtmlPlot>& plots,
+                             const SentenceFiles& sentences = {});
 
 }  // namespace seqflow

@@ -1,17 +1,15 @@
 #include "engine/record/plan_explain.h"
 
-#include <nlohmann/json.hpp>
-
 #include "engine/base/hash.h"
 
 namespace seqflow {
 namespace {
 
-std::string RunsDir(const std::string& cache_dir) { return JoinPath(cache_dir, "runs"); }
-
 std::string Shorten(const std::string& s) { return s.size() > 60 ? s.substr(0, 57) + "..." : s; }
 
 // The first differing part, described; "" when all parts are equal.
+using KeyParts = std::map<std::string, std::string>;  // DagNode::key_parts
+
 PlanLine Diff(const KeyParts& now, const KeyParts& before) {
   PlanLine line;
   auto value = [](const KeyParts& parts, const std::string& name) {
@@ -79,41 +77,26 @@ std::string RunId(const std::string& pipeline, const std::map<std::string, std::
   return h.HexDigest();
 }
 
-RunKeyParts LoadRunKeyParts(const std::string& cache_dir, const std::string& run_id, Env* env) {
-  Result<std::string> text = env->ReadFile(JoinPath(RunsDir(cache_dir), run_id + ".json"));
-  if (!text.ok()) return {};
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return {};
-  RunKeyParts parts;
-  for (const auto& [node, kv] : j.items()) {
-    if (!kv.is_object()) continue;
-    for (const auto& [k, v] : kv.items())
-      if (v.is_string()) parts[node][k] = v.get<std::string>();
-  }
-  return parts;
+RunHistory HistoryOf(const Dag& dag) {
+  RunHistory history;
+  for (const DagNode& node : dag.nodes) history.nodes[node.name] = {node.key, node.key_parts};
+  return history;
 }
 
-Status SaveRunKeyParts(const std::string& cache_dir, const std::string& run_id, const Dag& dag, Env* env) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& node : dag.nodes) j[node.name] = node.key_parts;
-  SEQFLOW_RETURN_IF_ERROR(env->CreateDirs(RunsDir(cache_dir)));
-  return env->WriteFileAtomic(JoinPath(RunsDir(cache_dir), run_id + ".json"), j.dump(1));
-}
-
-std::vector<PlanLine> ExplainPlan(const Dag& dag, const Cache& cache, const RunKeyParts& last,
+std::vector<PlanLine> ExplainPlan(const Dag& dag, const Cache& cache, const RunHistory& last,
                                   const std::set<std::string>& force) {
   std::set<int> forced = ForcedNodes(dag, force);
   std::vector<PlanLine> lines;
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
     PlanLine line;
-    auto before = last.find(node.name);
+    auto before = last.nodes.find(node.name);
     if (forced.count(static_cast<int>(i))) {
       line.reason = PlanReason::kForced;
     } else if (cache.Contains(node.key)) {
       line.reason = PlanReason::kCached;
-    } else if (before != last.end()) {
-      line = Diff(node.key_parts, before->second);
+    } else if (before != last.nodes.end()) {
+      line = Diff(node.key_parts, before->second.parts);
     }
     line.node = node.name;
     line.kind = node.kind->name;

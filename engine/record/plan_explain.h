@@ -1,9 +1,10 @@
 // Why each node of a run would be computed: `seqflow plan` (DESIGN §6, §11).
 //
-// After every run, the key parts of its nodes (kind@version, canonical parameters, file hashes,
-// input keys) are saved under <cache>/runs/<id>.json, id = hash(pipeline name, ablation). The
-// next plan compares the current parts with those and names the difference: the parameter with
-// its old and new value, the file, the input, or the kind.
+// After every run, the keys and key parts of its nodes (kind@version, canonical parameters, file
+// hashes, input keys) are kept in the cache as the run's history (Cache::StoreRunHistory), under
+// id = hash(pipeline name, ablation). The next plan compares the current parts with those and
+// names the difference: the parameter with its old and new value, the file, the input, or the
+// kind.
 #pragma once
 
 #include <map>
@@ -11,14 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/env.h"
 #include "engine/cache/cache.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
-
-using KeyParts = std::map<std::string, std::string>;         // DagNode::key_parts
-using RunKeyParts = std::map<std::string, KeyParts>;          // node name -> parts
 
 enum class PlanReason { kCached, kNew, kKindChanged, kParamsChanged, kFileChanged, kInputChanged, kMissing, kForced };
 const char* PlanReasonName(PlanReason r);  // "cached", "new", "kind changed", ...
@@ -32,12 +29,12 @@ struct PlanLine {
 };
 
 std::string RunId(const std::string& pipeline, const std::map<std::string, std::string>& ablation);
-// Empty when no run was recorded yet.
-RunKeyParts LoadRunKeyParts(const std::string& cache_dir, const std::string& run_id, Env* env);
-Status SaveRunKeyParts(const std::string& cache_dir, const std::string& run_id, const Dag& dag, Env* env);
+// The history Cache::StoreRunHistory keeps of a run of `dag`.
+RunHistory HistoryOf(const Dag& dag);
 
-// `force` names nodes whose descendants are forced too.
-std::vector<PlanLine> ExplainPlan(const Dag& dag, const Cache& cache, const RunKeyParts& last,
+// `last` is the history of the previous run (empty when there was none); `force` names nodes
+// whose descendants are forced too.
+std::vector<PlanLine> ExplainPlan(const Dag& dag, const Cache& cache, const RunHistory& last,
                                   const std::set<std::string>& force);
 
 }  // namespace seqflow

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/record/report_significance.h"
@@ -12,20 +11,11 @@
 namespace seqflow {
 namespace {
 
-using Json = nlohmann::json;
-
 constexpr size_t kMaxLabelWidth = 40;
 constexpr size_t kGap = 2;  // spaces between text columns
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string Label(const std::map<std::string, std::string>& assignment) {
-  if (assignment.empty()) return "base";
-  std::string out;
-  for (const auto& [k, v] : assignment) out += (out.empty() ? "" : ", ") + k + "=" + v;
-  return out;
 }
 
 struct RunGroup {
@@ -36,50 +26,46 @@ struct RunGroup {
 // The run's axis values (or, in records without axes, its NODE.FIELD assignment) without the
 // repetition keys — the record's `repeat_axis` when it names one, else IsRepetitionKey — whose
 // values identify the repetition.
-RunGroup GroupOf(const Json& run, const std::string& repeat_axis) {
+RunGroup GroupOf(const RunRecord& run, const std::string& repeat_axis) {
   std::map<std::string, std::string> kept, repeat;
-  auto axes = run.find("axes");
-  auto it = axes != run.end() && axes->is_object() && !axes->empty() ? axes : run.find("ablation");
-  if (it == run.end() || !it->is_object()) return {Label(kept), ""};
-  for (const auto& [k, v] : it->items()) {
+  for (const auto& [k, v] : run.axes.empty() ? run.ablation : run.axes) {
     bool repetition = repeat_axis.empty() ? IsRepetitionKey(k) : k == repeat_axis;
-    (repetition ? repeat : kept)[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    (repetition ? repeat : kept)[k] = v;
   }
-  return {Label(kept), Label(repeat)};
+  return {SettingLabel(kept), SettingLabel(repeat)};
 }
 
-const Json* Nodes(const Json& run) {
-  auto it = run.find("nodes");
-  return it != run.end() && it->is_object() ? &*it : nullptr;
+// The node's value of `metric` when its kind is a declared evaluator and the value is finite.
+std::optional<double> EvaluatorMetric(const PipelineRecord& record, const NodeRecord& node, const std::string& metric) {
+  if (record.Declared(node.kind).role != NodeRole::kEvaluator) return std::nullopt;
+  auto it = node.metrics.find(metric);
+  if (it == node.metrics.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->second;
 }
 
-// "<node>.<metric>" for every evaluator metric any run reports, nodes in name order.
-std::vector<std::string> Columns(const Json& runs) {
-  std::map<std::string, std::set<size_t>> found;  // node -> indices into kMetricOrder
-  for (const Json& run : runs) {
-    const Json* nodes = Nodes(run);
-    if (nodes == nullptr) continue;
-    for (const auto& [name, node] : nodes->items()) {
-      if (!node.is_object() || node.value("kind", "").rfind("eval.", 0) != 0) continue;
-      const Json& metrics = node.value("metrics", Json::object());
-      for (size_t m = 0; m < std::size(kMetricOrder); ++m)
-        if (metrics.contains(kMetricOrder[m]) && metrics[kMetricOrder[m]].is_number()) found[name].insert(m);
-    }
-  }
+// "<node>.<metric>" for every headline metric an evaluator reports in some run; nodes in name
+// order, metrics in the order their kinds' headlines list them.
+std::vector<std::string> Columns(const PipelineRecord& record) {
+  std::map<std::string, std::vector<std::string>> headlines;  // node -> its kinds' headlines, merged
+  std::set<std::pair<std::string, std::string>> reported;
+  for (const RunRecord& run : record.runs)
+    for (const auto& [name, node] : run.nodes)
+      for (const std::string& metric : record.Declared(node.kind).headline) {
+        std::vector<std::string>& list = headlines[name];
+        if (std::find(list.begin(), list.end(), metric) == list.end()) list.push_back(metric);
+        if (EvaluatorMetric(record, node, metric)) reported.insert({name, metric});
+      }
   std::vector<std::string> columns;
-  for (const auto& [node, metrics] : found)
-    for (size_t m : metrics) columns.push_back(node + "." + kMetricOrder[m]);
+  for (const auto& [node, metrics] : headlines)
+    for (const std::string& metric : metrics)
+      if (reported.count({node, metric})) columns.push_back(node + "." + metric);
   return columns;
 }
 
-std::optional<double> MetricOf(const Json& run, const std::string& column) {
-  const Json* nodes = Nodes(run);
-  size_t dot = column.rfind('.');
-  if (nodes == nullptr || !nodes->contains(column.substr(0, dot))) return std::nullopt;
-  const Json& metrics = (*nodes)[column.substr(0, dot)].value("metrics", Json::object());
-  auto it = metrics.find(column.substr(dot + 1));
-  if (it == metrics.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+std::optional<double> MetricOf(const PipelineRecord& record, const RunRecord& run, const std::string& column) {
+  auto [node, metric] = SplitColumn(column);
+  auto it = run.nodes.find(node);
+  return it == run.nodes.end() ? std::nullopt : EvaluatorMetric(record, it->second, metric);
 }
 
 std::optional<ReportCell> Summarise(const std::vector<double>& values) {
@@ -215,24 +201,22 @@ std::string PValueText(const ReportCell& cell) {
   return *cell.p < kSignificanceLevel ? s + "†" : s;
 }
 
-Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences,
-                                const SignificanceOptions& test) {
-  Json summary = Json::parse(summary_json, nullptr, /*allow_exceptions=*/false);
-  if (summary.is_discarded()) return Status::Invalid("summary.json is not valid JSON");
-  if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
-    return Status::Invalid("summary.json has no \"runs\" array");
-  const Json& runs = summary["runs"];
+std::pair<std::string, std::string> SplitColumn(const std::string& column) {
+  const size_t dot = column.find('.');
+  return {column.substr(0, dot), dot == std::string::npos ? "" : column.substr(dot + 1)};
+}
+
+ReportTable BuildReport(const PipelineRecord& record, const SentenceFiles& sentences, const SignificanceOptions& test) {
   ReportTable table;
-  table.pipeline = summary.value("pipeline", "");
-  table.runs = runs.size();
-  table.columns = Columns(runs);
+  table.pipeline = record.pipeline;
+  table.runs = record.runs.size();
+  table.columns = Columns(record);
   table.test = test;
-  const std::string repeat_axis = summary.value("repeat_axis", "");
   std::vector<std::vector<size_t>> members;  // row -> run indices
   std::vector<report::RowRepeats> repeats;   // row -> repeat id -> run index
   std::map<std::string, size_t> row_of;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    RunGroup group = GroupOf(runs[i], repeat_axis);
+  for (size_t i = 0; i < record.runs.size(); ++i) {
+    RunGroup group = GroupOf(record.runs[i], record.repeat_axis);
     auto [it, inserted] = row_of.emplace(group.label, table.rows.size());
     if (inserted)
       table.rows.push_back({group.label, 0, {}}), members.emplace_back(), repeats.emplace_back(std::in_place);
@@ -245,11 +229,11 @@ Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFil
     for (const std::string& column : table.columns) {
       std::vector<double> values;
       for (size_t i : members[r])
-        if (std::optional<double> v = MetricOf(runs[i], column)) values.push_back(*v);
+        if (std::optional<double> v = MetricOf(record, record.runs[i], column)) values.push_back(*v);
       table.rows[r].cells.push_back(Summarise(values));
     }
   MarkBest(table);
-  report::AddPValues(runs, repeats, sentences, table);
+  report::AddPValues(record, repeats, sentences, table);
   return table;
 }
 

@@ -1,4 +1,4 @@
-// The comparison table of a run record (DESIGN §7 `seqflow report`): summary.json text in, one
+// The comparison table of a run record (DESIGN §7 `seqflow report`): a PipelineRecord in, one
 // row per ablation setting and one column per evaluator metric out, rendered as aligned text,
 // Markdown or CSV. Pure: no files, no printing; the CLI reads and writes.
 //
@@ -7,18 +7,22 @@
 // deviation (n - 1 in the denominator) and n of each metric. summary.json keeps the ablation's
 // NODE.FIELD keys, not its axis names, so an axis named `repeat` is recognised through its
 // `.seed` fields, as pipelines/citations_criteria.yaml writes it.
-// Columns: "<node>.<metric>" for each node whose kind starts with "eval." and each metric of
-// kMetricOrder it reports, nodes in name order. All these metrics are higher-is-better; the
-// best mean of a column is marked when at least two rows have a value.
-// Significance: given the evaluators' per-sentence statistics (the sentences.csv attachments,
-// see significance.h), every other row of a column is compared with the column's best row by a
-// paired test (approximate randomization by default) on that column's metric. Runs pair up by
+// Columns: "<node>.<metric>" for each node whose kind the record declares an evaluator
+// (NodeRole::kEvaluator) and each of its kind's headline metrics that some run reports (a finite
+// number), nodes in name order, metrics in headline order. Node names hold no '.', so the first
+// '.' splits a column. Headline metrics are higher-is-better; the best mean of a column is
+// marked when at least two rows have a value.
+// Significance: given the evaluators' per-sentence statistics (their declared
+// AttachmentType::kSentenceCounts files, see significance.h), every other row of a column is
+// compared with the column's best row by a paired test (approximate randomization by default)
+// on that column's metric. Runs pair up by
 // repetition: the run of seed s of one row with the run of seed s of the other, and the test is
 // stratified by seed — its statistic is the mean over seeds, the number the table shows, and
 // sentences swap only with their counterpart of the same seed. A row gets no p-value when the
 // two rows do not have the same seeds, when a run's attachment is missing or unreadable, when
 // paired runs were scored on different test sets (their gold fingerprints differ), or when the
-// evaluator's statistics do not cover the metric.
+// evaluator's statistics do not cover the metric (the counts recompute the metrics that
+// significance.h's Statistic names: f1, precision, recall, accuracy).
 #pragma once
 
 #include <map>
@@ -27,8 +31,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/api/significance.h"
 #include "engine/base/status.h"
-#include "engine/record/significance.h"
+#include "engine/record/run_record.h"
 
 namespace seqflow {
 
@@ -58,21 +63,20 @@ struct ReportTable {
 // A significance level: p-values below it are marked.
 inline constexpr double kSignificanceLevel = 0.05;
 
-// The sentences.csv attachments of a record, by their path relative to the record's folder
-// (AttachmentPath in summary.h: "score.sentences.csv", "run-3/score.sentences.csv").
+// The per-sentence count files of a record, by their path relative to the record's folder
+// (DeclaredAttachment::path: "score.sentences.csv", "run-3/score.sentences.csv").
 using SentenceFiles = std::map<std::string, std::string>;
-
-// The metrics that become columns, in column order within a node.
-inline constexpr const char* kMetricOrder[] = {"f1", "precision", "recall", "accuracy"};
 
 // True for ablation keys that only repeat an experiment (see above).
 bool IsRepetitionKey(std::string_view key);
 
-// Parses summary.json text; p-values come from `sentences` (none when empty). Repetitions are
-// the values of the record's "repeat_axis" when it names one, else the repetition keys above.
-// Invalid JSON or a missing "runs" array is kInvalid.
-Result<ReportTable> BuildReport(std::string_view summary_json, const SentenceFiles& sentences = {},
-                                const SignificanceOptions& test = {});
+// "<node>.<metric>" split at its first '.'.
+std::pair<std::string, std::string> SplitColumn(const std::string& column);
+
+// p-values come from `sentences` (none when empty). Repetitions are the values of the record's
+// repeat_axis when it names one, else the repetition keys above.
+ReportTable BuildReport(const PipelineRecord& record, const SentenceFiles& sentences = {},
+                        const SignificanceOptions& test = {});
 
 // " p=0.012", " p<0.001", marked "†" below kSignificanceLevel; "" when the cell has no p-value.
 std::string PValueText(const ReportCell& cell);

@@ -2,31 +2,35 @@
 
 #include <tuple>
 
-#include "engine/record/summary.h"
-
 namespace seqflow::report {
 namespace {
 
-constexpr const char kSentencesSuffix[] = "sentences.csv";
-
-// The parsed sentences.csv of (run, node), memoised; null when missing or malformed.
+// The parsed per-sentence counts of (run, node), memoised; null when the node's kind declares
+// none or its file is missing or malformed.
 class StatsCache {
  public:
-  StatsCache(const SentenceFiles& files, size_t num_runs) : files_(files), num_runs_(num_runs) {}
+  StatsCache(const PipelineRecord& record, const SentenceFiles& files) : record_(record), files_(files) {}
 
   const SentenceStatsTable* Get(size_t run, const std::string& node) {
     auto [it, inserted] = parsed_.try_emplace({run, node});
-    if (inserted) {
-      auto file = files_.find(AttachmentPath(run, num_runs_, node, kSentencesSuffix));
-      if (file != files_.end())
-        if (Result<SentenceStatsTable> table = ParseSentenceStats(file->second); table.ok()) it->second = *table;
-    }
+    if (inserted) it->second = Parse(run, node);
     return it->second ? &*it->second : nullptr;
   }
 
  private:
+  std::optional<SentenceStatsTable> Parse(size_t run, const std::string& node) const {
+    auto found = record_.runs[run].nodes.find(node);
+    if (found == record_.runs[run].nodes.end()) return std::nullopt;
+    const AttachmentSpec* spec = record_.Declared(found->second.kind).FindAttachment(AttachmentType::kSentenceCounts);
+    if (spec == nullptr) return std::nullopt;
+    auto file = files_.find(AttachmentPath(run, record_.runs.size(), node, spec->suffix));
+    if (file == files_.end()) return std::nullopt;
+    Result<SentenceStatsTable> table = ParseSentenceStats(file->second);
+    return table.ok() ? std::optional(std::move(table).value()) : std::nullopt;
+  }
+
+  const PipelineRecord& record_;
   const SentenceFiles& files_;
-  size_t num_runs_;
   std::map<std::pair<size_t, std::string>, std::optional<SentenceStatsTable>> parsed_;
 };
 
@@ -66,16 +70,14 @@ std::optional<size_t> BestRow(const ReportTable& table, size_t column) {
 
 }  // namespace
 
-void AddPValues(const nlohmann::json& runs, const std::vector<RowRepeats>& rows, const SentenceFiles& files,
+void AddPValues(const PipelineRecord& record, const std::vector<RowRepeats>& rows, const SentenceFiles& files,
                 ReportTable& table) {
   if (files.empty()) return;
-  StatsCache cache(files, runs.size());
+  StatsCache cache(record, files);
   std::map<std::tuple<std::string, size_t, size_t>, std::optional<Tested>> tests;  // (node, best, row)
   for (size_t c = 0; c < table.columns.size(); ++c) {
-    const std::string& column = table.columns[c];
-    size_t dot = column.rfind('.');
-    std::string node = column.substr(0, dot);
-    std::optional<Statistic> statistic = StatisticNamed(column.substr(dot + 1));
+    auto [node, metric] = SplitColumn(table.columns[c]);
+    std::optional<Statistic> statistic = StatisticNamed(metric);
     std::optional<size_t> best = BestRow(table, c);
     if (!statistic || !best) continue;
     for (size_t r = 0; r < table.rows.size(); ++r) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +16,10 @@ namespace seqflow::report {
 using RowRepeats = std::optional<std::map<std::string, size_t>>;
 
 // Sets ReportCell::p of every cell that can be tested against its column's best row, and
-// table.has_p. `runs` is summary.json's "runs"; rows[r] describes table.rows[r].
+// table.has_p. A node's statistics are the file of its kind's declared kSentenceCounts
+// attachment; rows[r] describes table.rows[r].
 // REQUIRES: MarkBest has run; rows.size() == table.rows.size().
-void AddPValues(const nlohmann::json& runs, const std::vector<RowRepeats>& rows, const SentenceFiles& files,
+void AddPValues(const PipelineRecord& record, const std::vector<RowRepeats>& rows, const SentenceFiles& files,
                 ReportTable& table);
 
 }  // namespace seqflow::report

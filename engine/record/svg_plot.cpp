@@ -180,21 +180,34 @@ Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t 
     if (line.empty() || line == "\r") continue;
     std::vector<std::string> fields = SplitCsvLine(line);
     if (fields.size() != columns)
-      return Status::Invalid("path.csv line " + std::to_string(line_no) + ": " + std::to_string(fields.size()) +
+      return Status::Invalid("line " + std::to_string(line_no) + ": " + std::to_string(fields.size()) +
                              " fields, header has " + std::to_string(columns));
     rows.emplace_back();
     for (const std::string& field : fields) {
       char* stop = nullptr;
       double v = field.empty() ? std::nan("") : std::strtod(field.c_str(), &stop);
       if (!field.empty() && *stop != '\0')
-        return Status::Invalid("path.csv line " + std::to_string(line_no) + ": not a number: " + field);
+        return Status::Invalid("line " + std::to_string(line_no) + ": not a number: " + field);
       rows.back().push_back(v);
     }
   }
   return rows;
 }
 
-// A marker at the λ where the first series peaks: where the path is best on that metric.
+// The columns of `header` that `names` select: exact names, and "*SUFFIX" for every column
+// ending in SUFFIX (in header order); each column once.
+std::vector<std::string> Selected(const std::vector<std::string>& header, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& column) {
+    if (std::find(out.begin(), out.end(), column) == out.end()) out.push_back(column);
+  };
+  for (const std::string& name : names)
+    for (const std::string& column : header)
+      if (name.starts_with('*') ? EndsWith(column, std::string_view(name).substr(1)) : column == name) add(column);
+  return out;
+}
+
+// A marker at the x where the first series peaks: where the path is best on that metric.
 void MarkMaximum(LinePlot& plot) {
   const PlotSeries& first = plot.series.front();
   size_t best = first.y.size();
@@ -203,7 +216,7 @@ void MarkMaximum(LinePlot& plot) {
         (best == first.y.size() || first.y[i] > first.y[best]))
       best = i;
   if (best == first.y.size()) return;
-  plot.markers.push_back({first.x[best], "max " + first.name + " at λ=" + Num(first.x[best], 3)});
+  plot.markers.push_back({first.x[best], "max " + first.name + " at " + plot.x_label + "=" + Num(first.x[best], 3)});
 }
 
 }  // namespace
@@ -240,54 +253,29 @@ std::string RenderSvg(const LinePlot& plot) {
   return out + "</svg>\n";
 }
 
-Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title, const std::vector<std::string>& metrics) {
+Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const AttachmentSpec& table) {
   std::vector<std::string> header = SplitCsvLine(csv.substr(0, csv.find('\n')));
   auto column = [&](const std::string& name) {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
-  size_t x = column("lambda");
-  if (x == header.size()) return Status::NotFound("path.csv has no lambda column");
-  std::vector<std::string> names = metrics;
-  for (const char* suffix : {".f1", ".accuracy"})
-    for (const std::string& name : header)
-      if (metrics.empty() && EndsWith(name, suffix)) names.push_back(name);
-  // A path run without a test set still has its criteria: the label entropy along λ.
-  if (names.empty() && metrics.empty() && column("entropy") != header.size()) names.push_back("entropy");
-  if (names.empty()) return Status::NotFound("path.csv has no *.f1, *.accuracy or entropy column");
+  const size_t x = column(table.x);
+  if (x == header.size()) return Status::NotFound(table.suffix + " has no " + table.x + " column");
+  std::vector<std::string> names = Selected(header, table.y);
+  // A path run without a test set still has its criteria (e.g. the label entropy along λ).
+  if (names.empty()) names = Selected(header, table.y_fallback);
+  if (names.empty()) return Status::NotFound(table.suffix + " has none of the columns it declares to plot");
   Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
-  if (!rows.ok()) return rows.status();
+  if (!rows.ok()) return rows.status().Annotate(table.suffix);
   LinePlot plot;
   plot.title = title;
-  plot.x_label = "λ";
+  plot.x_label = table.x_label.empty() ? table.x : table.x_label;
   plot.y_label = names.size() == 1 ? names[0] : "metric";
   for (const std::string& name : names) {
-    size_t y = column(name);
-    if (y == header.size()) return Status::NotFound("path.csv has no column " + name);
     PlotSeries series{name, {}, {}, {}};
-    for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
+    for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[column(name)]);
     plot.series.push_back(std::move(series));
   }
-  MarkMaximum(plot);
-  return plot;
-}
-
-Result<LinePlot> ObjectiveCsvPlot(std::string_view csv, const std::string& title) {
-  std::vector<std::string> header = SplitCsvLine(csv.substr(0, csv.find('\n')));
-  auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
-  const size_t x = column("iteration"), y = column("objective");
-  if (x == header.size() || y == header.size())
-    return Status::NotFound("objective.csv needs an iteration and an objective column");
-  Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
-  if (!rows.ok()) return rows.status();
-  LinePlot plot;
-  plot.title = title;
-  plot.x_label = "iteration";
-  plot.y_label = "objective";
-  PlotSeries series{"objective", {}, {}, {}};
-  for (const auto& row : *rows) series.x.push_back(row[x]), series.y.push_back(row[y]);
-  plot.series.push_back(std::move(series));
+  if (table.mark_max) MarkMaximum(plot);
   return plot;
 }
 
@@ -306,17 +294,21 @@ std::vector<LinePlot> LearningCurvePlots(const ReportTable& table) {
     xs.push_back(x);
   }
   if (xs.size() < 2) return {};
+  std::vector<std::string> metrics;  // in the order the columns first name them
+  for (const std::string& column : table.columns)
+    if (std::string metric = SplitColumn(column).second;
+        std::find(metrics.begin(), metrics.end(), metric) == metrics.end())
+      metrics.push_back(metric);
   std::vector<LinePlot> plots;
-  for (const char* metric : kMetricOrder) {
+  for (const std::string& metric : metrics) {
     LinePlot plot;
-    plot.title = std::string(metric) + " vs " + axis + " (mean ± sd over repetitions)";
+    plot.title = metric + " vs " + axis + " (mean ± sd over repetitions)";
     plot.x_label = axis;
     plot.y_label = metric;
     for (size_t c = 0; c < table.columns.size(); ++c) {
-      const std::string& column = table.columns[c];
-      const std::string suffix = std::string(".") + metric;
-      if (!EndsWith(column, suffix)) continue;
-      PlotSeries series{column.substr(0, column.size() - suffix.size()), {}, {}, {}};
+      auto [node, column_metric] = SplitColumn(table.columns[c]);
+      if (column_metric != metric) continue;
+      PlotSeries series{node, {}, {}, {}};
       for (size_t r = 0; r < table.rows.size(); ++r) {
         const std::optional<ReportCell>& cell = table.rows[r].cells[c];
         if (!cell) continue;

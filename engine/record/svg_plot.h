@@ -1,7 +1,7 @@
 // A small dependency-free SVG line-plot writer for `seqflow report --plots`: axes with ticks
 // and labels, named series with a legend, optional labelled vertical markers; and the plot of a
-// homotopy path table (DIR/<node>.path.csv, DESIGN §8): metric columns against λ; and of a
-// training trace (DIR/<node>.objective.csv): objective against iteration.
+// table a node attaches as its kind declares it (AttachmentType::kTable: a homotopy path's
+// metrics against λ, a training trace's objective against the iteration, ...).
 // Pure: text in, SVG text out. Thread-safe (no shared state).
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/api/record_spec.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -49,26 +50,21 @@ PlotFrame ComputeFrame(const LinePlot& plot);
 // "px,py" pairs with two decimals, in the series' order.
 std::string RenderSvg(const LinePlot& plot);
 
-// The plot of a path.csv (header row, then numeric rows; "nan"/"inf" allowed) against its
-// `lambda` column: one series per name in `metrics`, or by default every "*.f1" column, then
-// every "*.accuracy" column (test.f1, test.accuracy, ...), or when there is none the label
-// `entropy`. A marker shows where the first series
-// peaks (its first maximum; rows stay in path order, λ need not be monotone). kNotFound when
-// there is no lambda column, a requested metric is missing, or by default no metric column
-// exists; kInvalid for a ragged or non-numeric row.
-Result<LinePlot> PathCsvPlot(std::string_view csv, const std::string& title,
-                             const std::vector<std::string>& metrics = {});
+// The plot of a table attachment `csv` (header row, then numeric rows; empty, "nan" and "inf"
+// allowed) as `table` declares it: one series per column its `y` names or, when none exists, its
+// `y_fallback` names, against its `x` column; with mark_max a marker where the first series
+// peaks (its first maximum; rows stay in file order, x need not be monotone). The y label is the
+// series' name when there is one series, else "metric". kNotFound when the x column or every
+// y column is missing; kInvalid (naming the line) for a ragged or non-numeric row.
+// REQUIRES: table.type == AttachmentType::kTable.
+Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const AttachmentSpec& table);
 
 // Learning curves from a report table whose rows differ in one numeric ablation axis (labels
 // "AXIS=VALUE", e.g. "unlabeled=150"; repetitions already folded into mean ± sd): one plot per
-// metric (f1, accuracy, ...), one series per evaluator node, mean against the axis value with
-// ± one standard deviation as error bars. Empty when the rows are not of that form.
+// metric, in the order the columns first name it, one series per evaluator node, mean against
+// the axis value with ± one standard deviation as error bars. Empty when the rows are not of
+// that form.
 struct ReportTable;
 std::vector<LinePlot> LearningCurvePlots(const ReportTable& table);
-
-// The plot of a training trace (DIR/<node>.objective.csv, written by crf.train, hmm.em, ...):
-// its `objective` column against its `iteration` column. kNotFound when either is missing,
-// kInvalid for a ragged or non-numeric row.
-Result<LinePlot> ObjectiveCsvPlot(std::string_view csv, const std::string& title);
 
 }  // namespace seqflow

@@ -64,7 +64,7 @@ ArtifactPtr RunTrain(NodeContext& ctx) {
   ctx.Metric("weights", static_cast<double>(trained.weights.size()));
   ctx.Metric("trained_weights", static_cast<double>(trained.trained_weights));
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
-  ctx.Attach("objective.csv", std::move(trace));
+  ctx.Attach(ObjectiveTrace().suffix, std::move(trace));
   auto model = std::make_shared<CrfModel>();
   model->label_names = data->label_names;
   model->encoding = data->encoding;
@@ -102,7 +102,7 @@ KindSpec TrainKind() {
 
 void RegisterCrfNodes(Registry& registry) {
   registry.AddArtifactType<CrfModel>();
-  registry.AddKind(TrainKind());
+  registry.AddKind(TrainKind().As(NodeRole::kTrainer).Attaching(ObjectiveTrace()));
   RegisterHybridNodes(registry);
 }
 

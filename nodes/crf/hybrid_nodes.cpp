@@ -198,8 +198,8 @@ KindSpec HysolKind() {
 
 void RegisterHybridNodes(Registry& registry) {
   registry.AddArtifactType<HybridModel>();
-  registry.AddKind(LopKind());
-  registry.AddKind(HysolKind());
+  registry.AddKind(LopKind().As(NodeRole::kTrainer));
+  registry.AddKind(HysolKind().As(NodeRole::kTrainer));
 }
 
 }  // namespace seqflow

@@ -115,7 +115,8 @@ void RegisterCompareNode(Registry& registry) {
        ParamSpec::Int("samples", 10000, "shuffles or resamples of the test").Min(1),
        // Not `seed`: repeat: sets every `seed`, and the test's draws are no experiment seed.
        ParamSpec::Int("shuffle_seed", 1, "seed of the test's random draws")},
-      RunCompare});
+      RunCompare}
+                       .As(NodeRole::kEvaluator));
 }
 
 }  // namespace seqflow

@@ -23,8 +23,14 @@ std::shared_ptr<Metrics> Publish(NodeContext& ctx, std::map<std::string, double>
   return metrics;
 }
 
+// The per-sentence counts `seqflow report` tests rows with, declared so it finds them.
+const AttachmentSpec& SentenceCounts() {
+  static const AttachmentSpec kSpec = AttachmentSpec::SentenceCounts("sentences.csv");
+  return kSpec;
+}
+
 void AttachSentences(NodeContext& ctx, const Corpus& gold, bool segments, std::vector<SentenceStats> sentences) {
-  ctx.Attach("sentences.csv", FormatSentenceStats({GoldFingerprint(gold), segments, std::move(sentences)}));
+  ctx.Attach(SentenceCounts().suffix, FormatSentenceStats({GoldFingerprint(gold), segments, std::move(sentences)}));
 }
 
 ArtifactPtr RunTokens(NodeContext& ctx) {
@@ -81,7 +87,9 @@ void RegisterEvalNodes(Registry& registry) {
                             std::string(Metrics::kType),
                             EvalPorts(),
                             {},
-                            RunTokens});
+                            RunTokens}
+                       .As(NodeRole::kEvaluator, {"accuracy"})
+                       .Attaching(SentenceCounts()));
   registry.AddKind(
       KindSpec{"eval.segments",
                "2",
@@ -91,7 +99,9 @@ void RegisterEvalNodes(Registry& registry) {
                std::string(Metrics::kType),
                EvalPorts(),
                {},
-               RunSegments});
+               RunSegments}
+          .As(NodeRole::kEvaluator, {"f1", "precision", "recall", "accuracy"})
+          .Attaching(SentenceCounts()));
   registry.AddKind(
       KindSpec{"write.conll",
                "1",
@@ -104,7 +114,8 @@ void RegisterEvalNodes(Registry& registry) {
                          "one or more predictions of those sentences, one column each, in this order"}},
                {ParamSpec::Enum("separator", {"space", "tab"}, "space",
                                 "between fields; tab allows spaces inside tokens (read.conll's separator: tab)")},
-               RunWriteConll});
+               RunWriteConll}
+          .As(NodeRole::kWriter));
   RegisterCompareNode(registry);
 }
 

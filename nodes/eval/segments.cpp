@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "engine/api/chunk_scores.h"
+
 namespace seqflow {
 
 namespace {
@@ -42,6 +44,10 @@ ChunkCounts Minus(const ChunkCounts& a, const ChunkCounts& b) {
 ChunkCounts Plus(const ChunkCounts& a, const ChunkCounts& b) {
   return {a.gold + b.gold, a.predicted + b.predicted, a.correct + b.correct};
 }
+
+double Precision(const ChunkCounts& c) { return ChunkPrecision(c.correct, c.predicted); }
+double Recall(const ChunkCounts& c) { return ChunkRecall(c.correct, c.gold); }
+double F1(const ChunkCounts& c) { return ChunkF1(c.correct, c.predicted, c.gold); }
 
 // A run starts where the label differs from the one before it.
 ChunkTag RunTag(const std::vector<int32_t>& seq, size_t t, const std::vector<int32_t>& type_of) {
@@ -88,13 +94,6 @@ Result<SegmentScores> ScoreSegments(const AlignedLabels& labels, TagEncoding enc
     scores.per_sentence.back() = Plus(scores.per_sentence.back(), Minus(scores.total, seen));
   scores.tokens = ScoreTokens(labels);
   return scores;
-}
-
-double Precision(const ChunkCounts& c) { return c.predicted ? static_cast<double>(c.correct) / c.predicted : 0.0; }
-double Recall(const ChunkCounts& c) { return c.gold ? static_cast<double>(c.correct) / c.gold : 0.0; }
-double F1(const ChunkCounts& c) {
-  double p = Precision(c), r = Recall(c);
-  return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
 }
 
 std::map<std::string, double> SegmentMetrics(const SegmentScores& scores) {

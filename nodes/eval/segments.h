@@ -31,13 +31,8 @@ struct SegmentScores {
 // Errors when `encoding` is kNone.
 Result<SegmentScores> ScoreSegments(const AlignedLabels& labels, TagEncoding encoding);
 
-// precision = correct / predicted, recall = correct / gold, f1 = their harmonic mean, each 0
-// when its denominator is 0 (conlleval's convention, as fractions instead of percentages).
-double Precision(const ChunkCounts& c);
-double Recall(const ChunkCounts& c);
-double F1(const ChunkCounts& c);
-
-// The eval.segments metrics: precision, recall, f1, accuracy, sentence_accuracy, tokens,
+// The eval.segments metrics (precision, recall and F1 as engine/api/chunk_scores.h defines them):
+// precision, recall, f1, accuracy, sentence_accuracy, tokens,
 // gold_segments, predicted_segments, correct_segments, and precision.T, recall.T, f1.T for
 // every non-empty type T seen in gold or predictions.
 std::map<std::string, double> SegmentMetrics(const SegmentScores& scores);

@@ -1,5 +1,5 @@
 // The evaluators' per-sentence statistics for paired significance tests (the sentences.csv
-// attachment, format and tests in engine/record/significance.h), and the fingerprint that tells
+// attachment, format and tests in engine/api/significance.h), and the fingerprint that tells
 // whether two evaluations scored the same test set.
 // Thread safety: pure functions.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/record/significance.h"
+#include "engine/api/significance.h"
 #include "nodes/eval/aligned_labels.h"
 #include "nodes/eval/segments.h"
 #include "nodes/io/corpus.h"

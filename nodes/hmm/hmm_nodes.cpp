@@ -67,7 +67,7 @@ KindSpec SupervisedKind() {
 
 void RegisterHmmNodes(Registry& registry) {
   registry.AddArtifactType<HmmModel>();
-  registry.AddKind(SupervisedKind());
+  registry.AddKind(SupervisedKind().As(NodeRole::kTrainer));
 }
 
 }  // namespace seqflow

@@ -44,7 +44,7 @@ ArtifactPtr RunEm(NodeContext& ctx) {
   ctx.Metric("converged", result.converged ? 1 : 0);
   ctx.Metric("objective.first", result.objective.front());
   ctx.Metric("objective.final", result.objective.back());
-  ctx.Attach("objective.csv", ObjectiveCsv(result.objective));
+  ctx.Attach(ObjectiveTrace().suffix, ObjectiveCsv(result.objective));
   return model;
 }
 
@@ -74,7 +74,7 @@ ArtifactPtr RunSweep(NodeContext& ctx) {
   }
   path->stop = "grid done";
   ctx.Metric("points", static_cast<double>(path->points.size()));
-  ctx.Attach("path.csv", path->Csv());
+  ctx.Attach(HomotopyPath::CsvTable().suffix, path->Csv());
   return path;
 }
 
@@ -95,7 +95,9 @@ void RegisterEmNodes(Registry& registry) {
       "HmmModel", SemiSupervisedPorts(false),
       WithEmParams(
           {ParamSpec::String("lambda", "mle", "allocation in [0, 1], or mle = |U|/(|L|+|U|)").Check(CheckLambdaText)}),
-      RunEm});
+      RunEm}
+                       .As(NodeRole::kTrainer)
+                       .Attaching(ObjectiveTrace()));
   registry.AddKind(KindSpec{
       "hmm.em_sweep", "1",
       "EM_lambda to convergence at every lambda of a grid, each from the start model or warm-started from the "
@@ -104,7 +106,9 @@ void RegisterEmNodes(Registry& registry) {
       WithEmParams({ParamSpec::DoubleList("lambdas", std::nullopt, "allocations, in order"),
                     ParamSpec::Bool("warm_start", false, "start each lambda from the previous solution"),
                     ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for the test columns")}),
-      RunSweep});
+      RunSweep}
+                       .As(NodeRole::kTrainer)
+                       .Attaching(HomotopyPath::CsvTable()));
 }
 
 }  // namespace seqflow

@@ -83,6 +83,15 @@ std::string HomotopyPath::Csv() const {
   return out;
 }
 
+const AttachmentSpec& HomotopyPath::CsvTable() {
+  static const AttachmentSpec kTable = AttachmentSpec::Table("path.csv", "lambda", {"*.f1", "*.accuracy"})
+                                           .XLabel("λ")
+                                           .Fallback({"entropy"})
+                                           .MarkMax()
+                                           .LambdaAxis();
+  return kTable;
+}
+
 void HomotopyPath::Save(ByteWriter& w) const {
   w.Str(method);
   ByteWriter model;

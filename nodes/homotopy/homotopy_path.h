@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/api/artifact.h"
+#include "engine/api/record_spec.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/homotopy/pom_layout.h"
 
@@ -51,6 +52,9 @@ class HomotopyPath final : public Artifact {
   // One row per point: s, lambda, dlambda_ds, mu_max, min_eig, det_sign, entropy, then every
   // metric column (union over points, empty where absent).
   std::string Csv() const;
+  // Csv() as the nodes attach it ("path.csv"), declared for `seqflow report`: every test F1,
+  // then accuracy column (or the entropy when there is none) against λ, the best point marked.
+  static const AttachmentSpec& CsvTable();
 
   std::string_view type() const override { return kType; }
   uint32_t version() const override { return kVersion; }

@@ -96,7 +96,7 @@ ArtifactPtr RunPath(NodeContext& ctx) {
   ctx.Metric("s.final", last.s);
   ctx.Metric("params", layout.num_params());
   ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
-  ctx.Attach("path.csv", path->Csv());
+  ctx.Attach(HomotopyPath::CsvTable().suffix, path->Csv());
   return path;
 }
 
@@ -190,8 +190,8 @@ KindSpec SelectKind() {
 void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
   RegisterEmNodes(registry);
-  registry.AddKind(PathKind());
-  registry.AddKind(SelectKind());
+  registry.AddKind(PathKind().As(NodeRole::kTrainer).Attaching(HomotopyPath::CsvTable()));
+  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda"));
 }
 
 }  // namespace seqflow

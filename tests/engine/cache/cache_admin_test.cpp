@@ -52,7 +52,8 @@ TEST_F(CacheTest, MissingDirectoryIsAnEmptyCache) {
   EXPECT_TRUE(listing->empty());
   auto removed = empty.Gc(0);
   ASSERT_OK(removed);
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->entries, 0);
+  EXPECT_EQ(removed->histories, 0);
 }
 
 TEST_F(CacheTest, LoadRecordsLastUse) {
@@ -75,7 +76,7 @@ TEST_F(CacheTest, GcRemovesEntriesUnusedForKeepDaysAndStaleTempFiles) {
 
   auto removed = cache_.Gc(7);
   ASSERT_OK(removed);
-  EXPECT_EQ(*removed, 1);
+  EXPECT_EQ(removed->entries, 1);
   EXPECT_FALSE(cache_.Contains(Key(0)));
   EXPECT_TRUE(cache_.Contains(Key(1)));
   EXPECT_FALSE(Env::Default()->Exists(stale_tmp));
@@ -83,7 +84,7 @@ TEST_F(CacheTest, GcRemovesEntriesUnusedForKeepDaysAndStaleTempFiles) {
 
   removed = cache_.Gc(1);
   ASSERT_OK(removed);
-  EXPECT_EQ(*removed, 1);
+  EXPECT_EQ(removed->entries, 1);
   EXPECT_FALSE(cache_.Contains(Key(1)));
   EXPECT_TRUE(cache_.Contains(Key(2)));
   EXPECT_EQ(cache_.Gc(-1).status().code(), StatusCode::kInvalid);

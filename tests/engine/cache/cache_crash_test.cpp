@@ -84,7 +84,7 @@ TEST_F(CacheTest, SigkillMidWriteLeavesOnlyWholeEntries) {
   for (const std::string& temp : before.temps) Backdate(temp, 2 * 3600);
   auto removed = cache_.Gc(365);
   ASSERT_OK(removed);
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->entries, 0);
   Files after = Scan(dir_);
   EXPECT_TRUE(after.temps.empty());
   EXPECT_EQ(after.entries.size(), before.entries.size());

@@ -6,10 +6,13 @@
 
 #include <string>
 
-#include "tests/testutil/status_matchers.h"
+#include "tests/engine/record/record_fixture.h"
 
 namespace seqflow {
 namespace {
+
+using testkit::kEvaluatorKinds;
+using testkit::ParseRecord;
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -36,15 +39,11 @@ std::string Run(const std::string& decoder, const std::string& f1, const std::st
 }
 
 std::string Summary() {
-  return R"({"pipeline": "a<b> & \"c\" 'd'", "seconds": 4, "runs": [)" + Run("dec.\\\"vit\\\"", "0.5", "computed") +
-         "," + Run("dec.<sms>", "0.75", "cached") + "]}";
+  return R"({"pipeline": "a<b> & \"c\" 'd'", "seconds": 4, )" + std::string(kEvaluatorKinds) + R"(, "runs": [)" +
+         Run("dec.\\\"vit\\\"", "0.5", "computed") + "," + Run("dec.<sms>", "0.75", "cached") + "]}";
 }
 
-std::string Render(const std::vector<HtmlPlot>& plots = {}) {
-  Result<std::string> html = RenderHtmlReport(Summary(), plots);
-  EXPECT_OK(html);
-  return html.ok() ? *html : "";
-}
+std::string Render(const std::vector<HtmlPlot>& plots = {}) { return RenderHtmlReport(ParseRecord(Summary()), plots); }
 
 TEST(HtmlReportTest, EscapesNamesKindsLabelsAndTitles) {
   std::string html = Render({{"run-1/<sweep>.path.csv & more", "<svg class=\"plot\"></svg>"}});
@@ -128,47 +127,29 @@ TEST(HtmlReportTest, NoScriptAndNoFetchInThePage) {
 }
 
 TEST(HtmlReportTest, FailedNodeErrorInTitleEscaped) {
-  std::string summary = R"({"pipeline": "p", "runs": [{"ok": false, "nodes": {
-      "n": {"kind": "k", "status": "failed", "error": "bad <value> & \"x\""}}}]})";
-  Result<std::string> html = RenderHtmlReport(summary, {});
-  ASSERT_OK(html);
-  EXPECT_NE(html->find("<td class=\"num failed\" title=\"k: bad &lt;value&gt; &amp; &quot;x&quot;\">failed"),
+  std::string html = RenderHtmlReport(ParseRecord(R"({"pipeline": "p", "runs": [{"ok": false, "nodes": {
+      "n": {"kind": "k", "status": "failed", "error": "bad <value> & \"x\""}}}]})"),
+                                      {});
+  EXPECT_NE(html.find("<td class=\"num failed\" title=\"k: bad &lt;value&gt; &amp; &quot;x&quot;\">failed"),
             std::string::npos)
-      << *html;
+      << html;
   // Recorded without a graph: a note instead of a drawing; no metrics: a note instead of a table.
-  EXPECT_NE(html->find("keeps no graph"), std::string::npos);
-  EXPECT_NE(html->find("No evaluator metrics"), std::string::npos);
-}
-
-TEST(HtmlReportTest, NotARunRecordIsInvalid) {
-  EXPECT_FALSE(RenderHtmlReport("{", {}).ok());
-  EXPECT_FALSE(RenderHtmlReport(R"({"pipeline": "p"})", {}).ok());
-  EXPECT_FALSE(
-      RenderHtmlReport(R"({"runs": [{"graph": {"nodes": [{"name": "a"}], "edges": [{"from": "a", "to": "b"}]}}]})", {})
-          .ok());
-}
-
-// A record edited by hand or written by another tool may hold a non-string status or error:
-// the node table shows them as JSON instead of throwing out of RenderHtmlReport.
-TEST(HtmlReportTest, NonStringStatusAndErrorDoNotThrow) {
-  std::string summary = R"({"pipeline": "p", "runs": [{"nodes": {"n": {"kind": "k", "status": 7, "error": 5}}}]})";
-  Result<std::string> html = RenderHtmlReport(summary, {});
-  ASSERT_OK(html);
-  EXPECT_NE(html->find("<td class=\"num 7\" title=\"k: 5\">7<br>"), std::string::npos) << *html;
+  EXPECT_NE(html.find("keeps no graph"), std::string::npos);
+  EXPECT_NE(html.find("No evaluator metrics"), std::string::npos);
 }
 
 // Regression: NodeOrder iterated items() of the temporary returned by json::value(), freed
 // before the loop body ran; a record without graphs made it crash.
 TEST(HtmlReportTest, RecordWithoutGraphListsNodesInNameOrder) {
-  std::string summary = R"({"pipeline": "p", "runs": [{"nodes": {"b": {"kind": "k", "status": "computed"},
-      "a": {"kind": "k", "status": "cached"}}}, {"nodes": {"c": {"kind": "k", "status": "computed"}}}]})";
-  Result<std::string> html = RenderHtmlReport(summary, {});
-  ASSERT_OK(html);
-  size_t a = html->find("<tr><td>a</td>"), b = html->find("<tr><td>b</td>"), c = html->find("<tr><td>c</td>");
-  ASSERT_NE(c, std::string::npos) << *html;
+  std::string html = RenderHtmlReport(ParseRecord(R"({"pipeline": "p", "runs": [{"nodes": {
+      "b": {"kind": "k", "status": "computed"}, "a": {"kind": "k", "status": "cached"}}},
+      {"nodes": {"c": {"kind": "k", "status": "computed"}}}]})"),
+                                      {});
+  size_t a = html.find("<tr><td>a</td>"), b = html.find("<tr><td>b</td>"), c = html.find("<tr><td>c</td>");
+  ASSERT_NE(c, std::string::npos) << html;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
-  EXPECT_NE(html->find("<tr><td>c</td><td class=\"skipped\">–</td><td class=\"num computed\""), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>c</td><td class=\"skipped\">–</td><td class=\"num computed\""), std::string::npos);
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <sstream>
 
-#include "tests/testutil/status_matchers.h"
+#include "tests/engine/record/record_fixture.h"
 
 namespace seqflow {
 namespace {
+
+using testkit::kEvaluatorKinds;
+using testkit::ParseRecord;
 
 // Run JSON with a segment evaluator `score`, and a trainer that reports an "f1" of its own
 // (not an evaluator: must not become a column).
@@ -25,16 +28,13 @@ std::string Run(const std::string& kind, int seed, const std::string& f1, const 
 
 // Three seeds of Viterbi, one of SMS (whose accuracy is null: non-finite).
 std::string Summary() {
-  return R"({"pipeline": "demo", "seconds": 1, "runs": [)" + Run("decode.viterbi", 1, "0.25", "0.5", "0.875") + "," +
-         Run("decode.viterbi", 2, "0.75", "0.5", "0.875") + "," + Run("decode.sms", 1, "0.625", "0.75", "null") + "," +
-         Run("decode.viterbi", 3, "0.5", "0.5", "0.625") + "]}";
+  return R"({"pipeline": "demo", "seconds": 1, )" + std::string(kEvaluatorKinds) + R"(, "runs": [)" +
+         Run("decode.viterbi", 1, "0.25", "0.5", "0.875") + "," + Run("decode.viterbi", 2, "0.75", "0.5", "0.875") +
+         "," + Run("decode.sms", 1, "0.625", "0.75", "null") + "," + Run("decode.viterbi", 3, "0.5", "0.5", "0.625") +
+         "]}";
 }
 
-ReportTable Build(const std::string& json) {
-  Result<ReportTable> table = BuildReport(json);
-  EXPECT_OK(table);
-  return table.ok() ? *table : ReportTable{};
-}
+ReportTable Build(const std::string& json) { return BuildReport(ParseRecord(json)); }
 
 TEST(ReportTest, RepetitionKeys) {
   EXPECT_TRUE(IsRepetitionKey("labeled.seed"));
@@ -92,8 +92,22 @@ TEST(ReportTest, BaseRunAndInvalidSummaries) {
   EXPECT_EQ(t.rows[0].label, "base");
   EXPECT_TRUE(t.columns.empty());
   EXPECT_NE(RenderText(t).find("(no evaluator metrics)"), std::string::npos);
-  EXPECT_FALSE(BuildReport("{not json").ok());
-  EXPECT_FALSE(BuildReport(R"({"pipeline": "p"})").ok());
+}
+
+// Roles are declared, not guessed from names: a kind named like no evaluator that declares the
+// role is reported with its own headline metrics in its order, and `eval.x`, named like an
+// evaluator but declaring nothing, is not.
+TEST(ReportTest, ColumnsComeFromDeclaredRolesNotKindNames) {
+  ReportTable t = Build(R"({"pipeline": "p", "kinds": {
+      "bleu.scorer": {"role": "evaluator", "headline": ["bleu", "f1"]},
+      "eval.x": {"role": "other"}},
+    "runs": [{"nodes": {
+      "judge": {"kind": "bleu.scorer", "status": "computed", "metrics": {"f1": 0.5, "bleu": 0.25, "other": 1}},
+      "fake": {"kind": "eval.x", "status": "computed", "metrics": {"f1": 0.9, "accuracy": 0.9}},
+      "undeclared": {"kind": "eval.segments", "status": "computed", "metrics": {"f1": 0.7}}}}]})");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"judge.bleu", "judge.f1"}));
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].cells[0]->mean, 0.25);
 }
 
 TEST(ReportTest, MarkdownExactText) {
@@ -136,12 +150,13 @@ size_t Columns(const std::string& line) {
 TEST(ReportTest, WideTablesWrapLabelsAndSplitColumnsWithinTheWidth) {
   std::string nodes;
   for (int i = 0; i < 8; ++i)
-    nodes +=
-        (i ? "," : "") + std::string(R"("evaluator_)") + std::to_string(i) +
-        R"(": {"kind": "eval.segments", "metrics": {"f1": 0.5, "precision": 0.5, "recall": 0.5, "accuracy": 0.5}})";
+    nodes += (i ? "," : "") + std::string(R"("evaluator_)") + std::to_string(i) +
+             R"(": {"kind": "eval.segments", "status": "computed",
+        "metrics": {"f1": 0.5, "precision": 0.5, "recall": 0.5, "accuracy": 0.5}})";
   std::string long_label =
       R"({"unlabeled.count": "100", "path.criterion": "max_entropy", "model.freeze": "transition"})";
-  std::string json = R"({"pipeline": "wide", "runs": [{"ablation": )" + long_label + R"(, "nodes": {)" + nodes + "}}]}";
+  std::string json = R"({"pipeline": "wide", )" + std::string(kEvaluatorKinds) + R"(, "runs": [{"ablation": )" +
+                     long_label + R"(, "nodes": {)" + nodes + "}}]}";
   ReportTable t = Build(json);
   ASSERT_EQ(t.columns.size(), 32u);
   std::string text = RenderText(t, 100);
@@ -169,9 +184,12 @@ std::string RepeatedSummary() {
       runs += std::string(runs.empty() ? "" : ",") + R"({"ablation": {"p.kind": ")" + decoders[r] +
               R"(", "split.seed": ")" + std::to_string(seed) + R"("}, "axes": {"decoder": ")" + decoders[r] +
               R"(", "repeat": ")" + std::to_string(seed) + R"("}, "nodes": {"score": {"kind": "eval.segments",
-              "metrics": {"f1": )" + f1[r] + R"(, "accuracy": )" + f1[r] + R"(}}, "tokens": {"kind": "eval.tokens",
-              "metrics": {"accuracy": )" + f1[r] + "}}}}";
-  return R"({"pipeline": "rep", "repeat_axis": "repeat", "runs": [)" + runs + "]}";
+              "status": "computed", "metrics": {"f1": )" +
+              f1[r] + R"(, "accuracy": )" + f1[r] + R"(}},
+              "tokens": {"kind": "eval.tokens", "status": "computed", "metrics": {"accuracy": )" +
+              f1[r] + "}}}}";
+  return R"({"pipeline": "rep", "repeat_axis": "repeat", )" + std::string(kEvaluatorKinds) + R"(, "runs": [)" + runs +
+         "]}";
 }
 
 // 40 sentences per run; "bad" misses one segment and one token in every sentence.
@@ -191,9 +209,7 @@ SentenceFiles RepeatedFiles(const std::string& bad_seed2_gold = "g") {
 }
 
 TEST(ReportTest, RepeatAxisGroupsExplicitlyAndPairsBySeed) {
-  Result<ReportTable> built = BuildReport(RepeatedSummary(), RepeatedFiles());
-  ASSERT_OK(built);
-  const ReportTable& t = *built;
+  const ReportTable t = BuildReport(ParseRecord(RepeatedSummary()), RepeatedFiles());
   ASSERT_EQ(t.rows.size(), 3u);
   EXPECT_EQ(t.rows[0].label, "decoder=good");
   EXPECT_EQ(t.rows[0].runs, 2u);
@@ -224,8 +240,7 @@ TEST(ReportTest, RepeatAxisKeepsOtherSeedKeysInTheLabel) {
 
 TEST(ReportTest, NoPValueWithoutAPairedTestSet) {
   // Seed 2 of "bad" was scored on another test set: its row cannot be paired for `score`.
-  Result<ReportTable> t = BuildReport(RepeatedSummary(), RepeatedFiles("other"));
-  ASSERT_OK(t);
+  std::optional<ReportTable> t = BuildReport(ParseRecord(RepeatedSummary()), RepeatedFiles("other"));
   EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
   EXPECT_TRUE(t->rows[1].cells[2]->p.has_value()) << "tokens still pair";
   // Token statistics cannot test F1; no files at all means no p anywhere.
@@ -233,12 +248,10 @@ TEST(ReportTest, NoPValueWithoutAPairedTestSet) {
   for (size_t run = 0; run < 6; ++run)
     files["run-" + std::to_string(run) + "/score.sentences.csv"] =
         files["run-" + std::to_string(run) + "/tokens.sentences.csv"];
-  t = BuildReport(RepeatedSummary(), files);
-  ASSERT_OK(t);
+  t = BuildReport(ParseRecord(RepeatedSummary()), files);
   EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
   EXPECT_TRUE(t->rows[1].cells[1]->p.has_value());
-  t = BuildReport(RepeatedSummary());
-  ASSERT_OK(t);
+  t = BuildReport(ParseRecord(RepeatedSummary()));
   EXPECT_FALSE(t->has_p);
   EXPECT_EQ(RenderText(*t).find("p: paired"), std::string::npos);
 }
@@ -250,8 +263,7 @@ TEST(ReportTest, RowsWithDifferentSeedsAreNotPaired) {
   size_t at = 0;
   for (int i = 0; i < 4; ++i) at = summary.find(R"("repeat": ")", at + 1);
   summary.replace(summary.find('2', at), 1, "3");
-  Result<ReportTable> t = BuildReport(summary, files);
-  ASSERT_OK(t);
+  std::optional<ReportTable> t = BuildReport(ParseRecord(summary), files);
   EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
   EXPECT_TRUE(t->rows[2].cells[0]->p.has_value());
 }

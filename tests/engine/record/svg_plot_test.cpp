@@ -41,6 +41,13 @@ std::vector<std::string> PolylinePoints(const std::string& svg) {
   return out;
 }
 
+// A homotopy path table as nodes/homotopy declares it.
+const AttachmentSpec kPathTable = AttachmentSpec::Table("path.csv", "lambda", {"*.f1", "*.accuracy"})
+                                      .XLabel("λ")
+                                      .Fallback({"entropy"})
+                                      .MarkMax()
+                                      .LambdaAxis();
+
 LinePlot UnitPlot() {
   LinePlot plot;  // 640 x 400: plot area x in [70, 620], y in [40, 350]
   plot.title = "unit <square>";
@@ -96,54 +103,63 @@ TEST(SvgPlotTest, RangesWidenToWholeTicksAndFlatDataIsPadded) {
   EXPECT_EQ(TagBalanceError(RenderSvg(LinePlot{})), "") << "an empty plot still renders";
 }
 
-TEST(SvgPlotTest, PathCsvPlotsF1ThenAccuracyAgainstLambdaAndMarksTheBest) {
+TEST(SvgPlotTest, PathTablePlotsF1ThenAccuracyAgainstLambdaAndMarksTheBest) {
   std::string csv =
       "s,lambda,objective,test.accuracy,test.f1\n"
       "0,0,-3,0.8,0.5\n"
       "0.5,0.25,-2,0.9,0.75\n"
       "1,0.5,-1,0.85,nan\n";
-  Result<LinePlot> plot = PathCsvPlot(csv, "sweep");
+  Result<LinePlot> plot = TablePlot(csv, "sweep", kPathTable);
   ASSERT_OK(plot);
   ASSERT_EQ(plot->series.size(), 2u);
   EXPECT_EQ(plot->series[0].name, "test.f1");
   EXPECT_EQ(plot->series[1].name, "test.accuracy");
   EXPECT_EQ(plot->series[1].x, (std::vector<double>{0, 0.25, 0.5}));
   EXPECT_EQ(plot->series[1].y, (std::vector<double>{0.8, 0.9, 0.85}));
+  EXPECT_EQ(plot->x_label, "λ");
+  EXPECT_EQ(plot->y_label, "metric");
   ASSERT_EQ(plot->markers.size(), 1u);
   EXPECT_EQ(plot->markers[0].x, 0.25);
+  EXPECT_EQ(plot->markers[0].label, "max test.f1 at λ=0.250");
   EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 2u);
-  Result<LinePlot> chosen = PathCsvPlot(csv, "sweep", {"objective"});
+  AttachmentSpec objective = kPathTable;
+  objective.y = {"objective"};
+  Result<LinePlot> chosen = TablePlot(csv, "sweep", objective);
   ASSERT_OK(chosen);
   EXPECT_EQ(chosen->y_label, "objective");
 }
 
-TEST(SvgPlotTest, PathCsvErrors) {
-  EXPECT_EQ(PathCsvPlot("s,test.f1\n0,1\n", "x").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(PathCsvPlot("s,lambda,objective\n0,1,2\n", "x").status().code(), StatusCode::kNotFound);
-  Result<LinePlot> entropy = PathCsvPlot("s,lambda,entropy\n0,0,0.6\n1,0.5,0.4\n", "x");  // no test columns
+TEST(SvgPlotTest, TablePlotErrors) {
+  EXPECT_EQ(TablePlot("s,test.f1\n0,1\n", "x", kPathTable).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(TablePlot("s,lambda,objective\n0,1,2\n", "x", kPathTable).status().code(), StatusCode::kNotFound);
+  Result<LinePlot> entropy = TablePlot("s,lambda,entropy\n0,0,0.6\n1,0.5,0.4\n", "x", kPathTable);  // no test columns
   ASSERT_OK(entropy);
   EXPECT_EQ(entropy->series[0].name, "entropy");
-  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,2\n", "x", {"dev.f1"}).status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1\n", "x").status().code(), StatusCode::kInvalid);
-  EXPECT_EQ(PathCsvPlot("s,lambda,test.f1\n0,1,abc\n", "x").status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(TablePlot("s,lambda,test.f1\n0,1\n", "x", kPathTable).status().code(), StatusCode::kInvalid);
+  Result<LinePlot> bad = TablePlot("s,lambda,test.f1\n0,1,abc\n", "x", kPathTable);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(bad.status().message().find("path.csv: line 2: not a number: abc"), std::string::npos)
+      << bad.status().ToString();
 }
 
-TEST(SvgPlotTest, ObjectiveCsvPlotsObjectiveAgainstIteration) {
+TEST(SvgPlotTest, ObjectiveTracePlotsObjectiveAgainstIteration) {
   // The trace crf.train writes: extra columns are ignored.
   const std::string csv =
       "iteration,objective,gradient_norm,step,evaluations,seconds\n"
       "1,453155.17,92873.4,1.9e-05,3,1.26\n"
       "2,341531.96,57720.5,1,4,1.73\n"
       "3,194390.16,27023.8,1,5,2.21\n";
-  Result<LinePlot> plot = ObjectiveCsvPlot(csv, "run-0/crf.objective.csv");
+  Result<LinePlot> plot = TablePlot(csv, "run-0/crf.objective.csv", ObjectiveTrace());
   ASSERT_OK(plot);
   ASSERT_EQ(plot->series.size(), 1u);
   EXPECT_EQ(plot->series[0].x, (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(plot->series[0].y, (std::vector<double>{453155.17, 341531.96, 194390.16}));
   EXPECT_EQ(plot->x_label, "iteration");
+  EXPECT_EQ(plot->y_label, "objective");
+  EXPECT_TRUE(plot->markers.empty());
   EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 1u);
-  EXPECT_EQ(ObjectiveCsvPlot("iteration,loss\n1,2\n", "x").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(ObjectiveCsvPlot("iteration,objective\n1\n", "x").status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(TablePlot("iteration,loss\n1,2\n", "x", ObjectiveTrace()).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(TablePlot("iteration,objective\n1\n", "x", ObjectiveTrace()).status().code(), StatusCode::kInvalid);
 }
 
 TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {

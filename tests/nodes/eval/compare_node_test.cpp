@@ -2,7 +2,7 @@
 // the reported metrics, the gold fingerprint, and the systems' table with p-values.
 #include <gtest/gtest.h>
 
-#include "engine/record/significance.h"
+#include "engine/api/significance.h"
 #include "nodes/eval/eval_nodes.h"
 #include "tests/nodes/eval/eval_fixtures.h"
 #include "tests/testutil/fake_node_context.h"

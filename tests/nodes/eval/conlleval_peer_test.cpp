@@ -58,9 +58,10 @@ void ExpectAgrees(const SegmentScores& ours, const json& peer, bool compare_accu
   EXPECT_EQ(ours.total.gold, peer["gold_chunks"].get<int64_t>());
   EXPECT_EQ(ours.total.predicted, peer["found_chunks"].get<int64_t>());
   EXPECT_EQ(ours.total.correct, peer["correct_chunks"].get<int64_t>());
-  EXPECT_NEAR(100 * Precision(ours.total), peer["precision"].get<double>(), kTolerance);
-  EXPECT_NEAR(100 * Recall(ours.total), peer["recall"].get<double>(), kTolerance);
-  EXPECT_NEAR(100 * F1(ours.total), peer["f1"].get<double>(), kTolerance);
+  std::map<std::string, double> metrics = SegmentMetrics(ours);
+  EXPECT_NEAR(100 * metrics["precision"], peer["precision"].get<double>(), kTolerance);
+  EXPECT_NEAR(100 * metrics["recall"], peer["recall"].get<double>(), kTolerance);
+  EXPECT_NEAR(100 * metrics["f1"], peer["f1"].get<double>(), kTolerance);
   EXPECT_EQ(ours.tokens.tokens, peer["tokens"].get<int64_t>());
   if (compare_accuracy) {
     EXPECT_NEAR(100 * ours.tokens.accuracy(), peer["accuracy"].get<double>(), kTolerance);
@@ -75,9 +76,9 @@ void ExpectAgrees(const SegmentScores& ours, const json& peer, bool compare_accu
     EXPECT_EQ(c.gold, p["gold"].get<int64_t>()) << ours.types[t];
     EXPECT_EQ(c.predicted, p["found"].get<int64_t>()) << ours.types[t];
     EXPECT_EQ(c.correct, p["correct"].get<int64_t>()) << ours.types[t];
-    EXPECT_NEAR(100 * Precision(c), p["precision"].get<double>(), kTolerance) << ours.types[t];
-    EXPECT_NEAR(100 * Recall(c), p["recall"].get<double>(), kTolerance) << ours.types[t];
-    EXPECT_NEAR(100 * F1(c), p["f1"].get<double>(), kTolerance) << ours.types[t];
+    EXPECT_NEAR(100 * metrics["precision." + ours.types[t]], p["precision"].get<double>(), kTolerance) << ours.types[t];
+    EXPECT_NEAR(100 * metrics["recall." + ours.types[t]], p["recall"].get<double>(), kTolerance) << ours.types[t];
+    EXPECT_NEAR(100 * metrics["f1." + ours.types[t]], p["f1"].get<double>(), kTolerance) << ours.types[t];
   }
   EXPECT_EQ(our_types, peer["per_type"].size());
 }

@@ -1,7 +1,7 @@
 // The sentences.csv attachment (format in significance.h).
 #include <charconv>
 
-#include "engine/record/significance.h"
+#include "engine/api/significance.h"
 
 namespace seqflow {
 namespace {

@@ -1,12 +1,13 @@
 // Paired significance tests between two systems scored on the same test sentences, and the
-// per-sentence statistics they need (the `sentences.csv` attachment of eval.segments and
-// eval.tokens).
+// per-sentence statistics they need (the AttachmentType::kSentenceCounts attachment that
+// eval.segments and eval.tokens declare, as sentences.csv).
 //
 // Every reported metric is a ratio of corpus sums of per-sentence counts:
 //   precision = Σ correct / Σ guessed,  recall = Σ correct / Σ gold,
 //   F1 = 2 P R / (P + R),               accuracy = Σ correct_tokens / Σ tokens,
-// each 0 when its denominator is 0 (conlleval's convention). So a test can swap or resample
-// whole sentences and recompute every metric from sums in O(1) per sentence.
+// each 0 when its denominator is 0 (conlleval's convention; the one definition is
+// engine/api/chunk_scores.h, which the evaluators use too). So a test can swap or resample whole
+// sentences and recompute every metric from sums in O(1) per sentence.
 //
 // Approximate randomization (Noreen 1989, ch. 2; Riezler & Maxwell 2005, §3): under H0 the two
 // systems' outputs are exchangeable sentence by sentence. Each of R shuffles swaps every
@@ -21,7 +22,8 @@
 // set or of the training data); a system's statistic is the mean over strata of its corpus
 // metric — the number `seqflow report` shows — and swaps or resamples stay within a stratum.
 //
-// Pure: no files, no printing, no engine state (nodes/eval uses it as well as the report).
+// Pure: no files, no printing, no engine state (nodes/eval uses it as well as the report; it
+// lives in engine/api because nodes may include only engine/api/).
 // Randomness comes from std::mt19937_64 only (its output is fixed by the standard), so a seed
 // gives the same p-values everywhere. Thread safety: stateless functions.
 #pragma once

@@ -1,7 +1,9 @@
-#include "engine/record/significance.h"
+#include "engine/api/significance.h"
 
 #include <cmath>
 #include <random>
+
+#include "engine/api/chunk_scores.h"
 
 namespace seqflow {
 namespace {
@@ -164,17 +166,15 @@ std::optional<Statistic> StatisticNamed(std::string_view name) {
 }
 
 double Evaluate(const SentenceStats& t, Statistic s) {
-  auto ratio = [](int64_t num, int64_t den) { return den ? static_cast<double>(num) / static_cast<double>(den) : 0.0; };
-  double p = ratio(t.correct, t.guessed), r = ratio(t.correct, t.gold);
   switch (s) {
     case Statistic::kF1:
-      return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+      return ChunkF1(t.correct, t.guessed, t.gold);
     case Statistic::kPrecision:
-      return p;
+      return ChunkPrecision(t.correct, t.guessed);
     case Statistic::kRecall:
-      return r;
+      return ChunkRecall(t.correct, t.gold);
     case Statistic::kAccuracy:
-      return ratio(t.correct_tokens, t.tokens);
+      return CountRatio(t.correct_tokens, t.tokens);
   }
   return 0.0;
 }

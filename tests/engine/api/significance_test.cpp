@@ -1,7 +1,7 @@
 // Paired significance tests: exact enumeration against hand-computed p-values, the Monte Carlo
 // estimates against the exact values, the extremes (identical systems, a uniformly better
 // system), repetitions as strata, and the sentences.csv round trip.
-#include "engine/record/significance.h"
+#include "engine/api/significance.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,121 @@
+// RunRecordJson: the one writer of summary.json (the reader is run_record_read.cpp).
+#include "engine/record/run_record.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace seqflow {
+namespace {
+
+using Json = nlohmann::json;
+
+Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json AttachmentJson(const AttachmentSpec& a) {
+  Json j = {{"suffix", a.suffix}, {"type", AttachmentTypeName(a.type)}};
+  if (a.type != AttachmentType::kTable) return j;
+  j.update({{"x", a.x},
+            {"x_label", a.x_label},
+            {"y", a.y},
+            {"y_fallback", a.y_fallback},
+            {"mark_max", a.mark_max},
+            {"x_is_lambda", a.x_is_lambda}});
+  return j;
+}
+
+Json KindJson(const RecordSpec& spec) {
+  Json attachments = Json::array();
+  for (const AttachmentSpec& a : spec.attachments) attachments.push_back(AttachmentJson(a));
+  Json j = {{"role", NodeRoleName(spec.role)}, {"headline", spec.headline}, {"attachments", attachments}};
+  if (!spec.chosen_lambda.empty()) j["chosen_lambda"] = spec.chosen_lambda;
+  return j;
+}
+
+Json NodeJson(const NodeRecord& node) {
+  Json metrics = Json::object();
+  for (const auto& [name, value] : node.metrics) metrics[name] = Number(value);
+  Json j = {{"kind", node.kind},
+            {"status", NodeStatusName(node.status)},
+            {"seconds", Number(node.seconds)},
+            {"key", node.key},
+            {"metrics", metrics},
+            {"attachments", node.attachments}};
+  if (!node.error.empty()) j["error"] = node.error;
+  return j;
+}
+
+Json GraphJson(const GraphShape& graph) {
+  Json nodes = Json::array(), edges = Json::array();
+  for (const auto& node : graph.nodes) nodes.push_back({{"name", node.name}, {"kind", node.kind}});
+  for (const auto& e : graph.edges)
+    edges.push_back({{"from", graph.nodes[e.from].name}, {"to", graph.nodes[e.to].name}, {"port", e.port}});
+  return {{"nodes", nodes}, {"edges", edges}};
+}
+
+Json RunJson(const RunRecord& run) {
+  Json nodes = Json::object();
+  for (const auto& [name, node] : run.nodes) nodes[name] = NodeJson(node);
+  return {{"ablation", run.ablation},       {"axes", run.axes}, {"ok", run.ok},
+          {"seconds", Number(run.seconds)}, {"nodes", nodes},   {"graph", GraphJson(run.graph)}};
+}
+
+bool SameGraph(const GraphShape& a, const GraphShape& b) {
+  auto node_eq = [](const GraphShape::Node& x, const GraphShape::Node& y) {
+    return x.name == y.name && x.kind == y.kind;
+  };
+  auto edge_eq = [](const GraphShape::Edge& x, const GraphShape::Edge& y) {
+    return x.from == y.from && x.to == y.to && x.port == y.port;
+  };
+  return std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(), node_eq) &&
+         std::equal(a.edges.begin(), a.edges.end(), b.edges.begin(), b.edges.end(), edge_eq);
+}
+
+}  // namespace
+
+bool RunRecord::operator==(const RunRecord& other) const {
+  return ablation == other.ablation && axes == other.axes && ok == other.ok && seconds == other.seconds &&
+         nodes == other.nodes && SameGraph(graph, other.graph);
+}
+
+const RecordSpec& PipelineRecord::Declared(const std::string& kind) const {
+  static const RecordSpec kUndeclared;
+  auto it = kinds.find(kind);
+  return it == kinds.end() ? kUndeclared : it->second;
+}
+
+std::string RunRecordJson(const PipelineRecord& record) {
+  Json kinds = Json::object();
+  for (const auto& [name, spec] : record.kinds) kinds[name] = KindJson(spec);
+  Json runs = Json::array();
+  for (const RunRecord& run : record.runs) runs.push_back(RunJson(run));
+  Json j = {{"pipeline", record.pipeline}, {"seconds", Number(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
+  if (!record.repeat_axis.empty()) j["repeat_axis"] = record.repeat_axis;
+  return j.dump(2) + "\n";
+}
+
+std::string AttachmentPath(size_t run, size_t num_runs, const std::string& node, const std::string& suffix) {
+  return (num_runs == 1 ? "" : "run-" + std::to_string(run) + "/") + node + "." + suffix;
+}
+
+std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, AttachmentType type) {
+  std::vector<DeclaredAttachment> out;
+  for (size_t r = 0; r < record.runs.size(); ++r)
+    for (const auto& [name, node] : record.runs[r].nodes)
+      for (const AttachmentSpec& spec : record.Declared(node.kind).attachments) {
+        bool attached =
+            std::find(node.attachments.begin(), node.attachments.end(), spec.suffix) != node.attachments.end();
+        if (spec.type == type && attached)
+          out.push_back({r, name, &spec, AttachmentPath(r, record.runs.size(), name, spec.suffix)});
+      }
+  return out;
+}
+
+std::string SettingLabel(const std::map<std::string, std::string>& assignment) {
+  if (assignment.empty()) return "base";
+  std::string out;
+  for (const auto& [k, v] : assignment) out += (out.empty() ? "" : ", ") + k + "=" + v;
+  return out;
+}
+
+}  // namespace seqflow

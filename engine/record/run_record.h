@@ -1,0 +1,102 @@
+// The run record (DESIGN §8) as one type: what `seqflow run --out DIR` writes to
+// DIR/summary.json, and what `seqflow report`, its HTML page and its path-plot markers read back.
+// One writer (RunRecordJson) and one reader (ParseRunRecord), so the two cannot drift:
+// ParseRunRecord(RunRecordJson(r)) == r whenever r's numbers are finite.
+//
+// summary.json:
+//   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set),
+//    "kinds": {KIND: {"role": ROLE, "headline": [METRIC, ...], "chosen_lambda": METRIC,
+//                     "attachments": [{"suffix", "type", "x", "x_label", "y", "y_fallback",
+//                                      "mark_max", "x_is_lambda"}]}},
+//    "runs": [{"ablation": {NODE.FIELD: V}, "axes": {AXIS: V}, "ok": B, "seconds": S,
+//              "nodes": {NAME: {"kind", "status", "seconds", "key", "metrics": {METRIC: X},
+//                               "attachments": [SUFFIX, ...], "error" (failed nodes only)}},
+//              "graph": {"nodes": [{"name", "kind"}] in topological order,
+//                        "edges": [{"from", "to", "port"}] by node name}}]}
+// "kinds" holds the declarations (engine/api/record_spec.h) of every kind the runs use: the
+// report acts on those, never on a kind's, metric's or column's name. Non-finite numbers are
+// written as null and read back as NaN.
+//
+// Reading: "pipeline", "runs", each run's "nodes" and each node's "kind" and "status" are
+// required; any other field may be absent (records written before it existed) and then takes
+// its default. A field of the wrong type, a missing required field or invalid JSON is kInvalid,
+// located: the file and, for bad JSON, line:col and byte offset, else the field's JSON pointer
+// ("/runs/2/nodes/score/metrics/f1: expected a number, got string").
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/api/record_spec.h"
+#include "engine/base/env.h"
+#include "engine/exec/executor.h"
+#include "engine/graph/graph_svg.h"
+
+namespace seqflow {
+
+struct NodeRecord {
+  std::string kind;
+  NodeStatus status = NodeStatus::kComputed;
+  double seconds = 0;  // this run's wall time for the node (load time when cached)
+  std::string key;
+  std::map<std::string, double> metrics;
+  std::vector<std::string> attachments;  // suffixes of the files it attached, in attach order
+  std::string error;                     // failed nodes: what went wrong
+
+  bool operator==(const NodeRecord&) const = default;
+};
+
+struct RunRecord {
+  std::map<std::string, std::string> ablation;  // "NODE.FIELD" -> value; empty for the base run
+  std::map<std::string, std::string> axes;      // axis name -> value (RunVariant::axes)
+  bool ok = true;
+  double seconds = 0;
+  std::map<std::string, NodeRecord> nodes;  // by node name
+  GraphShape graph;                         // the run's DAG, so reports can draw it
+
+  // Field by field (GraphShape's nodes and edges by their names, kinds, ends and ports).
+  bool operator==(const RunRecord& other) const;
+};
+
+struct PipelineRecord {
+  std::string pipeline;  // the pipeline's name
+  double seconds = 0;    // wall time of the whole invocation
+  // The axis whose values are repetitions (seeds) of one setting — "repeat" when the pipeline
+  // has a repeat: section — or "" when the runs are not repeated.
+  std::string repeat_axis;
+  std::map<std::string, RecordSpec> kinds;  // declarations of the kinds the runs use
+  std::vector<RunRecord> runs;
+
+  // The declaration of `kind`; an empty one (role kOther) when the record has none.
+  const RecordSpec& Declared(const std::string& kind) const;
+  bool operator==(const PipelineRecord&) const = default;
+};
+
+// summary.json text (format above), indented by two spaces.
+std::string RunRecordJson(const PipelineRecord& record);
+// Parses summary.json text; `file` names it in errors.
+Result<PipelineRecord> ParseRunRecord(std::string_view json, const std::string& file);
+// Reads and parses DIR/summary.json through `env`.
+Result<PipelineRecord> ReadRunRecord(const std::string& dir, Env* env);
+
+// Where run `run` of `num_runs` keeps the attachment `suffix` of `node`, relative to the record's
+// folder: "<node>.<suffix>", or "run-<run>/<node>.<suffix>" when there are several runs.
+std::string AttachmentPath(size_t run, size_t num_runs, const std::string& node, const std::string& suffix);
+
+// A file of the record that a node attached and its kind declares.
+struct DeclaredAttachment {
+  size_t run = 0;
+  std::string node;
+  const AttachmentSpec* spec = nullptr;  // points into the record's `kinds`
+  std::string path;                      // AttachmentPath(run, runs, node, spec->suffix)
+};
+// Every declared attachment of `type` in the record, by run, then node name, then declaration.
+std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, AttachmentType type);
+
+// "decoder=decode.sms, model.criterion=min_eig", keys in order; "base" when empty.
+std::string SettingLabel(const std::map<std::string, std::string>& assignment);
+
+}  // namespace seqflow
