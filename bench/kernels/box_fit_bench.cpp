@@ -43,9 +43,9 @@ struct Fit {
 
 Fit Ours(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
          const BoxLbfgsOptions& options) {
-  const BoxLbfgsResult r = MinimizeInBox(f, x, lower, upper, options);
-  return {r.objective, r.iterations, r.evaluations,
-          r.stop == BoxLbfgsStop::kNumericalFailure || r.stop == BoxLbfgsStop::kLineSearchFailed};
+  const Result<BoxLbfgsResult> r = MinimizeInBox(f, x, lower, upper, options);
+  if (!r.ok()) return {0, 0, 0, true};
+  return {r->objective, r->iterations, r->evaluations, r->stop == BoxLbfgsStop::kLineSearchFailed};
 }
 
 Fit Lbfgspp(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,

@@ -69,7 +69,7 @@ void BM_PathStep(benchmark::State& state) {
   options.max_steps = 1;
   int corrector = 0;
   for (auto _ : state) {
-    const PathResult r = TraceEmLambdaPath(w.layout, w.supervised, w.em0, w.unlabeled, options);
+    const PathResult r = ValueOrThrow(TraceEmLambdaPath(w.layout, w.supervised, w.em0, w.unlabeled, options));
     corrector = r.points.back().corrector_iterations;
     benchmark::DoNotOptimize(r.points.back().lambda);
   }

@@ -166,7 +166,7 @@ const PathCase& GetPath(int V, int steps) {
   options.linear.gmres.rel_tol = 1e-9;
   options.max_steps = steps;
   options.record_spectrum = false;
-  const PathResult path = TraceEmLambdaPath(w.layout, w.supervised, w.em0, w.unlabeled, options);
+  const PathResult path = ValueOrThrow(TraceEmLambdaPath(w.layout, w.supervised, w.em0, w.unlabeled, options));
   PathCase& c = paths[key];
   Eigen::VectorXd warm;
   for (const PathPoint& point : path.points) {

@@ -12,6 +12,7 @@
 
 #include "engine/api/artifact.h"
 #include "engine/api/params.h"
+#include "engine/base/cancel.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -32,8 +33,9 @@ class NodeContext {
   virtual void Attach(const std::string& suffix, std::string content) = 0;
   // Progress of a long loop (EM iterations, path steps, epochs).
   virtual void Progress(int64_t done, int64_t total) = 0;
-  // True once the run is being cancelled (another node failed); long loops should stop.
-  virtual bool cancelled() const = 0;
+  // Set once the run is being cancelled (another node failed); pass it to the kernel of every
+  // long loop, which returns Status::Cancelled (engine/base/cancel.h).
+  virtual CancelToken cancellation() const = 0;
   // Worker threads this node may use (the run's -j).
   virtual int threads() const = 0;
   // Reads a file through the engine's Env (the one door to files).

@@ -27,7 +27,7 @@ class ExecContext final : public NodeContext {
   void Metric(const std::string& name, double value) override;
   void Attach(const std::string& suffix, std::string content) override;
   void Progress(int64_t done, int64_t total) override;
-  bool cancelled() const override { return run_.failed.load(std::memory_order_relaxed); }
+  CancelToken cancellation() const override { return CancelToken(&run_.failed); }
   int threads() const override { return run_.options.threads; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
 

@@ -44,19 +44,16 @@ ArtifactPtr RunTrain(NodeContext& ctx) {
   options.merge_duplicates = ctx.params().GetBool("merge_duplicates");
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
-  CrfTrainResult trained =
-      TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),
-               static_cast<int32_t>(data->label_names.size()), options, [&](const LbfgsIteration& it) {
-                 const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-                 trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective,
-                                      it.gradient_norm, it.step, it.evaluations, seconds);
-                 ctx.Progress(it.iteration, options.lbfgs.max_iterations);
-                 return !ctx.cancelled();
-               });
+  auto record_iteration = [&](const LbfgsIteration& it) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm,
+                         it.step, it.evaluations, seconds);
+    ctx.Progress(it.iteration, options.lbfgs.max_iterations);
+  };
+  CrfTrainResult trained = ValueOrThrow(TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),
+                                                 static_cast<int32_t>(data->label_names.size()), options,
+                                                 record_iteration, ctx.cancellation()));
   const LbfgsResult& r = trained.optimizer;
-  if (r.stop == LbfgsStop::kNumericalFailure || r.stop == LbfgsStop::kCancelled)
-    throw StatusError(r.stop == LbfgsStop::kCancelled ? Status::Cancelled("crf.train cancelled")
-                                                      : Status::Numerical("crf.train: " + r.message));
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);

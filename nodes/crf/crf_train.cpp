@@ -5,16 +5,19 @@
 
 namespace seqflow {
 
-CrfTrainResult TrainCrf(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
-                        int32_t num_attributes, int32_t num_labels, const CrfTrainOptions& options,
-                        const LbfgsCallback& callback) {
+Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
+                                const std::vector<std::vector<int32_t>>& labels, int32_t num_attributes,
+                                int32_t num_labels, const CrfTrainOptions& options, const LbfgsCallback& callback,
+                                const CancelToken& cancel) {
   CrfTrainResult result;
   const int threads = options.lbfgs.threads;
   if (!options.merge_duplicates) {
     const CrfLayout layout{num_attributes, num_labels};
     CrfLikelihood objective(sentences, labels, layout, options.sigma2, threads);
     result.weights = Eigen::VectorXd::Zero(layout.size());
-    result.optimizer = MinimizeLbfgs(objective, result.weights, options.lbfgs, callback);
+    Result<LbfgsResult> optimizer = MinimizeLbfgs(objective, result.weights, options.lbfgs, callback, cancel);
+    if (!optimizer.ok()) return optimizer.status();
+    result.optimizer = std::move(optimizer).value();
     result.trained_weights = layout.size();
     return result;
   }
@@ -23,7 +26,9 @@ CrfTrainResult TrainCrf(const std::vector<SentenceFeatures>& sentences, const st
   Eigen::VectorXd u = Eigen::VectorXd::Zero(layout.size());
   {
     CrfLikelihood objective(groups.sentences, labels, layout, options.sigma2, threads, GroupFeatureValues(groups));
-    result.optimizer = MinimizeLbfgs(objective, u, options.lbfgs, callback);
+    Result<LbfgsResult> optimizer = MinimizeLbfgs(objective, u, options.lbfgs, callback, cancel);
+    if (!optimizer.ok()) return optimizer.status();
+    result.optimizer = std::move(optimizer).value();
   }
   result.trained_weights = layout.size();
   result.weights = ExpandGroupWeights(u, groups, num_labels);

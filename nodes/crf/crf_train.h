@@ -25,9 +25,11 @@ struct CrfTrainResult {
 };
 
 // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels).
-// `callback` as for MinimizeLbfgs (return false to cancel).
-CrfTrainResult TrainCrf(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
-                        int32_t num_attributes, int32_t num_labels, const CrfTrainOptions& options,
-                        const LbfgsCallback& callback = nullptr);
+// `callback` and `cancel` as for MinimizeLbfgs, whose errors (numerical failure, cancellation)
+// are returned.
+Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
+                                const std::vector<std::vector<int32_t>>& labels, int32_t num_attributes,
+                                int32_t num_labels, const CrfTrainOptions& options,
+                                const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {});
 
 }  // namespace seqflow

@@ -46,10 +46,10 @@ ArtifactPtr RunLop(NodeContext& ctx) {
   const HybridCorpus data =
       BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
   const auto experts = static_cast<Eigen::Index>(model->experts.size());
-  const CombinationFit fit =
+  const CombinationFit fit = ValueOrThrow(
       FitCombinationWeights(data, model->expert_transitions(), model->theta,
                             Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)),
-                            ctx.params().GetDouble("xi_prime"), ctx.threads());
+                            ctx.params().GetDouble("xi_prime"), ctx.threads()));
   model->gamma = fit.gamma;
   ctx.Metric("heldout_objective", fit.objective);
   ctx.Metric("iterations", fit.iterations);
@@ -106,11 +106,12 @@ ArtifactPtr RunHysol(NodeContext& ctx) {
   const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   const HysolOptions options = Options(p, threads);
-  HysolResult result = TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
-                                  model->symbols.vocabulary_sizes(), options, [&](const HysolStep& step) {
-                                    if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
-                                    return !ctx.cancelled();
-                                  });
+  auto progress = [&](const HysolStep& step) {
+    if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
+  };
+  HysolResult result =
+      ValueOrThrow(TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
+                              model->symbols.vocabulary_sizes(), options, progress, ctx.cancellation()));
   model->theta = std::move(result.theta);
   model->gamma = std::move(result.gamma);
   const HysolStep* last_fit = nullptr;      // the last Γ step: why the alternation stopped

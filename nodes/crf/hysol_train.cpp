@@ -49,9 +49,9 @@ double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& ex
 
 }  // namespace
 
-CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
-                                     const GenerativeParams& theta, const Eigen::VectorXd& start, double xi_prime,
-                                     int threads) {
+Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
+                                             const GenerativeParams& theta, const Eigen::VectorXd& start,
+                                             double xi_prime, int threads) {
   const Eigen::Index models = start.size();
   CombinationObjective objective(heldout, experts, theta, xi_prime, threads);
   BoxLbfgsOptions options;
@@ -59,103 +59,165 @@ CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTr
   options.delta = 1e-10;
   CombinationFit fit;
   fit.gamma = start;
-  const BoxLbfgsResult r =
+  const Result<BoxLbfgsResult> r =
       MinimizeInBox(objective, fit.gamma, Eigen::VectorXd::Zero(models), Eigen::VectorXd::Ones(models), options);
-  if (r.stop == BoxLbfgsStop::kNumericalFailure || !std::isfinite(r.objective))
-    throw StatusError(Status::Numerical("fitting the combination weights Γ: " + r.message));
-  fit.objective = -r.objective;
-  fit.iterations = r.iterations;
+  if (!r.ok()) return r.status().Annotate("fitting the combination weights Γ");
+  if (!std::isfinite(r->objective))
+    return Status::Numerical("fitting the combination weights Γ: the objective is " + std::to_string(r->objective));
+  fit.objective = -r->objective;
+  fit.iterations = r->iterations;
   return fit;
 }
 
-HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
-                       const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                       const HysolOptions& options, const HysolProgress& progress) {
-  const auto experts_n = static_cast<Eigen::Index>(experts.size());
-  const auto models = experts_n + static_cast<Eigen::Index>(vocabulary_sizes.size());
-  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(models - experts_n);
-  auto report = [&](HysolResult& result, HysolStep step) {
-    result.trace.push_back(std::move(step));
-    if (progress && !progress(result.trace.back())) throw StatusError(Status::Cancelled("HySOL training cancelled"));
-  };
+namespace {
 
-  HysolResult result;
-  result.theta = MaximizeGenerative(ObservedCounts(labeled, vocabulary_sizes), ones, options.eta_prime);
-  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(models, 1.0 / static_cast<double>(models));
-  const double at_uniform = HeldoutObjective(heldout, experts, result.theta, uniform, options);
-  CombinationFit fit =
-      FitCombinationWeights(heldout, experts, result.theta, uniform, options.xi_prime, options.threads);
-  result.gamma = fit.gamma;
-  report(result, HysolStep{0, "gamma", 0, 0, at_uniform, fit.objective, 0, result.gamma});
+// Figure 1 with the state it carries between steps; Run() is TrainHysol.
+class HysolProcedure {
+ public:
+  HysolProcedure(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+                 const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
+                 const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel)
+      : labeled_(labeled),
+        heldout_(heldout),
+        unlabeled_(unlabeled),
+        experts_(experts),
+        vocabulary_sizes_(vocabulary_sizes),
+        options_(options),
+        progress_(progress),
+        cancel_(cancel),
+        experts_n_(static_cast<Eigen::Index>(experts.size())),
+        models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
-  // Σ_m log Z_i(x_m) per expert: the Θ-independent part of G, so G is comparable across Γ.
-  Eigen::VectorXd log_partitions(experts_n);
-  for (Eigen::Index i = 0; i < experts_n; ++i)
-    log_partitions(i) = ExpertLogPartition(unlabeled, experts[i], static_cast<int>(i), options.threads);
+  Result<HysolResult> Run() {
+    if (Status s = Start(); !s.ok()) return s;
+    for (int t = 1; t <= options_.max_iterations; ++t) {
+      Result<bool> converged = Iteration(t);
+      if (!converged.ok()) return converged.status();
+      if (*converged) {
+        result_.converged = true;
+        break;
+      }
+    }
+    result_.selected_iteration = result_.iterations;
+    if (!result_.converged) {
+      // §5.2: without convergence the paper keeps the pair (Θ(t), Γ(t)), t >= 1, of highest G(Θ|Γ).
+      Result<double> last = GenerativeAtCurrent("choosing the pair of highest G after the last iteration");
+      if (!last.ok()) return last.status();
+      Consider(result_.iterations, *last);
+      result_.selected_iteration = best_iteration_;
+      if (best_iteration_ != result_.iterations) {
+        result_.theta = std::move(best_theta_);
+        result_.gamma = std::move(best_gamma_);
+      }
+      if (Status s = Report(HysolStep{best_iteration_, "select", 0, best_generative_, 0, 0, 0, result_.gamma});
+          !s.ok())
+        return s;
+    }
+    return std::move(result_);
+  }
 
-  GenerativeCounts counts;
-  // G(Θ|Γ) of Eq. 4 at the current pair; leaves the E-step's expected counts in `counts`.
-  auto generative_at_current = [&](const std::string& where) {
-    const double chain = HybridExpectedCounts(unlabeled, experts, result.theta, result.gamma, options.threads, counts);
-    const double generative =
-        chain - result.gamma.head(experts_n).dot(log_partitions) + GenerativeLogPrior(result.theta, options.eta_prime);
-    if (!std::isfinite(generative))
-      throw StatusError(Status::Numerical(fmt::format("HySOL {}: G(Θ|Γ) is {}", where, generative)));
-    return generative;
-  };
-  // §5.2: without convergence the paper keeps the pair (Θ(t), Γ(t)), t >= 1, of highest G(Θ|Γ).
+ private:
+  // Θ(0), Γ(0), and Σ_m log Z_i(x_m) per expert: the Θ-independent part of G, so G is comparable
+  // across Γ.
+  Status Start() {
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(models_ - experts_n_);
+    result_.theta = MaximizeGenerative(ObservedCounts(labeled_, vocabulary_sizes_), ones, options_.eta_prime);
+    const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(models_, 1.0 / static_cast<double>(models_));
+    const double at_uniform = HeldoutObjective(heldout_, experts_, result_.theta, uniform, options_);
+    Result<CombinationFit> fit =
+        FitCombinationWeights(heldout_, experts_, result_.theta, uniform, options_.xi_prime, options_.threads);
+    if (!fit.ok()) return fit.status();
+    result_.gamma = fit->gamma;
+    if (Status s = Report(HysolStep{0, "gamma", 0, 0, at_uniform, fit->objective, 0, result_.gamma}); !s.ok())
+      return s;
+    log_partitions_.resize(experts_n_);
+    for (Eigen::Index i = 0; i < experts_n_; ++i)
+      log_partitions_(i) = ExpertLogPartition(unlabeled_, experts_[i], static_cast<int>(i), options_.threads);
+    return Status();
+  }
+
+  // Steps 4.1 and 4.2 of outer iteration t; true when Θ has settled.
   // The first E-step of iteration t + 1 evaluates G at the pair iteration t ended with; Θ(t) is
-  // then also iteration t + 1's `previous`, which is moved (not copied) into best_theta once the
+  // then also iteration t + 1's `previous`, which is moved (not copied) into best_theta_ once the
   // stopping rule has used it. The old best is released as soon as it is beaten.
-  int best_iteration = 0;
-  double best_generative = -std::numeric_limits<double>::infinity();
-  GenerativeParams best_theta;
-  Eigen::VectorXd best_gamma;
-  auto consider = [&](int t, double generative) {
-    if (t < 1 || generative <= best_generative) return false;
-    best_iteration = t;
-    best_generative = generative;
-    best_theta = GenerativeParams();
-    best_gamma = result.gamma;
-    return true;
-  };
-
-  for (int t = 1; t <= options.max_iterations; ++t) {
-    GenerativeParams previous = result.theta;
-    const Eigen::VectorXd generative_gamma = result.gamma.tail(models - experts_n);
+  Result<bool> Iteration(int t) {
+    GenerativeParams previous = result_.theta;
+    const Eigen::VectorXd generative_gamma = result_.gamma.tail(models_ - experts_n_);
     double last = -std::numeric_limits<double>::infinity();
     bool previous_is_best = false;
-    for (int e = 1; e <= options.em_iterations; ++e) {
-      const double generative = generative_at_current(fmt::format("step 4.1 (iteration {}, EM iteration {})", t, e));
-      if (e == 1) previous_is_best = consider(t - 1, generative);
-      report(result, HysolStep{t, "em", e, generative, 0, 0, 0, result.gamma});
-      if (e > 1 && generative - last <= options.em_tolerance * std::abs(generative)) break;
-      last = generative;
-      result.theta = MaximizeGenerative(counts, generative_gamma, options.eta_prime);
+    for (int e = 1; e <= options_.em_iterations; ++e) {
+      Result<double> generative = GenerativeAtCurrent(fmt::format("step 4.1 (iteration {}, EM iteration {})", t, e));
+      if (!generative.ok()) return generative.status();
+      if (e == 1) previous_is_best = Consider(t - 1, *generative);
+      if (Status s = Report(HysolStep{t, "em", e, *generative, 0, 0, 0, result_.gamma}); !s.ok()) return s;
+      if (e > 1 && *generative - last <= options_.em_tolerance * std::abs(*generative)) break;
+      last = *generative;
+      result_.theta = MaximizeGenerative(counts_, generative_gamma, options_.eta_prime);
     }
-    const double change = RelativeParamChange(result.theta, previous);
-    if (previous_is_best) best_theta = std::move(previous);
-    const double before = HeldoutObjective(heldout, experts, result.theta, result.gamma, options);
-    fit = FitCombinationWeights(heldout, experts, result.theta, result.gamma, options.xi_prime, options.threads);
-    result.gamma = fit.gamma;
-    result.iterations = t;
-    report(result, HysolStep{t, "gamma", 0, 0, before, fit.objective, change, result.gamma});
-    if (change < options.tolerance) {
-      result.converged = true;
-      break;
-    }
+    const double change = RelativeParamChange(result_.theta, previous);
+    if (previous_is_best) best_theta_ = std::move(previous);
+    const double before = HeldoutObjective(heldout_, experts_, result_.theta, result_.gamma, options_);
+    Result<CombinationFit> fit =
+        FitCombinationWeights(heldout_, experts_, result_.theta, result_.gamma, options_.xi_prime, options_.threads);
+    if (!fit.ok()) return fit.status();
+    result_.gamma = fit->gamma;
+    result_.iterations = t;
+    if (Status s = Report(HysolStep{t, "gamma", 0, 0, before, fit->objective, change, result_.gamma}); !s.ok())
+      return s;
+    return change < options_.tolerance;
   }
-  result.selected_iteration = result.iterations;
-  if (!result.converged) {
-    consider(result.iterations, generative_at_current("choosing the pair of highest G after the last iteration"));
-    result.selected_iteration = best_iteration;
-    if (best_iteration != result.iterations) {
-      result.theta = std::move(best_theta);
-      result.gamma = std::move(best_gamma);
-    }
-    report(result, HysolStep{best_iteration, "select", 0, best_generative, 0, 0, 0, result.gamma});
+
+  // G(Θ|Γ) of Eq. 4 at the current pair; leaves the E-step's expected counts in counts_.
+  Result<double> GenerativeAtCurrent(const std::string& where) {
+    const double chain =
+        HybridExpectedCounts(unlabeled_, experts_, result_.theta, result_.gamma, options_.threads, counts_);
+    const double generative = chain - result_.gamma.head(experts_n_).dot(log_partitions_) +
+                              GenerativeLogPrior(result_.theta, options_.eta_prime);
+    if (!std::isfinite(generative)) return Status::Numerical(fmt::format("HySOL {}: G(Θ|Γ) is {}", where, generative));
+    return generative;
   }
-  return result;
+
+  bool Consider(int t, double generative) {
+    if (t < 1 || generative <= best_generative_) return false;
+    best_iteration_ = t;
+    best_generative_ = generative;
+    best_theta_ = GenerativeParams();
+    best_gamma_ = result_.gamma;
+    return true;
+  }
+
+  Status Report(HysolStep step) {
+    result_.trace.push_back(std::move(step));
+    if (progress_) progress_(result_.trace.back());
+    return cancel_.Check("HySOL training");
+  }
+
+  const HybridCorpus& labeled_;
+  const HybridCorpus& heldout_;
+  const HybridCorpus& unlabeled_;
+  const ExpertTransitions& experts_;
+  const std::vector<int64_t>& vocabulary_sizes_;
+  const HysolOptions& options_;
+  const HysolProgress& progress_;
+  const CancelToken& cancel_;
+  const Eigen::Index experts_n_;
+  const Eigen::Index models_;
+
+  HysolResult result_;
+  Eigen::VectorXd log_partitions_;
+  GenerativeCounts counts_;
+  int best_iteration_ = 0;
+  double best_generative_ = -std::numeric_limits<double>::infinity();
+  GenerativeParams best_theta_;
+  Eigen::VectorXd best_gamma_;
+};
+
+}  // namespace
+
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
+                               const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel) {
+  return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel).Run();
 }
 
 }  // namespace seqflow

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/cancel.h"
+#include "engine/base/status.h"
 #include "nodes/crf/hybrid_chain.h"
 
 namespace seqflow {
@@ -26,11 +28,11 @@ struct CombinationFit {
   int iterations = 0;
 };
 
-// argmax over γ ∈ [0, 1]^(I+J) of Eq. 3, from `start`. Throws StatusError(Numerical) when the
-// objective is not finite or the optimiser fails.
-CombinationFit FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
-                                     const GenerativeParams& theta, const Eigen::VectorXd& start, double xi_prime,
-                                     int threads);
+// argmax over γ ∈ [0, 1]^(I+J) of Eq. 3, from `start`. Status::Numerical when the objective is
+// not finite or the optimiser fails.
+Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
+                                             const GenerativeParams& theta, const Eigen::VectorXd& start,
+                                             double xi_prime, int threads);
 
 struct HysolOptions {
   double xi_prime = 1.0;       // Γ prior
@@ -65,13 +67,16 @@ struct HysolResult {
   bool converged = false;
 };
 
-// Called after every step; returning false cancels (StatusError(Cancelled)).
-using HysolProgress = std::function<bool(const HysolStep&)>;
+// Called after every step (progress, traces).
+using HysolProgress = std::function<void(const HysolStep&)>;
 
+// Errors: Status::Numerical when G(Θ|Γ) or a Γ fit is not finite; Status::Cancelled when `cancel`
+// is requested (checked after every step).
 // REQUIRES: `labeled` and `heldout` carry gold labels; all three corpora have the same I experts
 // and J symbol columns; vocabulary_sizes = V_j.
-HysolResult TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
-                       const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                       const HysolOptions& options, const HysolProgress& progress);
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
+                               const HysolOptions& options, const HysolProgress& progress,
+                               const CancelToken& cancel = {});
 
 }  // namespace seqflow

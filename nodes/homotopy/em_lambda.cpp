@@ -50,12 +50,14 @@ double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, cons
   return (lambda < 1 ? (1 - lambda) * labeled : 0.0) + (lambda > 0 ? lambda * mean_log_likelihood : 0.0);
 }
 
-EmLambdaResult RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
-                           const IdSentences& unlabeled, const PomLayout& layout, const EmLambdaOptions& options) {
+Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
+                                   const IdSentences& unlabeled, const PomLayout& layout,
+                                   const EmLambdaOptions& options, const CancelToken& cancel) {
   EmLambdaResult result;
   result.model = start;
   result.theta_tilde = layout.Gather(start);
   for (int iter = 0;; ++iter) {
+    if (Status s = cancel.Check("EM_λ"); !s.ok()) return s;
     // E-step at θ_iter: gives both L_λ(θ_iter) and EM_1(θ_iter).
     Em1Result e{Eigen::VectorXd::Zero(layout.num_params()), 0.0};
     if (lambda > 0) e = Em1(layout, result.model, unlabeled, options.threads);

@@ -22,6 +22,8 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "engine/base/cancel.h"
+#include "engine/base/status.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
 #include "nodes/homotopy/pom_layout.h"
@@ -60,10 +62,12 @@ struct EmLambdaResult {
   bool converged = false;
 };
 
-// Iterates Θ̃ ← EM_λ(Θ̃) from `start` (whose frozen blocks stay fixed).
+// Iterates Θ̃ ← EM_λ(Θ̃) from `start` (whose frozen blocks stay fixed). A cancelled token
+// (checked before every E-step) is Status::Cancelled.
 // REQUIRES: 0 <= lambda <= 1; em0 from Em0 on the same layout; start has positive
 // probabilities where EM_0 > 0; unlabeled non-empty when lambda > 0.
-EmLambdaResult RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
-                           const IdSentences& unlabeled, const PomLayout& layout, const EmLambdaOptions& options);
+Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
+                                   const IdSentences& unlabeled, const PomLayout& layout,
+                                   const EmLambdaOptions& options, const CancelToken& cancel = {});
 
 }  // namespace seqflow

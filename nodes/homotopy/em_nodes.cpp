@@ -35,7 +35,8 @@ ArtifactPtr RunEm(NodeContext& ctx) {
   if (lambda > 0 && in.data.unlabeled.empty())
     throw StatusError(Status::Invalid("lambda > 0 needs unlabeled sentences, and the unlabeled corpora are empty"));
   Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, SmoothingOf(ctx.params()));
-  EmLambdaResult result = RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, EmOptions(ctx));
+  EmLambdaResult result = ValueOrThrow(
+      RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, EmOptions(ctx), ctx.cancellation()));
   auto model = std::make_shared<HmmModel>(*in.start);
   model->params = std::move(result.model);
   ThrowIfError(ValidateHmmModel(*model));
@@ -55,9 +56,9 @@ ArtifactPtr RunSweep(NodeContext& ctx) {
   const auto& lambdas = ctx.params().GetDoubles("lambdas");
   const bool warm = ctx.params().GetBool("warm_start");
   HmmParams previous = in.start->params;
-  for (size_t i = 0; i < lambdas.size() && !ctx.cancelled(); ++i) {
-    EmLambdaResult r =
-        RunEmLambda(warm ? previous : in.start->params, lambdas[i], em0, in.data.unlabeled, layout, EmOptions(ctx));
+  for (size_t i = 0; i < lambdas.size(); ++i) {
+    EmLambdaResult r = ValueOrThrow(RunEmLambda(warm ? previous : in.start->params, lambdas[i], em0,
+                                                in.data.unlabeled, layout, EmOptions(ctx), ctx.cancellation()));
     HomotopyPoint point;
     point.s = point.lambda = lambdas[i];
     point.theta_tilde = layout.Gather(r.model);

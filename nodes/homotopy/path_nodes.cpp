@@ -42,8 +42,6 @@ const char* StopName(PathStop stop) {
       return "reached lambda_end";
     case PathStop::kMaxSteps:
       return "max_steps";
-    case PathStop::kCancelled:
-      return "cancelled";
     case PathStop::kStepTooSmall:
       return "step below min_step";
     case PathStop::kLeftInterval:
@@ -83,8 +81,9 @@ ArtifactPtr RunPath(NodeContext& ctx) {
   PathOptions options = TrackerOptions(ctx.params(), layout.num_params(), ctx.threads());
   PathCallbacks callbacks;
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
-  callbacks.cancel = [&ctx] { return ctx.cancelled(); };
-  PathResult result = TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks);
+  callbacks.cancel = ctx.cancellation();
+  PathResult result =
+      ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
   // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
   for (auto& p : result.points)
     if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));

@@ -112,20 +112,19 @@ class Tracker {
   int P_;
 };
 
-std::optional<PathStop> StopReason(const PathOptions& options, const PathCallbacks& callbacks, int step,
-                                   double lambda) {
+std::optional<PathStop> StopReason(const PathOptions& options, int step, double lambda) {
   if (lambda >= options.lambda_end) return PathStop::kReachedEnd;
   // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
   if (lambda < 0) return PathStop::kLeftInterval;
   if (step >= options.max_steps) return PathStop::kMaxSteps;
-  if (callbacks.cancel && callbacks.cancel()) return PathStop::kCancelled;
   return std::nullopt;
 }
 
 }  // namespace
 
-PathResult TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
-                             const IdSentences& unlabeled, const PathOptions& options, const PathCallbacks& callbacks) {
+Result<PathResult> TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                                     const IdSentences& unlabeled, const PathOptions& options,
+                                     const PathCallbacks& callbacks) {
   const Tracker tracker(layout, frozen, em0, unlabeled, options);
   const int P = tracker.P();
   Eigen::VectorXd z(P + 1);
@@ -146,7 +145,8 @@ PathResult TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, c
     point.corrector_iterations = last_iterations;
     result.points.push_back(std::move(point));
     if (callbacks.progress) callbacks.progress(step, z[P]);
-    if (const std::optional<PathStop> stop = StopReason(options, callbacks, step, z[P])) {
+    if (Status cancelled = callbacks.cancel.Check("homotopy path"); !cancelled.ok()) return cancelled;
+    if (const std::optional<PathStop> stop = StopReason(options, step, z[P])) {
       result.stop = *stop;
       return result;
     }

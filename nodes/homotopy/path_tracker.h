@@ -29,11 +29,12 @@
 // crossed), the sign of det(I − λJ), the posterior entropy on U, the residual ‖F‖_∞ and Θ̃.
 // Stops when λ reaches lambda_end (the last point has λ = lambda_end exactly), when the curve
 // turns back below λ = 0 (kLeftInterval; the last point is the first with λ < 0), after
-// max_steps steps, when cancel() returns true, or when the adaptive step falls below min_step.
+// max_steps steps, or when the adaptive step falls below min_step. A cancelled token is
+// Status::Cancelled, checked after each recorded point.
 //
 // Pure function: no I/O; threads only inside EM_1 and J products (fixed shard order), so the
-// path is bit-identical for any thread count. Progress and cancellation through callbacks,
-// called on the caller's thread after each recorded point.
+// path is bit-identical for any thread count. Progress through a callback, called on the
+// caller's thread after each recorded point.
 // REQUIRES: em0 = Em0(layout, ...) with every entry > 0 (ε > 0 for every free block);
 // unlabeled non-empty; frozen supplies the frozen blocks; 0 < min_step <= step <= max_step.
 #pragma once
@@ -42,6 +43,8 @@
 #include <functional>
 #include <vector>
 
+#include "engine/base/cancel.h"
+#include "engine/base/status.h"
 #include "nodes/homotopy/path_linear_algebra.h"
 #include "nodes/homotopy/pom_layout.h"
 
@@ -82,7 +85,7 @@ struct PathPoint {
   Eigen::VectorXd theta_tilde;  // [P] the model is layout.ToHmm(theta_tilde, frozen)
 };
 
-enum class PathStop { kReachedEnd, kLeftInterval, kMaxSteps, kCancelled, kStepTooSmall };
+enum class PathStop { kReachedEnd, kLeftInterval, kMaxSteps, kStepTooSmall };
 
 struct PathResult {
   std::vector<PathPoint> points;
@@ -91,11 +94,11 @@ struct PathResult {
 
 struct PathCallbacks {
   std::function<void(int step, double lambda)> progress;  // optional
-  std::function<bool()> cancel;                           // optional; true stops the trace
+  CancelToken cancel;
 };
 
-PathResult TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+Result<PathResult> TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                              const IdSentences& unlabeled, const PathOptions& options,
-                             const PathCallbacks& callbacks = {});
+                                     const PathCallbacks& callbacks = {});
 
 }  // namespace seqflow

@@ -19,8 +19,6 @@ const char* BoxLbfgsStopName(BoxLbfgsStop s) {
       return "max_iterations";
     case BoxLbfgsStop::kLineSearchFailed:
       return "line_search_failed";
-    case BoxLbfgsStop::kNumericalFailure:
-      return "numerical_failure";
   }
   return "?";
 }
@@ -176,8 +174,8 @@ BoxLbfgsResult Stop(BoxLbfgsResult r, BoxLbfgsStop stop, std::string message) {
 
 }  // namespace
 
-BoxLbfgsResult MinimizeInBox(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower,
-                             const Eigen::VectorXd& upper, const BoxLbfgsOptions& options) {
+Result<BoxLbfgsResult> MinimizeInBox(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower,
+                                     const Eigen::VectorXd& upper, const BoxLbfgsOptions& options) {
   assert(lower.size() == x.size() && upper.size() == x.size() && (lower.array() <= upper.array()).all());
   assert(options.memory >= 1);
   const Box box{lower, upper};
@@ -187,8 +185,7 @@ BoxLbfgsResult MinimizeInBox(Objective& f, Eigen::VectorXd& x, const Eigen::Vect
   BoxLbfgsResult r;
   r.evaluations = 1;
   r.objective = at.f;
-  if (!Finite(at))
-    return Stop(r, BoxLbfgsStop::kNumericalFailure, "objective or gradient not finite at the (projected) start point");
+  if (!Finite(at)) return Status::Numerical("objective or gradient not finite at the (projected) start point");
   auto gradient_small = [&] { return ProjectedGradientNorm(at, box) <= options.gradient_tolerance; };
   const double first_move = std::min(1.0, (upper - lower).lpNorm<Eigen::Infinity>());
   PairMemory memory(options.memory);

@@ -33,8 +33,8 @@
 // Stopping: ‖P(x - g) - x‖_inf <= gradient_tolerance (the projected gradient of L-BFGS-B, zero
 // exactly at KKT points) is kGradient; (f_prev - f) / max(1, |f|) < delta after an iteration is
 // kConverged (delta = 0 turns this test off); then max_iterations, or a line search that cannot
-// decrease f (kLineSearchFailed). A non-finite f or gradient at the projected start point is
-// kNumericalFailure.
+// decrease f (kLineSearchFailed). A non-finite f or gradient at the projected start point is a
+// Status::Numerical error.
 //
 // LBFGS++'s L-BFGS-B was measured against this (bench/kernels/box_fit_bench, bench/RESULTS.md)
 // and not adopted: its line search cannot back off from f = +inf (the Γ prior on a face), it
@@ -47,6 +47,7 @@
 #include <Eigen/Dense>
 #include <string>
 
+#include "engine/base/status.h"
 #include "nodes/optim/objective.h"
 
 namespace seqflow {
@@ -59,7 +60,7 @@ struct BoxLbfgsOptions {
   int max_backtracks = 40;           // step reductions per line search
 };
 
-enum class BoxLbfgsStop { kGradient, kConverged, kMaxIterations, kLineSearchFailed, kNumericalFailure };
+enum class BoxLbfgsStop { kGradient, kConverged, kMaxIterations, kLineSearchFailed };
 const char* BoxLbfgsStopName(BoxLbfgsStop s);  // "gradient", "converged", ...
 
 struct BoxLbfgsResult {
@@ -74,7 +75,7 @@ struct BoxLbfgsResult {
 // updated in place to the last accepted iterate (always inside the box).
 // Bounds may be ±infinity.
 // REQUIRES: lower.size() == upper.size() == x.size(), lower <= upper, options.memory >= 1.
-BoxLbfgsResult MinimizeInBox(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower,
-                             const Eigen::VectorXd& upper, const BoxLbfgsOptions& options);
+Result<BoxLbfgsResult> MinimizeInBox(Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd& lower,
+                                     const Eigen::VectorXd& upper, const BoxLbfgsOptions& options);
 
 }  // namespace seqflow

@@ -17,12 +17,8 @@ const char* LbfgsStopName(LbfgsStop s) {
       return "gradient";
     case LbfgsStop::kMaxIterations:
       return "max_iterations";
-    case LbfgsStop::kCancelled:
-      return "cancelled";
     case LbfgsStop::kLineSearchFailed:
       return "line_search_failed";
-    case LbfgsStop::kNumericalFailure:
-      return "numerical_failure";
   }
   return "?";
 }
@@ -30,18 +26,15 @@ const char* LbfgsStopName(LbfgsStop s) {
 namespace {
 
 template <class Scalar>
-LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const LbfgsCallback& callback) {
+Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const LbfgsCallback& callback,
+                        const CancelToken& cancel) {
   LbfgsResult r;
   Eigen::VectorXd g;
   typename CorrectionHistory<Scalar>::Vector d;
   double fx = f.Evaluate(x, g);
   r.evaluations = 1;
   r.objective = fx;
-  if (!std::isfinite(fx) || !g.allFinite()) {
-    r.stop = LbfgsStop::kNumericalFailure;
-    r.message = "objective or gradient not finite at the start point";
-    return r;
-  }
+  if (!std::isfinite(fx) || !g.allFinite()) return Status::Numerical("objective or gradient not finite at the start point");
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
   // ‖g‖ is taken once per iterate: the callback and the stopping test share it.
@@ -64,11 +57,9 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
     const LineSearchResult ls = WolfeLineSearch(f, x, g, history.PendingDirection(), fx, slope, step0, o.wolfe_c1,
                                                 o.wolfe_c2, o.max_line_search, threads);
     r.evaluations += ls.evaluations;
-    if (!ls.finite) {
-      r.stop = LbfgsStop::kNumericalFailure;
-      r.message = "objective or gradient became NaN/inf in the line search of iteration " + std::to_string(k);
-      return r;
-    }
+    if (!ls.finite)
+      return Status::Numerical("objective or gradient became NaN/inf in the line search of iteration " +
+                               std::to_string(k));
     const bool moved = ls.f < fx;
     if (moved) history.Complete(ls.step, g);
     fx = ls.f;
@@ -80,10 +71,8 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
       return r;
     }
     gradient_norm = norm(g);
-    if (callback && !callback({k, fx, gradient_norm, ls.step, r.evaluations})) {
-      r.stop = LbfgsStop::kCancelled;
-      return r;
-    }
+    if (callback) callback({k, fx, gradient_norm, ls.step, r.evaluations});
+    if (Status s = cancel.Check("L-BFGS"); !s.ok()) return s;
     if (gradient_small()) {
       r.stop = LbfgsStop::kGradient;
       return r;
@@ -104,9 +93,10 @@ LbfgsResult Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const L
 
 }  // namespace
 
-LbfgsResult MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
-                          const LbfgsCallback& callback) {
-  return options.float_history ? Run<float>(f, x, options, callback) : Run<double>(f, x, options, callback);
+Result<LbfgsResult> MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
+                                  const LbfgsCallback& callback, const CancelToken& cancel) {
+  return options.float_history ? Run<float>(f, x, options, callback, cancel)
+                               : Run<double>(f, x, options, callback, cancel);
 }
 
 }  // namespace seqflow

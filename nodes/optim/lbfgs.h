@@ -3,7 +3,8 @@
 //
 // Stopping, as CRFsuite does: relative decrease of f over the last `past` iterations below
 // `delta` ((f_{k-past} - f_k) / |f_k| < delta), or ‖g‖ / max(1, ‖x‖) < `gradient_tolerance`, or
-// `max_iterations`. A non-finite f or gradient stops with kNumericalFailure, never silently.
+// `max_iterations`. A non-finite f or gradient is a Status::Numerical error, never a result; a
+// cancelled token (checked once per iteration) is Status::Cancelled.
 //
 // Memory: the 2m correction pairs dominate for large models (a dense CoNLL-2000 CRF has 7.4M
 // parameters: m = 6 pairs in double precision would be 711 MB). `float_history` keeps them in
@@ -17,6 +18,8 @@
 #include <functional>
 #include <string>
 
+#include "engine/base/cancel.h"
+#include "engine/base/status.h"
 #include "nodes/optim/objective.h"
 
 namespace seqflow {
@@ -34,7 +37,7 @@ struct LbfgsOptions {
   int threads = 1;  // for the vector passes (results do not depend on it)
 };
 
-enum class LbfgsStop { kConverged, kGradient, kMaxIterations, kCancelled, kLineSearchFailed, kNumericalFailure };
+enum class LbfgsStop { kConverged, kGradient, kMaxIterations, kLineSearchFailed };
 const char* LbfgsStopName(LbfgsStop s);  // "converged", "gradient", ...
 
 struct LbfgsIteration {
@@ -53,12 +56,12 @@ struct LbfgsResult {
   std::string message;  // why it stopped, for the node's error or log
 };
 
-// Called after every iteration; returning false cancels (stop = kCancelled, x = that iterate).
-using LbfgsCallback = std::function<bool(const LbfgsIteration&)>;
+// Called after every iteration (progress, traces).
+using LbfgsCallback = std::function<void(const LbfgsIteration&)>;
 
 // Minimises `f` from `x` (updated in place to the last accepted iterate).
 // REQUIRES: options.memory >= 1, options.past >= 1.
-LbfgsResult MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
-                          const LbfgsCallback& callback = nullptr);
+Result<LbfgsResult> MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
+                                  const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {});
 
 }  // namespace seqflow

@@ -3,6 +3,7 @@
 // collected for inspection, as are attachments. Shared by the node tests of every family.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <string_view>
@@ -41,7 +42,8 @@ class FakeNodeContext final : public NodeContext {
   void Metric(const std::string& name, double value) override { metrics_[name] = value; }
   void Attach(const std::string& suffix, std::string content) override { attachments_[suffix] = std::move(content); }
   void Progress(int64_t, int64_t) override {}
-  bool cancelled() const override { return false; }
+  CancelToken cancellation() const override { return CancelToken(&cancelled_); }
+  void Cancel() { cancelled_ = true; }
   int threads() const override { return threads_; }
   Result<std::string> ReadFile(const std::string& path) const override {
     auto it = files_.find(path);
@@ -57,6 +59,7 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, std::string> files_;
   std::map<std::string, double> metrics_;
   std::map<std::string, std::string> attachments_;
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace seqflow::testutil

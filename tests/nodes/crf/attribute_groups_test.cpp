@@ -80,9 +80,9 @@ TEST(AttributeGroups, TrainingReachesTheFullModelsOptimum) {
   options.lbfgs.delta = 0;
   options.lbfgs.gradient_tolerance = 1e-10;
   options.merge_duplicates = false;
-  const CrfTrainResult full = TrainCrf(corpus, labels, A, 3, options);
+  const CrfTrainResult full = ValueOrThrow(TrainCrf(corpus, labels, A, 3, options));
   options.merge_duplicates = true;
-  const CrfTrainResult merged = TrainCrf(corpus, labels, A, 3, options);
+  const CrfTrainResult merged = ValueOrThrow(TrainCrf(corpus, labels, A, 3, options));
   EXPECT_LT(merged.trained_weights, full.trained_weights);
   EXPECT_NEAR(merged.optimizer.objective, full.optimizer.objective, 1e-9);
   EXPECT_LT((merged.weights - full.weights).cwiseAbs().maxCoeff(), 1e-7);

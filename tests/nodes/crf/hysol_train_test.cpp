@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -142,7 +144,7 @@ Problem MakeProblem(int heldout_sentences = 80, int unlabeled_sentences = 200) {
   CrfTrainOptions options;
   options.sigma2 = 0.5;
   for (int i = 0; i < kJ; ++i) {
-    const CrfTrainResult r = TrainCrf(ExpertFeatures(labeled, i), SentenceLabels(labeled), kV, kK, options);
+    const CrfTrainResult r = ValueOrThrow(TrainCrf(ExpertFeatures(labeled, i), SentenceLabels(labeled), kV, kK, options));
     p.weights.push_back(r.weights);
     p.experts.push_back(CrfTransition(r.weights, CrfLayout{kV, kK}));
   }
@@ -192,8 +194,8 @@ TEST(FitCombinationWeights, SatisfiesTheKktConditionsOfTheBoxProblem) {
   const Eigen::Index models = 3 + kJ;
   for (const double xi_prime : {0.0, 1.0}) {
     SCOPED_TRACE("xi' = " + std::to_string(xi_prime));
-    const CombinationFit fit =
-        FitCombinationWeights(p.heldout, p.experts, theta, Eigen::VectorXd::Constant(models, 0.2), xi_prime, 2);
+    const CombinationFit fit = ValueOrThrow(
+        FitCombinationWeights(p.heldout, p.experts, theta, Eigen::VectorXd::Constant(models, 0.2), xi_prime, 2));
     Eigen::VectorXd gradient;
     const double value = Objective(p, theta, fit.gamma, xi_prime, &gradient);
     EXPECT_NEAR(fit.objective, value, 1e-9 * std::abs(value));
@@ -232,12 +234,9 @@ TEST(FitCombinationWeights, NonFiniteObjectiveIsNumerical) {
   p.heldout.expert_scores[1](4, 2) = std::numeric_limits<float>::quiet_NaN();
   const GenerativeParams theta =
       MaximizeGenerative(ObservedCounts(p.labeled, p.vocabulary), Eigen::VectorXd::Ones(kJ), 1e-2);
-  try {
-    FitCombinationWeights(p.heldout, p.experts, theta, Eigen::VectorXd::Constant(4, 0.25), 1.0, 1);
-    FAIL() << "a NaN score gave a fit";
-  } catch (const StatusError& e) {
-    EXPECT_EQ(e.status().code(), StatusCode::kNumerical);
-  }
+  const Result<CombinationFit> fit =
+      FitCombinationWeights(p.heldout, p.experts, theta, Eigen::VectorXd::Constant(4, 0.25), 1.0, 1);
+  EXPECT_EQ(fit.status().code(), StatusCode::kNumerical);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,8 +254,13 @@ HysolOptions TestOptions() {
   return o;
 }
 
+Result<HysolResult> TryTrain(const Problem& p, const HysolOptions& o, const HysolProgress& progress = nullptr,
+                             const CancelToken& cancel = {}) {
+  return TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, progress, cancel);
+}
+
 HysolResult Train(const Problem& p, const HysolOptions& o, const HysolProgress& progress = nullptr) {
-  return TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, progress);
+  return ValueOrThrow(TryTrain(p, o, progress));
 }
 
 // The G(Θ(t)|Γ(t)) the trace holds for t = 1..T-1: the first E-step of iteration t + 1 starts there.
@@ -440,33 +444,24 @@ TEST(TrainHysol, BitIdenticalForAnyThreadCount) {
   }
 }
 
-TEST(TrainHysol, ProgressSeesEveryStepAndFalseCancels) {
+TEST(TrainHysol, ProgressSeesEveryStepAndCancellationStopsAfterTheStep) {
   const Problem p = MakeProblem();
   const HysolOptions o = TestOptions();
   size_t calls = 0;
-  const HysolResult r = Train(p, o, [&](const HysolStep&) { return ++calls, true; });
+  const HysolResult r = Train(p, o, [&](const HysolStep&) { ++calls; });
   EXPECT_EQ(calls, r.trace.size());
 
   for (const size_t stop_at : {size_t{1}, size_t{3}}) {
     size_t seen = 0;
-    try {
-      Train(p, o, [&](const HysolStep&) { return ++seen < stop_at; });
-      FAIL() << "training ran on after the callback returned false";
-    } catch (const StatusError& e) {
-      EXPECT_EQ(e.status().code(), StatusCode::kCancelled);
-      EXPECT_EQ(seen, stop_at) << "no step may be reported after the cancel";
-    }
+    std::atomic<bool> stop{false};
+    const Result<HysolResult> cancelled = TryTrain(
+        p, o, [&](const HysolStep&) { stop = ++seen == stop_at; }, CancelToken(&stop));
+    EXPECT_EQ(cancelled.status().code(), StatusCode::kCancelled);
+    EXPECT_EQ(seen, stop_at) << "no step may be reported after the cancel";
   }
 }
 
-StatusCode TrainCode(const Problem& p) {
-  try {
-    Train(p, TestOptions());
-  } catch (const StatusError& e) {
-    return e.status().code();
-  }
-  return StatusCode::kOk;
-}
+StatusCode TrainCode(const Problem& p) { return TryTrain(p, TestOptions()).status().code(); }
 
 TEST(TrainHysol, NanExpertScoreIsNumericalNotAResult) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -521,8 +516,8 @@ std::shared_ptr<CrfModel> TrainExpert(const Corpus& train, std::vector<FeatureTe
   m->label_names = std::move(labels);
   m->encoding = TagEncoding::kIob2;
   m->dictionary = dictionary;
-  m->weights = TrainCrf(dictionary->ExtractCorpus(train, 1), gold, dictionary->num_attributes(),
-                        static_cast<int32_t>(m->label_names.size()), CrfTrainOptions{})
+  m->weights = ValueOrThrow(TrainCrf(dictionary->ExtractCorpus(train, 1), gold, dictionary->num_attributes(),
+                                     static_cast<int32_t>(m->label_names.size()), CrfTrainOptions{}))
                    .weights;
   return m;
 }
@@ -580,8 +575,8 @@ TEST(HybridNodes, LopReportsGammaPerExpert) {
 
   // The node is the kernel: the same Γ from the same start and prior (ξ' = 0.1 by default).
   const HybridCorpus heldout = BuildHybridCorpus(model->experts, model->symbols, kLabelNames, *d.heldout, true, 1);
-  const CombinationFit fit = FitCombinationWeights(heldout, model->expert_transitions(), model->theta,
-                                                   Eigen::VectorXd::Constant(2, 0.5), 0.1, 1);
+  const CombinationFit fit = ValueOrThrow(FitCombinationWeights(heldout, model->expert_transitions(), model->theta,
+                                                                Eigen::VectorXd::Constant(2, 0.5), 0.1, 1));
   EXPECT_EQ(model->gamma, fit.gamma);
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cmath>
 
 #include "nodes/hmm/supervised.h"
@@ -138,7 +140,7 @@ TEST(RunEmLambda, ObjectiveNeverDecreases) {
     const PomLayout layout(3, 5, free);
     const EmCase c = MakeCase(layout, 20);
     for (double lambda : {0.1, 0.5, 0.9, 1.0}) {
-      const EmLambdaResult r = RunEmLambda(c.start, lambda, c.em0, c.unlabeled, layout, {40, 0.0, 1});
+      const EmLambdaResult r = ValueOrThrow(RunEmLambda(c.start, lambda, c.em0, c.unlabeled, layout, {40, 0.0, 1}));
       ASSERT_EQ(r.objective.size(), 41u);
       for (size_t i = 1; i < r.objective.size(); ++i) {
         EXPECT_GE(r.objective[i], r.objective[i - 1] - 1e-12 * std::abs(r.objective[i]))
@@ -153,7 +155,7 @@ TEST(RunEmLambda, LambdaZeroJumpsToTheSupervisedFixedPoint) {
   const PomLayout layout(3, 5, FreeBlocks{true, true, true});
   const EmCase c = MakeCase(layout, 30);
   const HmmParams uniform = layout.ToHmm(Eigen::VectorXd::Ones(layout.num_params()), c.start);
-  const EmLambdaResult r = RunEmLambda(uniform, 0.0, c.em0, {}, layout, {10, 1e-14, 1});
+  const EmLambdaResult r = ValueOrThrow(RunEmLambda(uniform, 0.0, c.em0, {}, layout, {10, 1e-14, 1}));
   EXPECT_TRUE(r.converged);
   EXPECT_EQ(r.iterations, 2);  // the second update finds the objective unchanged
   EXPECT_EQ(r.theta_tilde, c.em0);
@@ -163,7 +165,7 @@ TEST(RunEmLambda, LambdaZeroJumpsToTheSupervisedFixedPoint) {
 TEST(RunEmLambda, LambdaOneIsPlainEmAndFrozenBlocksStay) {
   const PomLayout layout(3, 5, FreeBlocks{true, false, true});
   const EmCase c = MakeCase(layout, 40);
-  const EmLambdaResult r = RunEmLambda(c.start, 1.0, c.em0, c.unlabeled, layout, {1, 0.0, 1});
+  const EmLambdaResult r = ValueOrThrow(RunEmLambda(c.start, 1.0, c.em0, c.unlabeled, layout, {1, 0.0, 1}));
   const ExpectedCounts counts = CorpusExpectedCounts(c.start, c.unlabeled, 1);
   for (int i = 0; i < 3; ++i) {
     EXPECT_LE(MaxAbs(r.model.emission.row(i) - counts.emission.row(i) / counts.emission.row(i).sum()), 1e-14);
@@ -174,11 +176,20 @@ TEST(RunEmLambda, LambdaOneIsPlainEmAndFrozenBlocksStay) {
 TEST(RunEmLambda, ConvergesAndIsThreadIndependent) {
   const PomLayout layout(3, 5, FreeBlocks{true, true, true});
   const EmCase c = MakeCase(layout, 50);
-  const EmLambdaResult one = RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 1});
-  const EmLambdaResult two = RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 2});
+  const EmLambdaResult one = ValueOrThrow(RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 1}));
+  const EmLambdaResult two = ValueOrThrow(RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 2}));
   EXPECT_TRUE(one.converged);
   EXPECT_EQ(one.theta_tilde, two.theta_tilde);
   EXPECT_EQ(one.objective, two.objective);
+}
+
+TEST(RunEmLambda, CancelledTokenIsCancelledStatus) {
+  const PomLayout layout(3, 5, FreeBlocks{true, true, true});
+  const EmCase c = MakeCase(layout, 10);
+  std::atomic<bool> stop{true};
+  const Result<EmLambdaResult> r = RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 1},
+                                               CancelToken(&stop));
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cmath>
 
 #include "nodes/hmm/supervised.h"
@@ -50,7 +52,7 @@ PathOptions FixedStep(PathSolver solver, double step) {
 }
 
 PathResult Trace(const Problem& p, const PathOptions& o) {
-  return TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, o);
+  return ValueOrThrow(TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, o));
 }
 
 // Both back ends at the same fixed δ: the same points (s = k δ), through two folds of λ(s).
@@ -135,7 +137,7 @@ TEST(PathTracker, PathPointsAreEmLambdaFixedPoints) {
   const PathPoint& q = r.points.back();
   ASSERT_GT(q.lambda, 0.4);
   const HmmParams model = p.layout.ToHmm(q.theta_tilde, p.supervised);
-  const EmLambdaResult em = RunEmLambda(model, q.lambda, p.em0, p.unlabeled, p.layout, {50, 0.0, 1});
+  const EmLambdaResult em = ValueOrThrow(RunEmLambda(model, q.lambda, p.em0, p.unlabeled, p.layout, {50, 0.0, 1}));
   EXPECT_LE(MaxAbs(em.theta_tilde - q.theta_tilde), 1e-9);
   EXPECT_LE(MaxAbs(em.model.emission - model.emission), 1e-10);
   EXPECT_LE(MaxAbs(em.model.transition - model.transition), 1e-10);
@@ -221,21 +223,26 @@ TEST(PathTracker, ThreadCountDoesNotChangeThePath) {
 
 TEST(PathTracker, ProgressAndCancellation) {
   const Problem p = MakeProblem(FreeBlocks{true, true, true});
+  const PathResult full = Trace(p, PathOptions{});
+  ASSERT_GT(full.points.size(), 3u);
   std::vector<std::pair<int, double>> calls;
+  std::atomic<bool> stop{false};
   PathCallbacks callbacks;
-  callbacks.progress = [&](int step, double lambda) { calls.emplace_back(step, lambda); };
-  callbacks.cancel = [&] { return calls.size() == 3; };
-  const PathResult r = TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, PathOptions{}, callbacks);
-  EXPECT_EQ(r.stop, PathStop::kCancelled);
-  ASSERT_EQ(r.points.size(), 3u);
+  callbacks.progress = [&](int step, double lambda) {
+    calls.emplace_back(step, lambda);
+    stop = calls.size() == 3;
+  };
+  callbacks.cancel = CancelToken(&stop);
+  const Result<PathResult> r = TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, PathOptions{}, callbacks);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);  // no partial path
   ASSERT_EQ(calls.size(), 3u);
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(calls[k].first, k);
-    EXPECT_EQ(calls[k].second, r.points[k].lambda);
+    EXPECT_EQ(calls[k].second, full.points[k].lambda);
   }
   PathOptions few;
   few.max_steps = 2;
-  EXPECT_EQ(TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, few).stop, PathStop::kMaxSteps);
+  EXPECT_EQ(Trace(p, few).stop, PathStop::kMaxSteps);
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ TEST(BoxLbfgs, RandomQuadraticsSatisfyKkt) {
     for (unsigned seed = 1; seed <= 5; ++seed) {
       BoxProblem p = RandomBoxProblem(n, 100 * n + seed);
       Eigen::VectorXd x = Eigen::VectorXd::Zero(n), g;
-      const BoxLbfgsResult r = MinimizeInBox(p.f, x, p.lower, p.upper, Tight());
+      const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(p.f, x, p.lower, p.upper, Tight()));
       ASSERT_EQ(r.stop, BoxLbfgsStop::kGradient) << "n " << n << " seed " << seed << ": " << r.message;
       EXPECT_DOUBLE_EQ(r.objective, p.f.Evaluate(x, g));
       EXPECT_EQ(r.evaluations + 1, p.f.calls);
@@ -131,7 +131,7 @@ TEST(BoxLbfgs, SmallQuadraticsMatchBruteForce) {
       BoxProblem p = RandomBoxProblem(n, 1000 * n + seed);
       const Eigen::VectorXd want = BruteForceMinimizer(p);
       Eigen::VectorXd x = Eigen::VectorXd::Constant(n, 0.05);
-      const BoxLbfgsResult r = MinimizeInBox(p.f, x, p.lower, p.upper, Tight());
+      const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(p.f, x, p.lower, p.upper, Tight()));
       EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
       EXPECT_LT((x - want).lpNorm<Eigen::Infinity>(), 1e-9) << "n " << n << " seed " << seed;
       at_bound += ((want - p.lower).array() == 0 || (want - p.upper).array() == 0).count();
@@ -146,12 +146,12 @@ TEST(BoxLbfgs, InteriorMinimumIsTheUnconstrainedOne) {
   LbfgsOptions lo;
   lo.delta = 0;
   lo.gradient_tolerance = 1e-8;  // about as far as its Wolfe search on f values gets here
-  ASSERT_EQ(MinimizeLbfgs(p.f, unconstrained, lo).stop, LbfgsStop::kGradient);
+  ASSERT_EQ(ValueOrThrow(MinimizeLbfgs(p.f, unconstrained, lo)).stop, LbfgsStop::kGradient);
   ASSERT_LT((unconstrained - analytic).lpNorm<Eigen::Infinity>(), 1e-6);
   for (double width : {10.0, kInf}) {
     const Eigen::VectorXd lower = Eigen::VectorXd::Constant(12, -width), upper = Eigen::VectorXd::Constant(12, width);
     Eigen::VectorXd x = Eigen::VectorXd::Zero(12);
-    const BoxLbfgsResult r = MinimizeInBox(p.f, x, lower, upper, Tight());
+    const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(p.f, x, lower, upper, Tight()));
     EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
     EXPECT_LT((x - analytic).lpNorm<Eigen::Infinity>(), 1e-9) << "width " << width;
     EXPECT_LT((x - unconstrained).lpNorm<Eigen::Infinity>(), 1e-6) << "width " << width;
@@ -175,7 +175,7 @@ TEST(BoxLbfgs, RosenbrockWithTheOptimumCutOff) {
   // x <= 0.5: y = x² zeroes the first term, so the minimum is (0.5, 0.25) with x on its bound.
   Eigen::VectorXd v(2), g;
   v << -1.2, 1.0;
-  BoxLbfgsResult r = MinimizeInBox(f, v, Eigen::Vector2d(-2, -1), Eigen::Vector2d(0.5, 2), Tight());
+  BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, v, Eigen::Vector2d(-2, -1), Eigen::Vector2d(0.5, 2), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT((v - Eigen::Vector2d(0.5, 0.25)).norm(), 1e-9);
   // x <= 0.5, y <= 0.2: y stays on its bound and x solves 400 x (x² - 0.2) = 2 (1 - x) in
@@ -186,7 +186,7 @@ TEST(BoxLbfgs, RosenbrockWithTheOptimumCutOff) {
     (400 * mid * (mid * mid - 0.2) - 2 * (1 - mid) < 0 ? lo : hi) = mid;
   }
   v << -1.2, 1.0;
-  r = MinimizeInBox(f, v, Eigen::Vector2d(-2, -1), Eigen::Vector2d(0.5, 0.2), Tight());
+  r = ValueOrThrow(MinimizeInBox(f, v, Eigen::Vector2d(-2, -1), Eigen::Vector2d(0.5, 0.2), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT((v - Eigen::Vector2d(lo, 0.2)).norm(), 1e-9);
   f.Evaluate(v, g);
@@ -216,7 +216,7 @@ TEST(BoxLbfgs, LogBarrierConvergesToTheInteriorOptimum) {
   const Eigen::VectorXd want = root.min(1.0);  // the third component's root is above 1
   ASSERT_GT(root[2], 1.0);
   Eigen::VectorXd x = Eigen::VectorXd::Constant(4, 0.5);
-  const BoxLbfgsResult r = MinimizeInBox(f, x, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Ones(4), Tight());
+  const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Ones(4), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT(((x - want).array() / want.array()).abs().maxCoeff(), 1e-8) << x.transpose();
   EXPECT_TRUE(std::isfinite(r.objective));
@@ -228,11 +228,11 @@ TEST(BoxLbfgs, StartOutsideTheBoxIsProjected) {
   x << 5.0, -7.0;
   BoxLbfgsOptions o = Tight();
   o.max_iterations = 0;
-  BoxLbfgsResult r = MinimizeInBox(p.f, x, p.lower, p.upper, o);
+  BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(p.f, x, p.lower, p.upper, o));
   EXPECT_EQ(x, Eigen::Vector2d(p.upper[0], p.lower[1]));
   EXPECT_EQ(r.evaluations, 1);
   x << 5.0, -7.0;
-  r = MinimizeInBox(p.f, x, p.lower, p.upper, Tight());
+  r = ValueOrThrow(MinimizeInBox(p.f, x, p.lower, p.upper, Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient);
   EXPECT_LT((x - BruteForceMinimizer(p)).lpNorm<Eigen::Infinity>(), 1e-9);
 }
@@ -255,7 +255,7 @@ TEST(BoxLbfgs, FirstStepMovesAtMostOneOrTheBoxWidth) {
     SteepBowl f;
     Eigen::VectorXd x = Eigen::VectorXd::Zero(2);
     const Eigen::VectorXd lower = Eigen::VectorXd::Constant(2, width == kInf ? -kInf : 0.0);
-    const BoxLbfgsResult r = MinimizeInBox(f, x, lower, Eigen::VectorXd::Constant(2, width), Tight());
+    const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, lower, Eigen::VectorXd::Constant(2, width), Tight()));
     ASSERT_GE(f.points.size(), 2u);
     const double move = std::min(1.0, width);
     EXPECT_NEAR((f.points[1] - f.points[0]).lpNorm<Eigen::Infinity>(), move, 1e-15) << "width " << width;
@@ -277,7 +277,7 @@ class NanBelow : public Objective {
 TEST(BoxLbfgs, NanAtTrialPointsIsBacktrackedOver) {
   NanBelow f;
   Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
-  const BoxLbfgsResult r = MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), Tight());
+  const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT((x.array() - 0.3).abs().maxCoeff(), 1e-10);
 }
@@ -285,11 +285,9 @@ TEST(BoxLbfgs, NanAtTrialPointsIsBacktrackedOver) {
 TEST(BoxLbfgs, NanAtTheStartIsANumericalFailure) {
   NanBelow f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(3, -1.0);  // projected to 0, where f is NaN
-  const BoxLbfgsResult r = MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), {});
-  EXPECT_EQ(r.stop, BoxLbfgsStop::kNumericalFailure);
-  EXPECT_STREQ(BoxLbfgsStopName(r.stop), "numerical_failure");
-  EXPECT_NE(r.message.find("not finite"), std::string::npos);
-  EXPECT_EQ(r.evaluations, 1);
+  const Result<BoxLbfgsResult> r = MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), {});
+  EXPECT_EQ(r.status().code(), StatusCode::kNumerical);
+  EXPECT_NE(r.status().message().find("not finite"), std::string::npos);
 }
 
 TEST(BoxLbfgs, RelativeDecreaseAndIterationLimitStop) {
@@ -300,11 +298,11 @@ TEST(BoxLbfgs, RelativeDecreaseAndIterationLimitStop) {
   BoxLbfgsOptions o;
   o.gradient_tolerance = 0;
   o.delta = 1e-3;
-  EXPECT_EQ(MinimizeInBox(f, x, lower, upper, o).stop, BoxLbfgsStop::kConverged);
+  EXPECT_EQ(ValueOrThrow(MinimizeInBox(f, x, lower, upper, o)).stop, BoxLbfgsStop::kConverged);
   x << -1.2, 1.0;
   o.delta = 0;
   o.max_iterations = 3;
-  const BoxLbfgsResult r = MinimizeInBox(f, x, lower, upper, o);
+  const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, lower, upper, o));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kMaxIterations);
   EXPECT_EQ(r.iterations, 3);
 }

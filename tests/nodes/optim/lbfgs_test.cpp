@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cmath>
 #include <limits>
 
@@ -60,7 +62,7 @@ TEST(Lbfgs, FindsRosenbrockMinimum) {
     o.float_history = float_history;
     o.delta = 0;  // stop on the gradient only
     o.gradient_tolerance = 1e-8;
-    const LbfgsResult r = MinimizeLbfgs(f, x, o);
+    const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, o));
     EXPECT_EQ(r.stop, LbfgsStop::kGradient) << r.message;
     EXPECT_LT((x - Eigen::VectorXd::Ones(20)).norm(), 1e-6) << "float_history " << float_history;
     EXPECT_LT(r.iterations, 200);
@@ -74,7 +76,7 @@ TEST(Lbfgs, SolvesIllConditionedQuadratic) {
   LbfgsOptions o;
   o.delta = 0;
   o.gradient_tolerance = 1e-10;
-  const LbfgsResult r = MinimizeLbfgs(f, x, o);
+  const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, o));
   EXPECT_EQ(r.stop, LbfgsStop::kGradient);
   EXPECT_LT((x - f.c).norm(), 1e-8);
 }
@@ -84,12 +86,11 @@ TEST(Lbfgs, ObjectiveNeverIncreasesAndCallbackSeesEveryIteration) {
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
   double last = std::numeric_limits<double>::infinity();
   int seen = 0;
-  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{}, [&](const LbfgsIteration& it) {
+  const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, LbfgsOptions{}, [&](const LbfgsIteration& it) {
     EXPECT_LE(it.objective, last);
     EXPECT_EQ(it.iteration, ++seen);
     last = it.objective;
-    return true;
-  });
+  }));
   EXPECT_EQ(seen, r.iterations);
   EXPECT_EQ(r.objective, last);
 }
@@ -101,17 +102,25 @@ TEST(Lbfgs, RelativeDecreaseStopsEarly) {
   o.delta = 1e-2;
   o.past = 3;
   o.gradient_tolerance = 0;
-  const LbfgsResult r = MinimizeLbfgs(f, x, o);
+  const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, o));
   EXPECT_EQ(r.stop, LbfgsStop::kConverged);
   EXPECT_GE(r.iterations, 4);  // needs `past` iterations of history first
 }
 
-TEST(Lbfgs, CallbackCancels) {
+TEST(Lbfgs, CancelledTokenStopsWithCancelledStatus) {
   Rosenbrock f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
-  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{}, [](const LbfgsIteration& it) { return it.iteration < 3; });
-  EXPECT_EQ(r.stop, LbfgsStop::kCancelled);
-  EXPECT_EQ(r.iterations, 3);
+  std::atomic<bool> stop{false};
+  int seen = 0;
+  const Result<LbfgsResult> r = MinimizeLbfgs(
+      f, x, LbfgsOptions{},
+      [&](const LbfgsIteration& it) {
+        seen = it.iteration;
+        stop = it.iteration == 3;
+      },
+      CancelToken(&stop));
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(seen, 3);
 }
 
 TEST(Lbfgs, MaxIterations) {
@@ -119,15 +128,15 @@ TEST(Lbfgs, MaxIterations) {
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
   LbfgsOptions o;
   o.max_iterations = 4;
-  EXPECT_EQ(MinimizeLbfgs(f, x, o).stop, LbfgsStop::kMaxIterations);
+  EXPECT_EQ(ValueOrThrow(MinimizeLbfgs(f, x, o)).stop, LbfgsStop::kMaxIterations);
 }
 
 TEST(Lbfgs, NanIsANumericalFailure) {
   NanAfter f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 2.0);
-  const LbfgsResult r = MinimizeLbfgs(f, x, LbfgsOptions{});
-  EXPECT_EQ(r.stop, LbfgsStop::kNumericalFailure);
-  EXPECT_NE(r.message.find("NaN"), std::string::npos);
+  const Result<LbfgsResult> r = MinimizeLbfgs(f, x, LbfgsOptions{});
+  EXPECT_EQ(r.status().code(), StatusCode::kNumerical);
+  EXPECT_NE(r.status().message().find("NaN"), std::string::npos);
 }
 
 TEST(Lbfgs, SameIteratesForAnyThreadCount) {
@@ -140,7 +149,7 @@ TEST(Lbfgs, SameIteratesForAnyThreadCount) {
     o.threads = threads;
     o.max_iterations = 15;
     o.float_history = true;
-    MinimizeLbfgs(f, x, o);
+    ASSERT_TRUE(MinimizeLbfgs(f, x, o).ok());
     results.push_back(x);
   }
   EXPECT_EQ(results[0], results[1]);
