@@ -29,6 +29,7 @@
 #include <random>
 
 #include "bench/kernels/hybrid_bench_data.h"
+#include "nodes/crf/hysol_train.h"
 #include "nodes/optim/box_lbfgs.h"
 
 namespace seqflow {
@@ -89,28 +90,6 @@ Fit Minimize(int solver, Objective& f, Eigen::VectorXd& x, const Eigen::VectorXd
   return Lbfgspp(f, x, lower, upper, options, solver == 2 ? 1e-12 : 0.0);
 }
 
-// −(Eq. 3) − ξ' Σ log γ and its gradient, as FitCombinationWeights minimises it.
-class GammaObjective final : public Objective {
- public:
-  GammaObjective(const HybridCorpus& heldout, const bench::HybridWorkload& w, const GenerativeParams& theta, double xi)
-      : heldout_(heldout), w_(w), theta_(theta), xi_(xi) {}
-  double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override {
-    double value = HybridConditionalLogLikelihood(heldout_, w_.experts, theta_, gamma, 1, &gradient);
-    if (xi_ > 0) {
-      value += xi_ * gamma.array().log().sum();
-      gradient.array() += xi_ / gamma.array();
-    }
-    gradient = -gradient;
-    return -value;
-  }
-
- private:
-  const HybridCorpus& heldout_;
-  const bench::HybridWorkload& w_;
-  const GenerativeParams& theta_;
-  double xi_;
-};
-
 // The rows of `all`'s sentences n with (n % 5 == 0) == heldout.
 HybridCorpus Fifth(const HybridCorpus& all, bool heldout) {
   HybridCorpus part;
@@ -148,7 +127,7 @@ const GammaProblem& Gamma(int signal) {
 void BM_GammaFit(benchmark::State& state) {
   const GammaProblem& p = Gamma(static_cast<int>(state.range(1)));
   const bool hmms = state.range(2) == 1;
-  GammaObjective f(p.heldout, p.w, hmms ? p.hmms : p.none, static_cast<double>(state.range(3)) / 1000);
+  CombinationObjective f(p.heldout, p.w.experts, hmms ? p.hmms : p.none, static_cast<double>(state.range(3)) / 1000, 1);
   const Eigen::Index models = bench::kHybridExperts + (hmms ? p.hmms.num_models() : 0);
   const Eigen::VectorXd lower = Eigen::VectorXd::Zero(models), upper = Eigen::VectorXd::Ones(models);
   BoxLbfgsOptions options;

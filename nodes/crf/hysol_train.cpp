@@ -12,33 +12,18 @@
 
 namespace seqflow {
 
-namespace {
-
-// −(Eq. 3) as a function of Γ, for the minimiser.
-class CombinationObjective final : public Objective {
- public:
-  CombinationObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
-                       double xi_prime, int threads)
-      : heldout_(heldout), experts_(experts), theta_(theta), xi_prime_(xi_prime), threads_(threads) {}
-
-  double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override {
-    double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient);
-    if (xi_prime_ > 0) {
-      // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
-      value += xi_prime_ * gamma.array().log().sum();
-      gradient.array() += xi_prime_ / gamma.array();
-    }
-    gradient = -gradient;
-    return -value;
+double CombinationObjective::Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) {
+  double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient);
+  if (xi_prime_ > 0) {
+    // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
+    value += xi_prime_ * gamma.array().log().sum();
+    gradient.array() += xi_prime_ / gamma.array();
   }
+  gradient = -gradient;
+  return -value;
+}
 
- private:
-  const HybridCorpus& heldout_;
-  const ExpertTransitions& experts_;
-  const GenerativeParams& theta_;
-  double xi_prime_;
-  int threads_;
-};
+namespace {
 
 // Eq. 3 with its prior at Γ.
 double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,

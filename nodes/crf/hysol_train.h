@@ -19,8 +19,27 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/crf/hybrid_chain.h"
+#include "nodes/optim/objective.h"
 
 namespace seqflow {
+
+// −(Eq. 3) as a function of Γ, with its gradient, for the box minimiser.
+class CombinationObjective final : public Objective {
+ public:
+  // The references must outlive the objective.
+  CombinationObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
+                       double xi_prime, int threads)
+      : heldout_(heldout), experts_(experts), theta_(theta), xi_prime_(xi_prime), threads_(threads) {}
+
+  double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override;
+
+ private:
+  const HybridCorpus& heldout_;
+  const ExpertTransitions& experts_;
+  const GenerativeParams& theta_;
+  double xi_prime_;
+  int threads_;
+};
 
 struct CombinationFit {
   Eigen::VectorXd gamma;
