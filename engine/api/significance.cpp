@@ -174,7 +174,7 @@ double Evaluate(const SentenceStats& t, Statistic s) {
     case Statistic::kRecall:
       return ChunkRecall(t.correct, t.gold);
     case Statistic::kAccuracy:
-      return CountRatio(t.correct_tokens, t.tokens);
+      return TokenAccuracy(t.correct_tokens, t.tokens);
   }
   return 0.0;
 }

@@ -21,7 +21,9 @@ class CancelToken {
 
   bool requested() const { return flag_ != nullptr && flag_->load(std::memory_order_relaxed); }
   // Status::Cancelled("WHAT cancelled") once requested, else OK.
-  Status Check(const std::string& what) const { return requested() ? Status::Cancelled(what + " cancelled") : Status(); }
+  Status Check(const std::string& what) const {
+    return requested() ? Status::Cancelled(what + " cancelled") : Status();
+  }
 
  private:
   const std::atomic<bool>* flag_ = nullptr;

@@ -46,8 +46,8 @@ ArtifactPtr RunTrain(NodeContext& ctx) {
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   auto record_iteration = [&](const LbfgsIteration& it) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm,
-                         it.step, it.evaluations, seconds);
+    trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm, it.step,
+                         it.evaluations, seconds);
     ctx.Progress(it.iteration, options.lbfgs.max_iterations);
   };
   CrfTrainResult trained = ValueOrThrow(TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),

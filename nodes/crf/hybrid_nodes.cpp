@@ -46,10 +46,10 @@ ArtifactPtr RunLop(NodeContext& ctx) {
   const HybridCorpus data =
       BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
   const auto experts = static_cast<Eigen::Index>(model->experts.size());
-  const CombinationFit fit = ValueOrThrow(
-      FitCombinationWeights(data, model->expert_transitions(), model->theta,
-                            Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)),
-                            ctx.params().GetDouble("xi_prime"), ctx.threads()));
+  const CombinationFit fit =
+      ValueOrThrow(FitCombinationWeights(data, model->expert_transitions(), model->theta,
+                                         Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)),
+                                         ctx.params().GetDouble("xi_prime"), ctx.threads()));
   model->gamma = fit.gamma;
   ctx.Metric("heldout_objective", fit.objective);
   ctx.Metric("iterations", fit.iterations);

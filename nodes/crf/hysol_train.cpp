@@ -94,8 +94,7 @@ class HysolProcedure {
         result_.theta = std::move(best_theta_);
         result_.gamma = std::move(best_gamma_);
       }
-      if (Status s = Report(HysolStep{best_iteration_, "select", 0, best_generative_, 0, 0, 0, result_.gamma});
-          !s.ok())
+      if (Status s = Report(HysolStep{best_iteration_, "select", 0, best_generative_, 0, 0, 0, result_.gamma}); !s.ok())
         return s;
     }
     return std::move(result_);
@@ -113,8 +112,7 @@ class HysolProcedure {
         FitCombinationWeights(heldout_, experts_, result_.theta, uniform, options_.xi_prime, options_.threads);
     if (!fit.ok()) return fit.status();
     result_.gamma = fit->gamma;
-    if (Status s = Report(HysolStep{0, "gamma", 0, 0, at_uniform, fit->objective, 0, result_.gamma}); !s.ok())
-      return s;
+    if (Status s = Report(HysolStep{0, "gamma", 0, 0, at_uniform, fit->objective, 0, result_.gamma}); !s.ok()) return s;
     log_partitions_.resize(experts_n_);
     for (Eigen::Index i = 0; i < experts_n_; ++i)
       log_partitions_(i) = ExpertLogPartition(unlabeled_, experts_[i], static_cast<int>(i), options_.threads);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/chunk_scores.h"
 #include "engine/base/status.h"
 #include "nodes/decode/predictions.h"
 #include "nodes/io/corpus.h"
@@ -33,8 +34,8 @@ struct TokenScores {
   int64_t sentences = 0;
   int64_t correct_sentences = 0;  // every token right
 
-  double accuracy() const { return tokens ? static_cast<double>(correct_tokens) / tokens : 0.0; }
-  double sentence_accuracy() const { return sentences ? static_cast<double>(correct_sentences) / sentences : 0.0; }
+  double accuracy() const { return TokenAccuracy(correct_tokens, tokens); }
+  double sentence_accuracy() const { return CountRatio(correct_sentences, sentences); }
 };
 
 TokenScores ScoreTokens(const AlignedLabels& labels);

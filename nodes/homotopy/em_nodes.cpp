@@ -57,8 +57,8 @@ ArtifactPtr RunSweep(NodeContext& ctx) {
   const bool warm = ctx.params().GetBool("warm_start");
   HmmParams previous = in.start->params;
   for (size_t i = 0; i < lambdas.size(); ++i) {
-    EmLambdaResult r = ValueOrThrow(RunEmLambda(warm ? previous : in.start->params, lambdas[i], em0,
-                                                in.data.unlabeled, layout, EmOptions(ctx), ctx.cancellation()));
+    EmLambdaResult r = ValueOrThrow(RunEmLambda(warm ? previous : in.start->params, lambdas[i], em0, in.data.unlabeled,
+                                                layout, EmOptions(ctx), ctx.cancellation()));
     HomotopyPoint point;
     point.s = point.lambda = lambdas[i];
     point.theta_tilde = layout.Gather(r.model);

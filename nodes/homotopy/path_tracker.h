@@ -98,7 +98,7 @@ struct PathCallbacks {
 };
 
 Result<PathResult> TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
-                             const IdSentences& unlabeled, const PathOptions& options,
+                                     const IdSentences& unlabeled, const PathOptions& options,
                                      const PathCallbacks& callbacks = {});
 
 }  // namespace seqflow

@@ -34,7 +34,8 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
   double fx = f.Evaluate(x, g);
   r.evaluations = 1;
   r.objective = fx;
-  if (!std::isfinite(fx) || !g.allFinite()) return Status::Numerical("objective or gradient not finite at the start point");
+  if (!std::isfinite(fx) || !g.allFinite())
+    return Status::Numerical("objective or gradient not finite at the start point");
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
   // ‖g‖ is taken once per iterate: the callback and the stopping test share it.

@@ -9,10 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <atomic>
-
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -144,7 +143,8 @@ Problem MakeProblem(int heldout_sentences = 80, int unlabeled_sentences = 200) {
   CrfTrainOptions options;
   options.sigma2 = 0.5;
   for (int i = 0; i < kJ; ++i) {
-    const CrfTrainResult r = ValueOrThrow(TrainCrf(ExpertFeatures(labeled, i), SentenceLabels(labeled), kV, kK, options));
+    const CrfTrainResult r =
+        ValueOrThrow(TrainCrf(ExpertFeatures(labeled, i), SentenceLabels(labeled), kV, kK, options));
     p.weights.push_back(r.weights);
     p.experts.push_back(CrfTransition(r.weights, CrfLayout{kV, kK}));
   }

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-
 #include <cmath>
 
 #include "nodes/hmm/supervised.h"
@@ -187,8 +186,8 @@ TEST(RunEmLambda, CancelledTokenIsCancelledStatus) {
   const PomLayout layout(3, 5, FreeBlocks{true, true, true});
   const EmCase c = MakeCase(layout, 10);
   std::atomic<bool> stop{true};
-  const Result<EmLambdaResult> r = RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 1},
-                                               CancelToken(&stop));
+  const Result<EmLambdaResult> r =
+      RunEmLambda(c.start, 0.4, c.em0, c.unlabeled, layout, {500, 1e-13, 1}, CancelToken(&stop));
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
 }
 

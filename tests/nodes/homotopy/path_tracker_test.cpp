@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-
 #include <cmath>
 
 #include "nodes/hmm/supervised.h"

@@ -216,7 +216,8 @@ TEST(BoxLbfgs, LogBarrierConvergesToTheInteriorOptimum) {
   const Eigen::VectorXd want = root.min(1.0);  // the third component's root is above 1
   ASSERT_GT(root[2], 1.0);
   Eigen::VectorXd x = Eigen::VectorXd::Constant(4, 0.5);
-  const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Ones(4), Tight()));
+  const BoxLbfgsResult r =
+      ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Ones(4), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT(((x - want).array() / want.array()).abs().maxCoeff(), 1e-8) << x.transpose();
   EXPECT_TRUE(std::isfinite(r.objective));
@@ -277,7 +278,8 @@ class NanBelow : public Objective {
 TEST(BoxLbfgs, NanAtTrialPointsIsBacktrackedOver) {
   NanBelow f;
   Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
-  const BoxLbfgsResult r = ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), Tight()));
+  const BoxLbfgsResult r =
+      ValueOrThrow(MinimizeInBox(f, x, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Ones(3), Tight()));
   EXPECT_EQ(r.stop, BoxLbfgsStop::kGradient) << r.message;
   EXPECT_LT((x.array() - 0.3).abs().maxCoeff(), 1e-10);
 }
