@@ -20,8 +20,7 @@ std::vector<std::string_view> Alternatives(std::string_view type) {
 // "A", "A or B", "A, B or C".
 std::string OrList(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
 }
 

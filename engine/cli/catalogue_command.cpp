@@ -33,8 +33,8 @@ void PrintKind(const Registry& registry, const KindSpec& kind) {
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
   PrintRecordSpec(kind.record);
   for (const auto& port : kind.inputs)
-    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), registry.PortTypeText(port).c_str(), port.list ? "[]" : "",
-                port.optional ? " (optional)" : "", port.doc.c_str());
+    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),
+                port.list ? "[]" : "", port.optional ? " (optional)" : "", port.doc.c_str());
   for (const auto& p : kind.params) {
     std::string def = p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : "required";
     std::string choices;

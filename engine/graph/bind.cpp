@@ -125,8 +125,8 @@ Status BindInputs(const PipelineSpec& spec, const Registry& registry, const Node
     const KindSpec& from = *kinds[source];
     if (!registry.Accepts(*port, from.output_type))
       return Status::Invalid("port " + Quoted(port->name) + " of " + NodeText(node) + " expects " +
-                                 registry.PortTypeText(*port) +
-                                 ", " + NodeText(spec.nodes[source]) + " gives " + from.output_type,
+                                 registry.PortTypeText(*port) + ", " + NodeText(spec.nodes[source]) + " gives " +
+                                 from.output_type,
                              ref.loc);
     std::vector<int>& sources = by_port[port->name];
     sources.push_back(source);
@@ -142,8 +142,7 @@ Status BindInputs(const PipelineSpec& spec, const Registry& registry, const Node
       out.inputs.push_back({port.name, it->second});
     } else if (!port.optional) {
       return Status::Invalid(NodeText(node) + " is missing input port " + Quoted(port.name) + " (" +
-                                 registry.PortTypeText(port) +
-                                 "); add in: {" + port.name + ": NODE}",
+                                 registry.PortTypeText(port) + "); add in: {" + port.name + ": NODE}",
                              node.loc);
     }
   }

@@ -149,13 +149,11 @@ std::vector<std::vector<int32_t>> ChainPosteriorCorpus(const ChainTables& tables
                                                        std::vector<std::vector<double>>* marginals) {
   const int K = tables.num_labels();
   const bool probabilities = tables.kind == ChainScoreKind::kProbabilities;
-  const ChainPotentials potentials{tables.table,
-                                   probabilities ? ChainPotentials::Kind::kProbabilities
-                                                 : ChainPotentials::Kind::kLogScores,
-                                   tables.initial.size() > 0 ? tables.initial.data() : nullptr};
-  const ChainLanesTransition transition = probabilities
-                                              ? ChainLanesTransition::FromProbabilities(tables.transition)
-                                              : ChainLanesTransition::FromLogPotentials(tables.transition);
+  const ChainPotentials potentials{
+      tables.table, probabilities ? ChainPotentials::Kind::kProbabilities : ChainPotentials::Kind::kLogScores,
+      tables.initial.size() > 0 ? tables.initial.data() : nullptr};
+  const ChainLanesTransition transition = probabilities ? ChainLanesTransition::FromProbabilities(tables.transition)
+                                                        : ChainLanesTransition::FromLogPotentials(tables.transition);
   std::vector<std::vector<int32_t>> labels(sentences.size());
   if (marginals != nullptr) marginals->assign(sentences.size(), {});
   struct Slot {

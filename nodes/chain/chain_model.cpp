@@ -18,9 +18,8 @@ ChainCorpus ScoreChains(const Eigen::Ref<const RowMatrixXd>& transition, const C
   }
   auto scores = std::make_shared<Eigen::MatrixXd>(K, offsets.back());
   // A row-major [T x K] block is the column-major [K x T] block of its tokens' columns.
-  for_each_scores([&](size_t n, const RowMatrixXd& s) {
-    std::copy_n(s.data(), s.size(), scores->data() + offsets[n] * K);
-  });
+  for_each_scores(
+      [&](size_t n, const RowMatrixXd& s) { std::copy_n(s.data(), s.size(), scores->data() + offsets[n] * K); });
   out.tables.kind = ChainScoreKind::kLogScores;
   out.tables.transition = transition;
   out.tables.table = scores->data();

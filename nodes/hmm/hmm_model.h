@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "engine/api/artifact.h"
-#include "nodes/chain/chain_model.h"
 #include "engine/base/status.h"
+#include "nodes/chain/chain_model.h"
 #include "nodes/features/vocab.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/io/corpus.h"

@@ -1,11 +1,11 @@
 // The synthetic citation generator (datasets/): determinism, format, and that a supervised HMM
 // trained on it is decent but imperfect, which is what the generator is for.
+#include <gtest/gtest.h>
+
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "datasets/field_corpus.h"
 #include "nodes/decode/decode_nodes.h"

@@ -1,12 +1,12 @@
 #include "nodes/decode/decode_nodes.h"
-#include "nodes/hmm/hmm_model.h"
+
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
 
-#include <gtest/gtest.h>
-
 #include "nodes/common/random.h"
+#include "nodes/hmm/hmm_model.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 

@@ -1,11 +1,11 @@
 #include "nodes/decode/tag_node.h"
-#include "nodes/hmm/hmm_model.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "nodes/decode/decode_nodes.h"
+#include "nodes/hmm/hmm_model.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
