@@ -4,21 +4,27 @@
 
 namespace seqflow {
 
-bool PortSpec::Accepts(std::string_view artifact_type) const {
-  std::string_view rest = type;
+namespace {
+
+// The alternatives of a port type "A|B|C".
+std::vector<std::string_view> Alternatives(std::string_view type) {
+  std::vector<std::string_view> out;
   while (true) {
-    const size_t bar = rest.find('|');
-    if (rest.substr(0, bar) == artifact_type) return true;
-    if (bar == std::string_view::npos) return false;
-    rest.remove_prefix(bar + 1);
+    const size_t bar = type.find('|');
+    out.push_back(type.substr(0, bar));
+    if (bar == std::string_view::npos) return out;
+    type.remove_prefix(bar + 1);
   }
 }
 
-std::string PortSpec::TypeText() const {
-  std::string out = type;
-  for (size_t bar; (bar = out.find('|')) != std::string::npos;) out.replace(bar, 1, " or ");
+// "A", "A or B", "A, B or C".
+std::string OrList(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
 }
+
+}  // namespace
 
 const PortSpec* KindSpec::FindPort(std::string_view port) const {
   for (const auto& p : inputs)
@@ -70,6 +76,26 @@ std::vector<const KindSpec*> Registry::Kinds() const {
 }
 
 bool Registry::HasArtifactType(std::string_view type) const { return types_.find(type) != types_.end(); }
+
+bool Registry::Accepts(const PortSpec& port, std::string_view artifact_type) const {
+  for (std::string_view alternative : Alternatives(port.type)) {
+    if (alternative == artifact_type) return true;
+    auto it = implementers_.find(alternative);
+    if (it != implementers_.end() && it->second.count(std::string(artifact_type))) return true;
+  }
+  return false;
+}
+
+std::string Registry::PortTypeText(const PortSpec& port) const {
+  std::vector<std::string> texts;
+  for (std::string_view alternative : Alternatives(port.type)) {
+    texts.emplace_back(alternative);
+    auto it = implementers_.find(alternative);
+    if (it != implementers_.end())
+      texts.back() += " (" + OrList(std::vector<std::string>(it->second.begin(), it->second.end())) + ")";
+  }
+  return OrList(texts);
+}
 
 ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
   auto it = types_.find(type);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,14 +22,12 @@ class NodeContext;
 
 struct PortSpec {
   std::string name;
-  std::string type;       // artifact kType accepted on this port; "A|B" accepts either
+  // What this port accepts: an artifact kType, or an interface that artifact types declare they
+  // implement (Registry::AddArtifactType); "A|B" accepts either. Checked by Registry::Accepts.
+  std::string type;
   bool list = false;      // takes one or more upstream nodes (`in: [a, b]`)
   bool optional = false;  // may be left unconnected
   std::string doc;
-
-  bool Accepts(std::string_view artifact_type) const;
-  // "HmmModel or CrfModel", for messages.
-  std::string TypeText() const;
 };
 
 // A node body: reads parameters and inputs from the context, calls a kernel, returns the
@@ -75,9 +74,13 @@ class Registry {
  public:
   // REQUIRES: the name is not registered yet (else throws StatusError).
   void AddKind(KindSpec kind);
+  // Registers T's loader, and that T implements each of `interfaces` (e.g. "ChainModel"): a port
+  // typed by one of them accepts T. Declared here, where the type is registered, so that a new
+  // type reaches every port of its interfaces without an edit to the kinds that own them.
   template <class T>
-  void AddArtifactType() {
+  void AddArtifactType(std::vector<std::string> interfaces = {}) {
     AddLoader(std::string(T::kType), T::kVersion, [](ByteReader& r) -> ArtifactPtr { return T::Load(r); });
+    for (std::string& name : interfaces) implementers_[std::move(name)].insert(std::string(T::kType));
   }
 
   const KindSpec* FindKind(std::string_view name) const;
@@ -87,6 +90,13 @@ class Registry {
   ArtifactPtr LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const;
   bool HasArtifactType(std::string_view type) const;
 
+  // Whether `port` takes an artifact of type `artifact_type`: the type is one of the port's
+  // alternatives or implements one of them.
+  bool Accepts(const PortSpec& port, std::string_view artifact_type) const;
+  // What `port` accepts, for messages and the catalogue: "HmmModel or CrfModel", and an interface
+  // with its implementers, "ChainModel (CrfModel, HmmModel or HybridModel)".
+  std::string PortTypeText(const PortSpec& port) const;
+
  private:
   void AddLoader(std::string type, uint32_t version, ArtifactLoader loader);
   std::map<std::string, KindSpec, std::less<>> kinds_;
@@ -95,6 +105,7 @@ class Registry {
     ArtifactLoader loader;
   };
   std::map<std::string, TypeEntry, std::less<>> types_;
+  std::map<std::string, std::set<std::string>, std::less<>> implementers_;  // interface -> kTypes
 };
 
 // The closest of `candidates` to `word` by edit distance, or "" when none is close

@@ -28,13 +28,13 @@ void PrintRecordSpec(const RecordSpec& spec) {
   std::printf("%s\n", line.c_str());
 }
 
-void PrintKind(const KindSpec& kind) {
+void PrintKind(const Registry& registry, const KindSpec& kind) {
   std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
   PrintRecordSpec(kind.record);
   for (const auto& port : kind.inputs)
-    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), port.type.c_str(), port.list ? "[]" : "",
-                port.optional ? " (optional)" : "", port.doc.c_str());
+    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),
+                port.list ? "[]" : "", port.optional ? " (optional)" : "", port.doc.c_str());
   for (const auto& p : kind.params) {
     std::string def = p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : "required";
     std::string choices;
@@ -58,7 +58,7 @@ int KindsCommand(const std::string& name) {
       LogError("unknown kind '" + name + "'" + (near.empty() ? "" : " — did you mean '" + near + "'?"));
       return 2;
     }
-    PrintKind(*kind);
+    PrintKind(registry, *kind);
     return 0;
   }
   for (const KindSpec* kind : registry.Kinds())

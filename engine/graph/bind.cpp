@@ -115,7 +115,7 @@ Result<int> SourceOf(const NodeIndex& index, const NodeSpec& node, const InputRe
                          ref.loc);
 }
 
-Status BindInputs(const PipelineSpec& spec, const NodeIndex& index,
+Status BindInputs(const PipelineSpec& spec, const Registry& registry, const NodeIndex& index,
                   const std::vector<const KindSpec*>& kinds, BoundNode& out) {
   const NodeSpec& node = *out.spec;
   std::map<std::string, std::vector<int>> by_port;
@@ -123,9 +123,10 @@ Status BindInputs(const PipelineSpec& spec, const NodeIndex& index,
     SEQFLOW_ASSIGN_OR_RETURN(const PortSpec* port, PortOf(node, *out.kind, ref));
     SEQFLOW_ASSIGN_OR_RETURN(int source, SourceOf(index, node, ref));
     const KindSpec& from = *kinds[source];
-    if (!port->Accepts(from.output_type))
-      return Status::Invalid("port " + Quoted(port->name) + " of " + NodeText(node) + " expects " + port->TypeText() +
-                                 ", " + NodeText(spec.nodes[source]) + " gives " + from.output_type,
+    if (!registry.Accepts(*port, from.output_type))
+      return Status::Invalid("port " + Quoted(port->name) + " of " + NodeText(node) + " expects " +
+                                 registry.PortTypeText(*port) + ", " + NodeText(spec.nodes[source]) + " gives " +
+                                 from.output_type,
                              ref.loc);
     std::vector<int>& sources = by_port[port->name];
     sources.push_back(source);
@@ -140,8 +141,8 @@ Status BindInputs(const PipelineSpec& spec, const NodeIndex& index,
     if (it != by_port.end()) {
       out.inputs.push_back({port.name, it->second});
     } else if (!port.optional) {
-      return Status::Invalid(NodeText(node) + " is missing input port " + Quoted(port.name) + " (" + port.TypeText() +
-                                 "); add in: {" + port.name + ": NODE}",
+      return Status::Invalid(NodeText(node) + " is missing input port " + Quoted(port.name) + " (" +
+                                 registry.PortTypeText(port) + "); add in: {" + port.name + ": NODE}",
                              node.loc);
     }
   }
@@ -167,7 +168,7 @@ Result<std::vector<BoundNode>> BindNodes(const PipelineSpec& spec, const Registr
     bound[i].spec = &spec.nodes[i];
     bound[i].kind = kinds[i];
     SEQFLOW_RETURN_IF_ERROR(BindParams(spec, spec.nodes[i], hasher, bound[i]));
-    SEQFLOW_RETURN_IF_ERROR(BindInputs(spec, index, kinds, bound[i]));
+    SEQFLOW_RETURN_IF_ERROR(BindInputs(spec, registry, index, kinds, bound[i]));
   }
   return bound;
 }

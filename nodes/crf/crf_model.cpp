@@ -36,6 +36,15 @@ std::string CrfModel::Describe() const {
                      weights.size());
 }
 
+Result<ChainCorpus> CrfModel::Chains(const Corpus& data, int threads) const {
+  try {
+    return ScoreChains(CrfTransition(weights, layout()), data,
+                       [&](const ScoreVisitor& visit) { ForEachCrfScores(*this, data, threads, visit); });
+  } catch (const StatusError& e) {  // feature extraction: a template's column is missing
+    return e.status();
+  }
+}
+
 void ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
                       const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit) {
   const CrfLayout layout = model.layout();

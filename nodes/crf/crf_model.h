@@ -1,5 +1,6 @@
 // CrfModel: a trained linear-chain CRF together with what is needed to apply it to a Corpus —
-// the feature templates and attribute dictionary it was trained with, and the label names.
+// the feature templates and attribute dictionary it was trained with, and the label names. A
+// ChainModel: the decoders decode with it through that interface.
 // Weights follow CrfLayout (crf_likelihood.h): [A x K] attribute × label weights, then the
 // [K x K] label-bigram block.
 // Ownership: the dictionary is shared with the FeatureSet it came from.
@@ -12,13 +13,14 @@
 #include <vector>
 
 #include "engine/api/artifact.h"
+#include "nodes/chain/chain_model.h"
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {
 
-class CrfModel final : public Artifact {
+class CrfModel final : public ChainModel {
  public:
   static constexpr std::string_view kType = "CrfModel";
   static constexpr uint32_t kVersion = 1;
@@ -29,6 +31,13 @@ class CrfModel final : public Artifact {
   Eigen::VectorXd weights;  // CrfLayout{dictionary->num_attributes(), K}
 
   CrfLayout layout() const { return {dictionary->num_attributes(), static_cast<int64_t>(label_names.size())}; }
+
+  // ChainModel (nodes/chain/chain_model.h): decoders read the model through these.
+  const std::vector<std::string>& ChainLabels() const override { return label_names; }
+  TagEncoding ChainEncoding() const override { return encoding; }
+  // Score chains: each sentence's label scores (ForEachCrfScores) and the label-bigram weights.
+  // Invalid when `data` lacks a column the templates read.
+  Result<ChainCorpus> Chains(const Corpus& data, int threads) const override;
 
   std::string_view type() const override { return kType; }
   uint32_t version() const override { return kVersion; }

@@ -98,7 +98,7 @@ KindSpec TrainKind() {
 }  // namespace
 
 void RegisterCrfNodes(Registry& registry) {
-  registry.AddArtifactType<CrfModel>();
+  registry.AddArtifactType<CrfModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(TrainKind().As(NodeRole::kTrainer).Attaching(ObjectiveTrace()));
   RegisterHybridNodes(registry);
 }

@@ -118,6 +118,23 @@ std::shared_ptr<const HybridModel> HybridModel::Load(ByteReader& r) {
   return m;
 }
 
+Result<ChainCorpus> HybridModel::Chains(const Corpus& data, int threads) const {
+  try {
+    const HybridCorpus corpus = BuildHybridCorpus(experts, symbols, label_names, data, false, threads);
+    return ScoreChains(HybridTransition(expert_transitions(), theta, gamma), data, [&](const ScoreVisitor& visit) {
+      ParallelShards(data.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
+        RowMatrixXd scores;
+        for (size_t n = begin; n < end; ++n) {
+          HybridScores(corpus, n, theta, gamma, scores);
+          visit(n, scores);
+        }
+      });
+    });
+  } catch (const StatusError& e) {  // feature extraction: a template's column is missing
+    return e.status();
+  }
+}
+
 std::string HybridModel::Describe() const {
   return fmt::format("hybrid of {} CRFs and {} HMMs over {} labels", experts.size(), theta.num_models(),
                      label_names.size());

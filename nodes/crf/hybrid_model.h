@@ -3,9 +3,9 @@
 //
 // Experts' token scores are held in single precision (HybridCorpus), so a pool of one expert with
 // γ = 1 decodes like the CRF up to float rounding of its scores (marginals agree to ~1e-7).
-// Decoding uses the merged potentials of hybrid_chain.h: one [T x K] score matrix per sentence and
-// one [K x K] label-bigram matrix for the whole model, so Viterbi and posterior decoding cost what
-// they cost for a single CRF once the token scores are built.
+// A ChainModel: decoding uses the merged potentials of hybrid_chain.h, one [T x K] score matrix
+// per sentence and one [K x K] label-bigram matrix for the whole model, so Viterbi and posterior
+// decoding cost what they cost for a single CRF once the token scores are built.
 // Ownership: experts and dictionaries are shared (shared_ptr<const>) with the nodes that built
 // them. Thread safety: immutable once wrapped in shared_ptr<const>.
 #pragma once
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/api/artifact.h"
+#include "nodes/chain/chain_model.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/hybrid_chain.h"
 #include "nodes/features/feature_templates.h"
@@ -43,7 +44,7 @@ class GenerativeSymbols {
   std::vector<int64_t> vocabulary_sizes_;     // [J]
 };
 
-class HybridModel final : public Artifact {
+class HybridModel final : public ChainModel {
  public:
   static constexpr std::string_view kType = "HybridModel";
   static constexpr uint32_t kVersion = 1;
@@ -56,6 +57,13 @@ class HybridModel final : public Artifact {
   Eigen::VectorXd gamma;                                 // [I + J], experts first
 
   ExpertTransitions expert_transitions() const;
+
+  // ChainModel (nodes/chain/chain_model.h): decoders read the model through these.
+  const std::vector<std::string>& ChainLabels() const override { return label_names; }
+  TagEncoding ChainEncoding() const override { return encoding; }
+  // Score chains of the merged potentials (HybridScores, HybridTransition). Invalid when `data`
+  // lacks a column the templates read.
+  Result<ChainCorpus> Chains(const Corpus& data, int threads) const override;
 
   std::string_view type() const override { return kType; }
   uint32_t version() const override { return kVersion; }

@@ -198,7 +198,7 @@ KindSpec HysolKind() {
 }  // namespace
 
 void RegisterHybridNodes(Registry& registry) {
-  registry.AddArtifactType<HybridModel>();
+  registry.AddArtifactType<HybridModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(LopKind().As(NodeRole::kTrainer));
   registry.AddKind(HysolKind().As(NodeRole::kTrainer));
 }

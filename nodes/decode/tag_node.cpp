@@ -38,9 +38,10 @@ ArtifactPtr RunTag(NodeContext& ctx) {
   auto data = ctx.In<Corpus>("data");
   // Before decoding: a name clash should not cost a pass over a large corpus.
   ThrowIfError(CheckLabelColumn(*data, column, replace).Annotate(where));
-  Predictions predicted =
-      DecodeWithModel(*ctx.inputs("model").at(0), *data, DecodeMethod::kViterbi, false, ctx.threads(), ctx.node_name());
-  Result<Corpus> tagged = AddLabelColumn(*data, predicted, column, replace);
+  Result<Predictions> predicted =
+      DecodeCorpus(*ctx.In<ChainModel>("model"), *data, DecodeMethod::kViterbi, false, ctx.threads());
+  ThrowIfError(predicted.status().Annotate(where));
+  Result<Corpus> tagged = AddLabelColumn(*data, predicted.value(), column, replace);
   ThrowIfError(tagged.status().Annotate(where));
   auto out = std::make_shared<Corpus>(std::move(tagged).value());
   ctx.Metric("sentences", static_cast<double>(out->sentences.size()));
@@ -107,7 +108,7 @@ void RegisterTagNode(Registry& registry) {
       "tagger trained in the same pipeline). The corpus's own gold labels and encoding are kept; attaches the "
       "first sentences as preview.tsv.",
       std::string(Corpus::kType),
-      {PortSpec{"model", kDecodableModels, false, false, "the HMM, CRF or hybrid model whose labels fill the column"},
+      {ModelPort("the chain model (HMM, CRF, hybrid, ...) whose labels fill the column"),
        PortSpec{"data", std::string(Corpus::kType), false, false, "sentences to tag (gold labels kept, not used)"}},
       {ParamSpec::String("column", std::string("pos"), "name of the new column").Check(CheckColumnName),
        ParamSpec::Bool("replace", false, "overwrite the column if the corpus already has one of that name")},

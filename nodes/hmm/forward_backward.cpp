@@ -4,6 +4,7 @@
 
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/common/parallel.h"
+#include "nodes/hmm/viterbi.h"
 
 namespace seqflow {
 namespace {
@@ -38,17 +39,6 @@ LaneBatch<kLanes> SingleBatch(std::span<const int32_t> obs) {
   batch.obs[0] = obs;
   batch.length = static_cast<int>(obs.size());
   return batch;
-}
-
-// First maximum of each row: ties go to the lower state.
-std::vector<int32_t> ArgMaxRows(const RowMajorMatrix& m) {
-  std::vector<int32_t> out(m.rows());
-  for (Eigen::Index t = 0; t < m.rows(); ++t) {
-    Eigen::Index best = 0;
-    m.row(t).maxCoeff(&best);
-    out[t] = static_cast<int32_t>(best);
-  }
-  return out;
 }
 
 // Posteriors of one sentence, row-major [T x K]; returns log p(obs).
@@ -183,42 +173,20 @@ std::vector<int32_t> PosteriorDecode(const HmmParams& hmm, std::span<const int32
   RowMajorMatrix rows;
   SentencePosteriors(model, obs, &work, &rows, nullptr);
   if (gamma != nullptr) *gamma = rows;
-  return ArgMaxRows(rows);
+  return ArgMaxRows(rows.data(), static_cast<int>(rows.rows()), model.K);
 }
 
 std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
                                                         const std::vector<std::vector<int32_t>>& sentences, int threads,
                                                         std::vector<Eigen::MatrixXd>* gammas) {
-  const FbModel model(hmm);
-  const int K = model.K;
-  std::vector<std::vector<int32_t>> labels(sentences.size());
-  if (gammas != nullptr) gammas->assign(sentences.size(), Eigen::MatrixXd(0, K));
-  struct Slot {
-    ChainLanesWork work;
-    std::array<RowMajorMatrix, kLanes> rows;
-  };
-  std::vector<Slot> slots(OrderedSlots(threads));
-  auto decode = [&](size_t, size_t begin, size_t end, size_t slot_index) {
-    Slot& slot = slots[slot_index];
-    const std::vector<size_t> order = LengthSortedOrder(sentences, begin, end);
-    for (size_t first = 0; first < order.size(); first += kLanes) {
-      LaneBatch<kLanes> batch;
-      std::array<double*, kLanes> rows{};
-      for (int l = 0; l < kLanes && first + l < order.size(); ++l) {
-        batch.obs[l] = sentences[order[first + l]];
-        slot.rows[l].resize(batch.len(l), K);
-        rows[l] = slot.rows[l].data();
-      }
-      batch.length = batch.len(0);
-      RunBatch(model, batch, &slot.work, rows, nullptr);
-      for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
-        const size_t s = order[first + l];
-        labels[s] = ArgMaxRows(slot.rows[l]);
-        if (gammas != nullptr) (*gammas)[s] = slot.rows[l];
-      }
-    }
-  };
-  ParallelShardsOrdered(sentences.size(), kShardSize, threads, slots.size(), decode, [](size_t, size_t) {});
+  std::vector<std::vector<double>> rows;
+  std::vector<std::vector<int32_t>> labels =
+      ChainPosteriorCorpus(HmmChainTables(hmm), sentences, threads, gammas != nullptr ? &rows : nullptr);
+  if (gammas == nullptr) return labels;
+  const int K = hmm.num_states();
+  gammas->resize(sentences.size());
+  for (size_t s = 0; s < sentences.size(); ++s)
+    (*gammas)[s] = Eigen::Map<const RowMajorMatrix>(rows[s].data(), static_cast<Eigen::Index>(sentences[s].size()), K);
   return labels;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "nodes/hmm/viterbi.h"
+
 namespace seqflow {
 namespace {
 
@@ -101,6 +103,14 @@ std::vector<std::vector<int32_t>> CorpusSymbols(const Vocab& vocab, const Corpus
   for (const Sentence& s : corpus.sentences)
     ids.push_back(s.cols.empty() ? std::vector<int32_t>{} : vocab.Ids(s.words()));
   return ids;
+}
+
+Result<ChainCorpus> HmmModel::Chains(const Corpus& data, int) const {
+  SEQFLOW_RETURN_IF_ERROR(ValidateHmmModel(*this));
+  ChainCorpus out;
+  out.tables = HmmChainTables(params);
+  out.columns = CorpusSymbols(*vocab, data);
+  return out;
 }
 
 Status ValidateHmmModel(const HmmModel& model, double tol) {

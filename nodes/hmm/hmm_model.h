@@ -1,5 +1,6 @@
 // HmmModel: a trained first-order discrete HMM together with what is needed to apply it to
-// text — the vocabulary that maps words to symbols and the names of the states.
+// text — the vocabulary that maps words to symbols and the names of the states. A ChainModel:
+// the decoders decode with it through that interface.
 //
 // State i is the label `label_names[i]`; `encoding` is the TagEncoding of the labeled data the
 // model was trained on, so decoders can hand both to Predictions. Symbols are Vocab ids, so
@@ -16,13 +17,14 @@
 
 #include "engine/api/artifact.h"
 #include "engine/base/status.h"
+#include "nodes/chain/chain_model.h"
 #include "nodes/features/vocab.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {
 
-class HmmModel final : public Artifact {
+class HmmModel final : public ChainModel {
  public:
   static constexpr std::string_view kType = "HmmModel";
   static constexpr uint32_t kVersion = 1;
@@ -34,6 +36,13 @@ class HmmModel final : public Artifact {
 
   int num_states() const { return params.num_states(); }
   int num_symbols() const { return params.num_symbols(); }
+
+  // ChainModel (nodes/chain/chain_model.h): decoders read the model through these.
+  const std::vector<std::string>& ChainLabels() const override { return label_names; }
+  TagEncoding ChainEncoding() const override { return encoding; }
+  // Probability chains: the emission matrix as the table, each word's Vocab id as its column.
+  // Invalid when ValidateHmmModel fails.
+  Result<ChainCorpus> Chains(const Corpus& data, int threads) const override;
 
   std::string_view type() const override { return kType; }
   uint32_t version() const override { return kVersion; }

@@ -66,7 +66,7 @@ KindSpec SupervisedKind() {
 }  // namespace
 
 void RegisterHmmNodes(Registry& registry) {
-  registry.AddArtifactType<HmmModel>();
+  registry.AddArtifactType<HmmModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(SupervisedKind().As(NodeRole::kTrainer));
 }
 

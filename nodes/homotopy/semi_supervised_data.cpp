@@ -49,7 +49,7 @@ Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Co
 
 Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
                                                  int threads) {
-  Predictions predicted = DecodeCorpus(model, gold, method, /*marginals=*/false, threads);
+  SEQFLOW_ASSIGN_OR_RETURN(Predictions predicted, DecodeCorpus(model, gold, method, /*marginals=*/false, threads));
   SEQFLOW_ASSIGN_OR_RETURN(AlignedLabels aligned, AlignLabels(gold, predicted));
   SEQFLOW_ASSIGN_OR_RETURN(SegmentScores scores, ScoreSegments(aligned, gold.encoding));
   std::map<std::string, double> all = SegmentMetrics(scores);

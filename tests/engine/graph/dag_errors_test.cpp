@@ -1,5 +1,6 @@
 // Pipelines that parse but do not validate: each error at its exact place, with did-you-mean.
 #include <filesystem>
+#include <memory>
 
 #include "tests/engine/graph/graph_fixture.h"
 
@@ -86,6 +87,25 @@ TEST_F(DagErrorTest, UnknownUpstreamNodeSuggestsNearest) {
 TEST_F(DagErrorTest, PortFedTheWrongArtifactType) {
   EXPECT_TRUE(FailsAt(Build(std::string(kSource) + "  s: {kind: t.sink, in: {model: src}}\n"), "p.yaml", 3, 33,
                       "port 'model' of node 's' (t.sink) expects B, node 'src' (t.source) gives A"));
+}
+
+// C implements the interface I (declared where C is registered), so a port typed I takes it.
+struct FakeC final : Artifact {
+  static constexpr std::string_view kType = "C";
+  static constexpr uint32_t kVersion = 1;
+  std::string_view type() const override { return kType; }
+  uint32_t version() const override { return kVersion; }
+  void Save(ByteWriter&) const override {}
+  static std::shared_ptr<const FakeC> Load(ByteReader&) { return std::make_shared<FakeC>(); }
+};
+
+TEST_F(DagErrorTest, InterfacePortTakesItsImplementersOnly) {
+  registry_.AddArtifactType<FakeC>({"I"});
+  registry_.AddKind({"t.c", "1", "", "C", {}, {}, nullptr});
+  registry_.AddKind({"t.use", "1", "", "B", {Port("model", "I")}, {}, nullptr});
+  EXPECT_TRUE(Build(std::string(kSource) + "  c: {kind: t.c}\n  u: {kind: t.use, in: {model: c}}\n").ok());
+  EXPECT_TRUE(FailsAt(Build(std::string(kSource) + "  u: {kind: t.use, in: {model: src}}\n"), "p.yaml", 3, 32,
+                      "port 'model' of node 'u' (t.use) expects I (C), node 'src' (t.source) gives A"));
 }
 
 TEST_F(DagErrorTest, ListFormOnAKindWithSeveralPorts) {

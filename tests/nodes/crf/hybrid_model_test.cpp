@@ -416,8 +416,8 @@ TEST(HybridDecode, OneExpertWithGammaOneDecodesExactlyLikeItsCrf) {
                        31, /*dyadic=*/true);
   auto pool = SingleExpertPool(crf);
   for (DecodeMethod method : {DecodeMethod::kViterbi, DecodeMethod::kSms}) {
-    const Predictions want = DecodeCorpus(*crf, *corpus, method, true, 1);
-    const Predictions got = DecodeCorpus(*pool, *corpus, method, true, 2);
+    const Predictions want = ValueOrThrow(DecodeCorpus(*crf, *corpus, method, true, 1));
+    const Predictions got = ValueOrThrow(DecodeCorpus(*pool, *corpus, method, true, 2));
     EXPECT_EQ(got.labels, want.labels);
     EXPECT_EQ(got.marginals, want.marginals);  // bit-identical: the scores are exact in float
     EXPECT_EQ(got.label_names, kLabels);
@@ -431,10 +431,10 @@ TEST(HybridDecode, OneExpertWithRealWeightsDiffersOnlyByFloatScores) {
   auto corpus = RandomCorpus(120, 9, 15);
   auto crf = RandomCrf(FitDictionary({{"w", "word[0]", "w"}, {"p", "pos[0]", "p"}}, *corpus), 32, false);
   auto pool = SingleExpertPool(crf);
-  EXPECT_EQ(DecodeCorpus(*pool, *corpus, DecodeMethod::kViterbi, false, 1).labels,
-            DecodeCorpus(*crf, *corpus, DecodeMethod::kViterbi, false, 1).labels);
-  const Predictions want = DecodeCorpus(*crf, *corpus, DecodeMethod::kSms, true, 1);
-  const Predictions got = DecodeCorpus(*pool, *corpus, DecodeMethod::kSms, true, 1);
+  EXPECT_EQ(ValueOrThrow(DecodeCorpus(*pool, *corpus, DecodeMethod::kViterbi, false, 1)).labels,
+            ValueOrThrow(DecodeCorpus(*crf, *corpus, DecodeMethod::kViterbi, false, 1)).labels);
+  const Predictions want = ValueOrThrow(DecodeCorpus(*crf, *corpus, DecodeMethod::kSms, true, 1));
+  const Predictions got = ValueOrThrow(DecodeCorpus(*pool, *corpus, DecodeMethod::kSms, true, 1));
   EXPECT_EQ(got.labels, want.labels);
   ASSERT_EQ(got.marginals.size(), want.marginals.size());
   for (size_t n = 0; n < got.marginals.size(); ++n) {
@@ -485,8 +485,8 @@ bool NextLabelling(std::vector<int32_t>& y) {
 TEST(HybridDecode, ViterbiAndPosteriorsAgreeWithEnumeration) {
   auto corpus = RandomCorpus(60, 4, 16);  // unseen values too: the model is fitted on another corpus
   auto model = RandomHybrid(*RandomCorpus(30, 4, 17), 41);
-  const Predictions viterbi = DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1);
-  const Predictions sms = DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1);
+  const Predictions viterbi = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1));
+  const Predictions sms = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1));
   ASSERT_EQ(viterbi.labels.size(), corpus->sentences.size());
   int checked = 0;
   for (size_t n = 0; n < corpus->sentences.size(); ++n) {
@@ -532,12 +532,13 @@ TEST(HybridDecode, ViterbiAndPosteriorsAgreeWithEnumeration) {
   EXPECT_GT(checked, 40);
 }
 
-TEST(HybridDecode, DispatchAndThreadCountDoNotChangeResults) {
+TEST(HybridDecode, InterfaceAndThreadCountDoNotChangeResults) {
   auto corpus = RandomCorpus(300, 12, 18);
   auto model = RandomHybrid(*corpus, 42);
   for (DecodeMethod method : {DecodeMethod::kViterbi, DecodeMethod::kSms}) {
-    const Predictions one = DecodeCorpus(*model, *corpus, method, true, 1);
-    const Predictions dispatched = DecodeWithModel(*model, *corpus, method, true, 3, "decode");
+    const Predictions one = ValueOrThrow(DecodeCorpus(*model, *corpus, method, true, 1));
+    const ChainModel& chain_model = *model;
+    const Predictions dispatched = ValueOrThrow(DecodeCorpus(chain_model, *corpus, method, true, 3));
     EXPECT_EQ(dispatched.labels, one.labels);
     EXPECT_EQ(dispatched.marginals, one.marginals);
   }

@@ -1,14 +1,15 @@
 // The synthetic citation generator (datasets/): determinism, format, and that a supervised HMM
 // trained on it is decent but imperfect, which is what the generator is for.
+#include <gtest/gtest.h>
+
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 
-#include <gtest/gtest.h>
-
 #include "datasets/field_corpus.h"
 #include "nodes/decode/decode_nodes.h"
+#include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/hmm_nodes.h"
 #include "nodes/io/conll_reader.h"
 
@@ -131,7 +132,7 @@ TEST(DatagenTest, SupervisedHmmIsDecentButImperfect) {
   auto test = SampleFieldCorpus(Model(), 1, FieldSplit::kTest, 200);
   auto model = TrainSupervisedHmm(*ToCorpus(train, true), BuildVocab(train, unlabeled), HmmSmoothing{});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  Predictions p = DecodeCorpus(**model, *ToCorpus(test, false), DecodeMethod::kViterbi, false, 2);
+  Predictions p = ValueOrThrow(DecodeCorpus(**model, *ToCorpus(test, false), DecodeMethod::kViterbi, false, 2));
   size_t correct = 0, total = 0;
   for (size_t s = 0; s < test.size(); ++s)
     for (size_t t = 0; t < test[s].fields.size(); ++t, ++total) correct += p.labels[s][t] == test[s].fields[t];

@@ -1,11 +1,12 @@
 #include "nodes/decode/decode_nodes.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <memory>
 
-#include <gtest/gtest.h>
-
 #include "nodes/common/random.h"
+#include "nodes/hmm/hmm_model.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -85,8 +86,8 @@ TEST(DecodeTest, AgreesWithBruteForce) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     auto model = RandomModel(kStates, seed);
     auto corpus = RandomCorpus(40, 4, seed);
-    Predictions viterbi = DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1);
-    Predictions sms = DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1);
+    Predictions viterbi = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1));
+    Predictions sms = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1));
     auto symbols = CorpusSymbols(*model->vocab, *corpus);
     ASSERT_EQ(viterbi.labels.size(), corpus->sentences.size());
     ASSERT_EQ(sms.marginals.size(), corpus->sentences.size());
@@ -110,13 +111,13 @@ TEST(DecodeTest, EmptySentenceGivesEmptyLabels) {
   corpus->sentences.push_back(Sentence{{{"a", "b"}}, {}});
   corpus->sentences.push_back(Sentence{{{}}, {}});
   for (DecodeMethod method : {DecodeMethod::kViterbi, DecodeMethod::kSms}) {
-    Predictions p = DecodeCorpus(*model, *corpus, method, true, 2);
+    Predictions p = ValueOrThrow(DecodeCorpus(*model, *corpus, method, true, 2));
     ASSERT_EQ(p.labels.size(), 3u);
     EXPECT_TRUE(p.labels[0].empty());
     EXPECT_EQ(p.labels[1].size(), 2u);
     EXPECT_TRUE(p.labels[2].empty());
   }
-  Predictions sms = DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 2);
+  Predictions sms = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 2));
   ASSERT_EQ(sms.marginals.size(), 3u);
   EXPECT_TRUE(sms.marginals[0].empty());
   EXPECT_EQ(sms.marginals[1].size(), 2u * kStates);
@@ -124,7 +125,7 @@ TEST(DecodeTest, EmptySentenceGivesEmptyLabels) {
 
 TEST(DecodeTest, CarriesTheModelsLabelSpace) {
   auto model = RandomModel(kStates, 4);
-  Predictions p = DecodeCorpus(*model, *RandomCorpus(3, 4, 2), DecodeMethod::kViterbi, true, 1);
+  Predictions p = ValueOrThrow(DecodeCorpus(*model, *RandomCorpus(3, 4, 2), DecodeMethod::kViterbi, true, 1));
   EXPECT_EQ(p.label_names, model->label_names);
   EXPECT_EQ(p.encoding, TagEncoding::kIob2);
   EXPECT_TRUE(p.marginals.empty());  // Viterbi gives none even when asked
@@ -134,9 +135,9 @@ TEST(DecodeTest, ThreadCountDoesNotChangeResults) {
   auto model = RandomModel(5, 9);
   auto corpus = RandomCorpus(700, 30, 9);
   for (DecodeMethod method : {DecodeMethod::kViterbi, DecodeMethod::kSms}) {
-    Predictions one = DecodeCorpus(*model, *corpus, method, true, 1);
+    Predictions one = ValueOrThrow(DecodeCorpus(*model, *corpus, method, true, 1));
     for (int threads : {2, 3, 8}) {
-      Predictions many = DecodeCorpus(*model, *corpus, method, true, threads);
+      Predictions many = ValueOrThrow(DecodeCorpus(*model, *corpus, method, true, threads));
       EXPECT_EQ(many.labels, one.labels) << threads << " threads";
       EXPECT_EQ(many.marginals, one.marginals) << threads << " threads";  // bit-identical
     }
@@ -163,13 +164,13 @@ TEST(DecodeNodesTest, KindsMatchTheKernels) {
   auto corpus = RandomCorpus(50, 12, 6);
   std::map<std::string, double> metrics;
   Predictions viterbi = RunKind("decode.viterbi", model, corpus, {}, &metrics);
-  EXPECT_EQ(viterbi.labels, DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1).labels);
+  EXPECT_EQ(viterbi.labels, ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kViterbi, false, 1)).labels);
   EXPECT_EQ(metrics.at("sentences"), 50);
   EXPECT_EQ(metrics.at("tokens"), static_cast<double>(corpus->num_tokens()));
   Predictions sms = RunKind("decode.sms", model, corpus, {});
   EXPECT_TRUE(sms.marginals.empty());  // marginals default to false
   Predictions with = RunKind("decode.sms", model, corpus, {{"marginals", true}});
-  Predictions direct = DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1);
+  Predictions direct = ValueOrThrow(DecodeCorpus(*model, *corpus, DecodeMethod::kSms, true, 1));
   EXPECT_EQ(with.labels, direct.labels);
   EXPECT_EQ(with.marginals, direct.marginals);
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "nodes/decode/decode_nodes.h"
+#include "nodes/hmm/hmm_model.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -65,7 +66,7 @@ TEST_F(TagNode, IsRegisteredWithItsDefaults) {
   ASSERT_NE(registry_.FindKind("decode.tag"), nullptr);
   EXPECT_EQ(kind().version, "1");
   EXPECT_EQ(kind().output_type, "Corpus");
-  EXPECT_EQ(kind().FindPort("model")->type, "HmmModel|CrfModel|HybridModel");
+  EXPECT_EQ(kind().FindPort("model")->type, "ChainModel");
   EXPECT_EQ(std::get<std::string>(*kind().FindParam("column")->default_value), "pos");
   EXPECT_FALSE(std::get<bool>(*kind().FindParam("replace")->default_value));
 }
@@ -90,7 +91,7 @@ TEST_F(TagNode, AgreesWithTheViterbiDecoder) {
   auto data = Sentences({{"run", "dogs", "zzz", "zzz", "cats"}, {"bark", "bark"}, {"zzz"}});
   FakeNodeContext ctx(kind(), {{"column", std::string("tag")}});
   auto tagged = Run(ctx, data);
-  Predictions viterbi = DecodeCorpus(*NounVerbHmm(), *data, DecodeMethod::kViterbi, false, 1);
+  Predictions viterbi = ValueOrThrow(DecodeCorpus(*NounVerbHmm(), *data, DecodeMethod::kViterbi, false, 1));
   for (size_t n = 0; n < data->sentences.size(); ++n)
     for (size_t t = 0; t < data->sentences[n].size(); ++t)
       EXPECT_EQ(tagged->sentences[n].cols[1][t], viterbi.label_names[viterbi.labels[n][t]]) << n << " " << t;
