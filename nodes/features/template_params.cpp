@@ -1,8 +1,6 @@
 // The template-naming parameters (template_params.h).
 #include "nodes/features/template_params.h"
 
-#include "engine/base/status.h"
-
 namespace seqflow {
 
 namespace {
