@@ -1,6 +1,8 @@
 // Declarative node parameters: each parameter is declared once (name, type, default, check, doc)
 // and that one declaration drives YAML parsing, located validation errors, `seqflow kinds` and
 // the canonical form hashed into cache keys (crfsuite's params.h, LightGBM's config.h).
+// Kinds declare their ParamSpecs through a ParamTable (param_table.h), which binds each to the
+// member of the options struct it fills and takes the default from that struct.
 //
 // Nested YAML maps are flattened to dotted names: `smoothing: {transition: 0.2}` sets the
 // parameter "smoothing.transition"; ablations and --set address it the same way.

@@ -9,16 +9,17 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "engine/api/artifact.h"
+#include "engine/api/node.h"
+#include "engine/api/param_table.h"
 #include "engine/api/params.h"
 #include "engine/api/record_spec.h"
 
 namespace seqflow {
-
-class NodeContext;
 
 struct PortSpec {
   std::string name;
@@ -47,6 +48,18 @@ struct KindSpec {
         inputs(std::move(inputs_)),
         params(std::move(params_)),
         run(std::move(run_)) {}
+  // The same with the parameters declared by a table (engine/api/param_table.h): `params` are
+  // its Specs(), and `run_` receives the options struct the table reads from the node's Params.
+  template <class O>
+  KindSpec(std::string name_, std::string version_, std::string doc_, std::string output_type_,
+           std::vector<PortSpec> inputs_, const ParamTable<O>& table,
+           std::type_identity_t<std::function<ArtifactPtr(NodeContext&, const O&)>> run_)
+      : KindSpec(std::move(name_), std::move(version_), std::move(doc_), std::move(output_type_), std::move(inputs_),
+                 table.Specs(), nullptr) {
+    auto shared = std::make_shared<const ParamTable<O>>(table);
+    binding = shared;
+    run = [shared, body = std::move(run_)](NodeContext& ctx) { return body(ctx, shared->Read(ctx.params())); };
+  }
 
   std::string name;     // "hmm.supervised"
   std::string version;  // bump whenever what the kind computes changes (enters cache keys)
@@ -54,6 +67,9 @@ struct KindSpec {
   std::string output_type;
   std::vector<PortSpec> inputs;
   std::vector<ParamSpec> params;
+  // The table `params` came from; null when they were given as a plain list (a kind without
+  // parameters, or a test's fake kind).
+  std::shared_ptr<const ParamBinding> binding;
   NodeFn run;
   // What the run record needs to know of this kind (engine/api/record_spec.h); set it by
   // chaining onto the braces: KindSpec{...}.As(NodeRole::kEvaluator, {"f1"}).Attaching({...})

@@ -65,7 +65,7 @@ std::array<int64_t, kNumStatistics> Randomize(const std::vector<PairedScores>& s
                                               const SignificanceOptions& options) {
   std::vector<Totals> observed = Observed(strata);
   std::array<int64_t, kNumStatistics> counts{};
-  std::mt19937_64 rng(options.seed);
+  std::mt19937_64 rng(options.shuffle_seed);
   uint64_t word = 0;
   for (int64_t r = 0; r < options.samples; ++r) {
     auto coin = [&](size_t i) {
@@ -95,7 +95,7 @@ size_t Draw(std::mt19937_64& rng, size_t n) {
 std::array<int64_t, kNumStatistics> Bootstrap(const std::vector<PairedScores>& strata, const Values& observed,
                                               const SignificanceOptions& options) {
   std::array<int64_t, kNumStatistics> counts{};
-  std::mt19937_64 rng(options.seed);
+  std::mt19937_64 rng(options.shuffle_seed);
   std::vector<Totals> totals(strata.size());
   Values threshold;
   for (size_t k = 0; k < kNumStatistics; ++k) threshold[k] = std::abs(observed[k]);

@@ -73,7 +73,7 @@ enum class PairedTest { kRandomization, kBootstrap };
 struct SignificanceOptions {
   PairedTest test = PairedTest::kRandomization;
   int64_t samples = 10000;  // R: shuffles or resamples
-  uint64_t seed = 1;
+  uint64_t shuffle_seed = 1;  // seeds the shuffles or resamples
   bool exact = false;  // randomization only: enumerate all 2^n swaps (n <= kMaxExactSentences)
 };
 inline constexpr size_t kMaxExactSentences = 24;

@@ -15,18 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-LbfgsOptions OptimizerOptions(const Params& p, int threads) {
-  LbfgsOptions o;
-  o.max_iterations = static_cast<int>(p.GetInt("max_iterations"));
-  o.delta = p.GetDouble("delta");
-  o.past = static_cast<int>(p.GetInt("past"));
-  o.gradient_tolerance = p.GetDouble("gradient_tolerance");
-  o.memory = static_cast<int>(p.GetInt("memory"));
-  o.float_history = p.GetBool("float_history");
-  o.threads = threads;
-  return o;
-}
-
 void CheckLabeled(const FeatureSet& data) {
   if (data.labels.empty() || data.label_names.empty())
     throw StatusError(Status::Invalid("crf.train needs labeled sentences; its FeatureSet has no labels"));
@@ -35,13 +23,11 @@ void CheckLabeled(const FeatureSet& data) {
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
-ArtifactPtr RunTrain(NodeContext& ctx) {
+ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   auto data = ctx.In<FeatureSet>("data");
   CheckLabeled(*data);
-  CrfTrainOptions options;
-  options.sigma2 = ctx.params().GetDouble("sigma2");
-  options.lbfgs = OptimizerOptions(ctx.params(), ctx.threads());
-  options.merge_duplicates = ctx.params().GetBool("merge_duplicates");
+  CrfTrainOptions options = declared;
+  options.lbfgs.threads = ctx.threads();
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   auto record_iteration = [&](const LbfgsIteration& it) {
@@ -70,6 +56,31 @@ ArtifactPtr RunTrain(NodeContext& ctx) {
   return model;
 }
 
+ParamTable<CrfTrainOptions> TrainParams() {
+  using O = CrfTrainOptions;
+  auto lbfgs = [](auto member) { return At(&O::lbfgs, member); };
+  ParamTable<O> table;
+  table.Double("sigma2", &O::sigma2, "Gaussian prior variance delta^2 (1 = CRFsuite c2 0.5, CRF++ -c 1)")
+      .Greater(0)
+      .Int("max_iterations", lbfgs(&LbfgsOptions::max_iterations), "L-BFGS iterations at most")
+      .Min(1)
+      .Double("delta", lbfgs(&LbfgsOptions::delta),
+              "stop when the objective fell by less than delta (relative) over `past` iterations")
+      .Min(0)
+      .Int("past", lbfgs(&LbfgsOptions::past), "iterations the relative decrease is measured over")
+      .Min(1)
+      .Double("gradient_tolerance", lbfgs(&LbfgsOptions::gradient_tolerance), "stop when |g| / max(1, |w|) < this")
+      .Min(0)
+      .Int("memory", lbfgs(&LbfgsOptions::memory),
+           "L-BFGS correction pairs (4: CoNLL-2000 in 190 iterations, under 500 MB)")
+      .Min(1)
+      .Bool("float_history", lbfgs(&LbfgsOptions::float_history),
+            "keep the correction pairs in single precision (halves their memory)")
+      .Bool("merge_duplicates", &O::merge_duplicates,
+            "train one weight row per group of attributes firing at the same tokens (same optimum, fewer weights)");
+  return table;
+}
+
 KindSpec TrainKind() {
   return KindSpec{
       "crf.train",
@@ -80,18 +91,7 @@ KindSpec TrainKind() {
       std::string(CrfModel::kType),
       {PortSpec{"data", std::string(FeatureSet::kType), false, false,
                 "labeled training sentences (features.templates)"}},
-      {ParamSpec::Double("sigma2", 1.0, "Gaussian prior variance delta^2 (1 = CRFsuite c2 0.5, CRF++ -c 1)").Greater(0),
-       ParamSpec::Int("max_iterations", 1000, "L-BFGS iterations at most").Min(1),
-       ParamSpec::Double("delta", 1e-5,
-                         "stop when the objective fell by less than delta (relative) over `past` iterations")
-           .Min(0),
-       ParamSpec::Int("past", 10, "iterations the relative decrease is measured over").Min(1),
-       ParamSpec::Double("gradient_tolerance", 1e-5, "stop when |g| / max(1, |w|) < this").Min(0),
-       ParamSpec::Int("memory", 4, "L-BFGS correction pairs (4: CoNLL-2000 in 190 iterations, under 500 MB)").Min(1),
-       ParamSpec::Bool("float_history", true, "keep the correction pairs in single precision (halves their memory)"),
-       ParamSpec::Bool("merge_duplicates", true,
-                       "train one weight row per group of attributes firing at the same tokens (same optimum, "
-                       "fewer weights)")},
+      TrainParams(),
       RunTrain};
 }
 

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <climits>
 
 #include "engine/api/node.h"
 #include "nodes/crf/hybrid_model.h"
@@ -40,16 +39,19 @@ void ReportGamma(NodeContext& ctx, const HybridModel& model) {
   ctx.Attach("gamma.csv", std::move(table));
 }
 
-ArtifactPtr RunLop(NodeContext& ctx) {
+struct LopNodeOptions {
+  double xi_prime = 0.1;  // Γ prior
+};
+
+ArtifactPtr RunLop(NodeContext& ctx, const LopNodeOptions& options) {
   auto model = ModelOfExperts(ctx);
   auto heldout = ctx.In<Corpus>("heldout");
   const HybridCorpus data =
       BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
   const auto experts = static_cast<Eigen::Index>(model->experts.size());
-  const CombinationFit fit =
-      ValueOrThrow(FitCombinationWeights(data, model->expert_transitions(), model->theta,
-                                         Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)),
-                                         ctx.params().GetDouble("xi_prime"), ctx.threads()));
+  const CombinationFit fit = ValueOrThrow(FitCombinationWeights(
+      data, model->expert_transitions(), model->theta,
+      Eigen::VectorXd::Constant(experts, 1.0 / static_cast<double>(experts)), options.xi_prime, ctx.threads()));
   model->gamma = fit.gamma;
   ctx.Metric("heldout_objective", fit.objective);
   ctx.Metric("iterations", fit.iterations);
@@ -57,17 +59,13 @@ ArtifactPtr RunLop(NodeContext& ctx) {
   return model;
 }
 
-HysolOptions Options(const Params& p, int threads) {
-  HysolOptions o;
-  o.xi_prime = p.GetDouble("xi_prime");
-  o.eta_prime = p.GetDouble("eta_prime");
-  o.max_iterations = static_cast<int>(p.GetInt("max_iterations"));
-  o.tolerance = p.GetDouble("tolerance");
-  o.em_iterations = static_cast<int>(p.GetInt("em_iterations"));
-  o.em_tolerance = p.GetDouble("em_tolerance");
-  o.threads = threads;
-  return o;
-}
+// What crf.hysol reads: the feature types of its HMMs (default: HySOL's chunking set), their
+// symbol threshold, and the kernel's options.
+struct HysolNodeOptions {
+  TemplateChoice features{"hysol_chunking", {}};
+  int min_count = 1;
+  HysolOptions hysol;
+};
 
 std::string TraceCsv(const std::vector<HysolStep>& trace) {
   std::string csv = "iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,theta_change";
@@ -83,8 +81,7 @@ std::string TraceCsv(const std::vector<HysolStep>& trace) {
   return csv;
 }
 
-ArtifactPtr RunHysol(NodeContext& ctx) {
-  const Params& p = ctx.params();
+ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   const Clock::time_point start = Clock::now();
   auto model = ModelOfExperts(ctx);
   auto train = ctx.In<Corpus>("train");
@@ -92,9 +89,8 @@ ArtifactPtr RunHysol(NodeContext& ctx) {
   auto unlabeled = ctx.In<Corpus>("unlabeled");
 
   // The symbol tables cover every text the HMMs see in training, labeled or not.
-  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesFromParams(p), unlabeled->columns);
-  dictionary->Fit({train.get(), heldout.get(), unlabeled.get()},
-                  static_cast<int>(std::min<int64_t>(p.GetInt("min_count"), INT32_MAX)));
+  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesOf(declared.features), unlabeled->columns);
+  dictionary->Fit({train.get(), heldout.get(), unlabeled.get()}, declared.min_count);
   model->symbols = GenerativeSymbols(std::move(dictionary));
   const int threads = ctx.threads();
   const HybridCorpus labeled_data =
@@ -105,7 +101,8 @@ ArtifactPtr RunHysol(NodeContext& ctx) {
       BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads);
   const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  const HysolOptions options = Options(p, threads);
+  HysolOptions options = declared.hysol;
+  options.threads = threads;
   auto progress = [&](const HysolStep& step) {
     if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
   };
@@ -142,10 +139,12 @@ PortSpec ExpertsPort() {
                   "the CRFs to combine (crf.train outputs on one label set)"};
 }
 
-ParamSpec XiPrime(double default_value) {
-  return ParamSpec::Double("xi_prime", default_value,
-                           "Dirichlet prior on Γ, ξ' = ξ - 1 (adds ξ' Σ log γ; 0 = no prior)")
-      .Min(0);
+constexpr const char* kXiPrimeDoc = "Dirichlet prior on Γ, ξ' = ξ - 1 (adds ξ' Σ log γ; 0 = no prior)";
+
+ParamTable<LopNodeOptions> LopParams() {
+  ParamTable<LopNodeOptions> table;
+  table.Double("xi_prime", &LopNodeOptions::xi_prime, kXiPrimeDoc).Min(0);
+  return table;
 }
 
 KindSpec LopKind() {
@@ -158,22 +157,32 @@ KindSpec LopKind() {
       std::string(HybridModel::kType),
       {ExpertsPort(), PortSpec{"heldout", std::string(Corpus::kType), false, false,
                                "labeled sentences the weights are fitted on (not the experts' training data)"}},
-      {XiPrime(0.1)},
+      LopParams(),
       RunLop};
 }
 
-std::vector<ParamSpec> HysolParams() {
-  std::vector<ParamSpec> params = TemplateParamSpecs("hysol_chunking");
-  params.push_back(ParamSpec::Int("min_count", 1, "occurrences a feature value needs to be its own HMM symbol").Min(1));
-  params.push_back(XiPrime(1.0));
-  params.push_back(
-      ParamSpec::Double("eta_prime", 1e-4, "Dirichlet prior on the HMMs, η' = η - 1 (added to every count)").Min(0));
-  params.push_back(ParamSpec::Int("max_iterations", 10, "outer Θ/Γ alternations at most (Fig. 1, step 4)").Min(1));
-  params.push_back(ParamSpec::Double("tolerance", 1e-4, "stop when |Θ(t+1) - Θ(t)| / |Θ(t)| is below this").Min(0));
-  params.push_back(ParamSpec::Int("em_iterations", 20, "EM iterations at most per Θ step (4.1)").Min(1));
-  params.push_back(
-      ParamSpec::Double("em_tolerance", 1e-6, "end a Θ step when G(Θ|Γ) rose by less than this (relative)").Min(0));
-  return params;
+ParamTable<HysolNodeOptions> HysolParams() {
+  using O = HysolNodeOptions;
+  auto hysol = [](auto member) { return At(&O::hysol, member); };
+  ParamTable<O> table;
+  table.Include(&O::features, TemplateParams())
+      .Int("min_count", &O::min_count, "occurrences a feature value needs to be its own HMM symbol")
+      .Min(1)
+      .Double("xi_prime", hysol(&HysolOptions::xi_prime), kXiPrimeDoc)
+      .Min(0)
+      .Double("eta_prime", hysol(&HysolOptions::eta_prime),
+              "Dirichlet prior on the HMMs, η' = η - 1 (added to every count)")
+      .Min(0)
+      .Int("max_iterations", hysol(&HysolOptions::max_iterations), "outer Θ/Γ alternations at most (Fig. 1, step 4)")
+      .Min(1)
+      .Double("tolerance", hysol(&HysolOptions::tolerance), "stop when |Θ(t+1) - Θ(t)| / |Θ(t)| is below this")
+      .Min(0)
+      .Int("em_iterations", hysol(&HysolOptions::em_iterations), "EM iterations at most per Θ step (4.1)")
+      .Min(1)
+      .Double("em_tolerance", hysol(&HysolOptions::em_tolerance),
+              "end a Θ step when G(Θ|Γ) rose by less than this (relative)")
+      .Min(0);
+  return table;
 }
 
 KindSpec HysolKind() {

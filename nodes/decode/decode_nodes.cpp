@@ -35,6 +35,10 @@ KindSpec ViterbiKind() {
                   [](NodeContext& ctx) { return RunDecoder(ctx, DecodeMethod::kViterbi, false); }};
 }
 
+struct SmsOptions {
+  bool marginals = false;
+};
+
 KindSpec SmsKind() {
   return KindSpec{
       "decode.sms",
@@ -43,8 +47,9 @@ KindSpec SmsKind() {
       "most probable states, forward-backward on the HMM or the CRF).",
       std::string(Predictions::kType),
       DecoderPorts(),
-      {ParamSpec::Bool("marginals", false, "keep the per-token state posteriors in the Predictions")},
-      [](NodeContext& ctx) { return RunDecoder(ctx, DecodeMethod::kSms, ctx.params().GetBool("marginals")); }};
+      ParamTable<SmsOptions>().Bool("marginals", &SmsOptions::marginals,
+                                    "keep the per-token state posteriors in the Predictions"),
+      [](NodeContext& ctx, const SmsOptions& o) { return RunDecoder(ctx, DecodeMethod::kSms, o.marginals); }};
 }
 
 }  // namespace

@@ -30,10 +30,14 @@ std::string Preview(const Corpus& corpus) {
   return out;
 }
 
-ArtifactPtr RunTag(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  const std::string& column = p.GetString("column");
-  const bool replace = p.GetBool("replace");
+struct TagOptions {
+  std::string column = "pos";
+  bool replace = false;
+};
+
+ArtifactPtr RunTag(NodeContext& ctx, const TagOptions& options) {
+  const std::string& column = options.column;
+  const bool replace = options.replace;
   const std::string where = "node '" + ctx.node_name() + "'";
   auto data = ctx.In<Corpus>("data");
   // Before decoding: a name clash should not cost a pass over a large corpus.
@@ -55,6 +59,14 @@ std::string CheckColumnName(const ParamValue& v) {
   if (name.empty()) return "must not be empty";
   if (name == "word") return "must not be 'word' (column 0 holds the words)";
   return "";
+}
+
+ParamTable<TagOptions> TagParams() {
+  ParamTable<TagOptions> table;
+  table.String("column", &TagOptions::column, "name of the new column")
+      .Check(CheckColumnName)
+      .Bool("replace", &TagOptions::replace, "overwrite the column if the corpus already has one of that name");
+  return table;
 }
 
 }  // namespace
@@ -110,8 +122,7 @@ void RegisterTagNode(Registry& registry) {
       std::string(Corpus::kType),
       {ModelPort("the chain model (HMM, CRF, hybrid, ...) whose labels fill the column"),
        PortSpec{"data", std::string(Corpus::kType), false, false, "sentences to tag (gold labels kept, not used)"}},
-      {ParamSpec::String("column", std::string("pos"), "name of the new column").Check(CheckColumnName),
-       ParamSpec::Bool("replace", false, "overwrite the column if the corpus already has one of that name")},
+      TagParams(),
       RunTag});
 }
 

@@ -17,8 +17,13 @@ struct System {
   double f1 = 0, accuracy = 0;
 };
 
-std::vector<std::string> SystemNames(const Params& p, size_t count) {
-  std::vector<std::string> names = p.GetStrings("names");
+// What eval.compare reads: the systems' names and the paired test.
+struct CompareOptions {
+  std::vector<std::string> names;
+  SignificanceOptions test;
+};
+
+std::vector<std::string> SystemNames(std::vector<std::string> names, size_t count) {
   if (names.empty())
     for (size_t i = 0; i < count; ++i) names.push_back("system" + std::to_string(i + 1));
   if (names.size() != count)
@@ -44,14 +49,6 @@ System Score(const Corpus& gold, const Predictions& predicted, std::string name)
   return system;
 }
 
-SignificanceOptions TestOptions(const Params& p) {
-  SignificanceOptions options;
-  options.test = p.GetString("test") == "bootstrap" ? PairedTest::kBootstrap : PairedTest::kRandomization;
-  options.samples = p.GetInt("samples");
-  options.seed = static_cast<uint64_t>(p.GetInt("shuffle_seed"));
-  return options;
-}
-
 std::string Number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", v);
@@ -74,10 +71,10 @@ std::string Markdown(const std::vector<System>& systems, const std::vector<Signi
   return out + "\np: paired test against the first system over sentences; † p < 0.05\n";
 }
 
-ArtifactPtr RunCompare(NodeContext& ctx) {
+ArtifactPtr RunCompare(NodeContext& ctx, const CompareOptions& options) {
   auto gold = ctx.In<Corpus>("gold");
   auto predictions = ctx.InList<Predictions>("systems");
-  std::vector<std::string> names = SystemNames(ctx.params(), predictions.size());
+  std::vector<std::string> names = SystemNames(options.names, predictions.size());
   const bool segments = gold->encoding != TagEncoding::kNone;
   std::vector<System> systems;
   for (size_t i = 0; i < predictions.size(); ++i) systems.push_back(Score(*gold, *predictions[i], names[i]));
@@ -87,14 +84,28 @@ ArtifactPtr RunCompare(NodeContext& ctx) {
     if (segments) metrics->values["f1." + systems[i].name] = systems[i].f1;
     metrics->values["accuracy." + systems[i].name] = systems[i].accuracy;
     if (i == 0) continue;
-    tests.push_back(
-        ValueOrThrow(PairedSignificance({{systems[i].sentences, systems[0].sentences}}, TestOptions(ctx.params()))));
+    tests.push_back(ValueOrThrow(PairedSignificance({{systems[i].sentences, systems[0].sentences}}, options.test)));
     if (segments) metrics->values["p_f1." + systems[i].name] = tests.back().p[static_cast<size_t>(Statistic::kF1)];
     metrics->values["p_accuracy." + systems[i].name] = tests.back().p[static_cast<size_t>(Statistic::kAccuracy)];
   }
   for (const auto& [name, value] : metrics->values) ctx.Metric(name, value);
   ctx.Attach("compare.md", Markdown(systems, tests, segments));
   return metrics;
+}
+
+ParamTable<CompareOptions> CompareParams() {
+  using O = CompareOptions;
+  auto test = [](auto member) { return At(&O::test, member); };
+  ParamTable<O> table;
+  table.StringList("names", &O::names, "a name per system, in order (default system1, system2, ...)")
+      .Enum("test", test(&SignificanceOptions::test),
+            {{"randomization", PairedTest::kRandomization}, {"bootstrap", PairedTest::kBootstrap}},
+            "approximate randomization (Noreen 1989) or paired bootstrap")
+      .Int("samples", test(&SignificanceOptions::samples), "shuffles or resamples of the test")
+      .Min(1)
+      // Not `seed`: repeat: sets every `seed`, and the test's draws are no experiment seed.
+      .Int("shuffle_seed", test(&SignificanceOptions::shuffle_seed), "seed of the test's random draws");
+  return table;
 }
 
 }  // namespace
@@ -109,12 +120,7 @@ void RegisterCompareNode(Registry& registry) {
       std::string(Metrics::kType),
       {PortSpec{"systems", std::string(Predictions::kType), true, false, "decoded labels, the reference first"},
        PortSpec{"gold", std::string(Corpus::kType), false, false, "the labeled corpus that was decoded"}},
-      {ParamSpec::StringList("names", {}, "a name per system, in order (default system1, system2, ...)"),
-       ParamSpec::Enum("test", {"randomization", "bootstrap"}, "randomization",
-                       "approximate randomization (Noreen 1989) or paired bootstrap"),
-       ParamSpec::Int("samples", 10000, "shuffles or resamples of the test").Min(1),
-       // Not `seed`: repeat: sets every `seed`, and the test's draws are no experiment seed.
-       ParamSpec::Int("shuffle_seed", 1, "seed of the test's random draws")},
+      CompareParams(),
       RunCompare}
                        .As(NodeRole::kEvaluator));
 }

@@ -63,14 +63,16 @@ ArtifactPtr RunSegments(NodeContext& ctx) {
 
 // The file goes into the run record, and with it into the cache entry, so a cached rerun writes
 // it again.
-ArtifactPtr RunWriteConll(NodeContext& ctx) {
+struct WriteConllOptions {
+  ConllSeparator separator = ConllSeparator::kSpace;
+};
+
+ArtifactPtr RunWriteConll(NodeContext& ctx, const WriteConllOptions& options) {
   auto data = ctx.In<Corpus>("data");
   std::vector<const Predictions*> columns;
   const auto predicted = ctx.InList<Predictions>("predicted");
   for (const auto& p : predicted) columns.push_back(p.get());
-  const ConllSeparator separator =
-      ctx.params().GetString("separator") == "tab" ? ConllSeparator::kTab : ConllSeparator::kSpace;
-  Result<std::string> text = FormatConll(*data, columns, separator);
+  Result<std::string> text = FormatConll(*data, columns, options.separator);
   ThrowIfError(text.status().Annotate("node '" + ctx.node_name() + "'"));
   ctx.Attach("conll", std::move(text).value());
   return Publish(ctx, {{"sentences", static_cast<double>(data->sentences.size())},
@@ -112,8 +114,10 @@ void RegisterEvalNodes(Registry& registry) {
                {PortSpec{"data", std::string(Corpus::kType), false, false, "the decoded sentences"},
                 PortSpec{"predicted", std::string(Predictions::kType), true, false,
                          "one or more predictions of those sentences, one column each, in this order"}},
-               {ParamSpec::Enum("separator", {"space", "tab"}, "space",
-                                "between fields; tab allows spaces inside tokens (read.conll's separator: tab)")},
+               ParamTable<WriteConllOptions>().Enum(
+                   "separator", &WriteConllOptions::separator,
+                   {{"space", ConllSeparator::kSpace}, {"tab", ConllSeparator::kTab}},
+                   "between fields; tab allows spaces inside tokens (read.conll's separator: tab)"),
                RunWriteConll}
           .As(NodeRole::kWriter));
   RegisterCompareNode(registry);

@@ -1,9 +1,6 @@
 // Adapters between the engine and the feature kernels.
 #include "nodes/features/features_nodes.h"
 
-#include <algorithm>
-#include <climits>
-
 #include "engine/api/node.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/features/template_params.h"
@@ -13,12 +10,7 @@ namespace seqflow {
 
 namespace {
 
-ArtifactPtr RunVocab(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  VocabOptions options;
-  options.min_count = p.GetInt("min_count");
-  options.unknown = ParseUnknownScheme(p.GetString("unknown"));
-  options.lowercase = p.GetBool("lowercase");
+ArtifactPtr RunVocab(NodeContext& ctx, const VocabOptions& options) {
   auto inputs = ctx.InList<Corpus>("data");
   std::vector<const Corpus*> corpora;
   for (const auto& c : inputs) corpora.push_back(c.get());
@@ -28,25 +20,39 @@ ArtifactPtr RunVocab(NodeContext& ctx) {
   return vocab;
 }
 
-KindSpec VocabKind() {
-  return KindSpec{
-      "features.vocab",
-      "1",
-      "Word ids for HMMs and features: words seen at least min_count times over all inputs are known; "
-      "every other word maps to an unknown-word class (one <UNK>, or classes by word shape and suffix).",
-      std::string(Vocab::kType),
-      {PortSpec{"data", std::string(Corpus::kType), true, false, "corpora whose words are counted"}},
-      {ParamSpec::Int("min_count", 1, "occurrences a word needs to be known").Min(1),
-       ParamSpec::Enum("unknown", {"single", "shape"}, "shape", "unknown-word classes: one <UNK>, or by shape"),
-       ParamSpec::Bool("lowercase", false, "lowercase words before counting and lookup")},
-      RunVocab};
+ParamTable<VocabOptions> VocabParams() {
+  using O = VocabOptions;
+  ParamTable<O> table;
+  table.Int("min_count", &O::min_count, "occurrences a word needs to be known")
+      .Min(1)
+      .Enum("unknown", &O::unknown, {{"single", UnknownScheme::kSingle}, {"shape", UnknownScheme::kShape}},
+            "unknown-word classes: one <UNK>, or by shape")
+      .Bool("lowercase", &O::lowercase, "lowercase words before counting and lookup");
+  return table;
 }
 
-ArtifactPtr RunTemplates(NodeContext& ctx) {
-  const Params& p = ctx.params();
+KindSpec VocabKind() {
+  return KindSpec{"features.vocab",
+                  "1",
+                  "Word ids for HMMs and features: words seen at least min_count times over all inputs are known; "
+                  "every other word maps to an unknown-word class (one <UNK>, or classes by word shape and suffix).",
+                  std::string(Vocab::kType),
+                  {PortSpec{"data", std::string(Corpus::kType), true, false, "corpora whose words are counted"}},
+                  VocabParams(),
+                  RunVocab};
+}
+
+// What features.templates reads: the templates (default set: the CoNLL-2000 chunking features)
+// and the dictionary's threshold.
+struct TemplatesNodeOptions {
+  TemplateChoice features{"standard_chunking", {}};
+  int min_count = 1;
+};
+
+ArtifactPtr RunTemplates(NodeContext& ctx, const TemplatesNodeOptions& options) {
   auto corpus = ctx.In<Corpus>("data");
-  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesFromParams(p), corpus->columns);
-  dictionary->Fit(*corpus, static_cast<int>(std::min<int64_t>(p.GetInt("min_count"), INT32_MAX)));
+  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesOf(options.features), corpus->columns);
+  dictionary->Fit(*corpus, options.min_count);
   auto out = std::make_shared<FeatureSet>();
   out->sentences = dictionary->ExtractCorpus(*corpus, ctx.threads());
   if (corpus->labeled())
@@ -60,23 +66,25 @@ ArtifactPtr RunTemplates(NodeContext& ctx) {
   return out;
 }
 
-std::vector<ParamSpec> TemplatesKindParams() {
-  std::vector<ParamSpec> params = TemplateParamSpecs("standard_chunking");
-  params.push_back(ParamSpec::Int("min_count", 1, "occurrences an attribute needs to be kept").Min(1));
-  return params;
+ParamTable<TemplatesNodeOptions> TemplatesParams() {
+  using O = TemplatesNodeOptions;
+  ParamTable<O> table;
+  table.Include(&O::features, TemplateParams())
+      .Int("min_count", &O::min_count, "occurrences an attribute needs to be kept")
+      .Min(1);
+  return table;
 }
 
 KindSpec TemplatesKind() {
-  return KindSpec{
-      "features.templates",
-      "1",
-      "CRF attributes from feature templates (CRF++-style, e.g. word[-1]|word[0], shape(word[0]), "
-      "prefix3(word[0])): the dictionary of attributes seen at least min_count times in data, and every "
-      "sentence of data as attribute ids with its gold labels.",
-      std::string(FeatureSet::kType),
-      {PortSpec{"data", std::string(Corpus::kType), false, false, "corpus the dictionary is fitted on"}},
-      TemplatesKindParams(),
-      RunTemplates};
+  return KindSpec{"features.templates",
+                  "1",
+                  "CRF attributes from feature templates (CRF++-style, e.g. word[-1]|word[0], shape(word[0]), "
+                  "prefix3(word[0])): the dictionary of attributes seen at least min_count times in data, and every "
+                  "sentence of data as attribute ids with its gold labels.",
+                  std::string(FeatureSet::kType),
+                  {PortSpec{"data", std::string(Corpus::kType), false, false, "corpus the dictionary is fitted on"}},
+                  TemplatesParams(),
+                  RunTemplates};
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 // The template-naming parameters (template_params.h).
 #include "nodes/features/template_params.h"
 
-#include "engine/api/node.h"
-
 namespace seqflow {
 
 namespace {
@@ -22,18 +20,21 @@ std::string CheckTemplateSet(const ParamValue& value) {
 
 }  // namespace
 
-std::vector<ParamSpec> TemplateParamSpecs(const std::string& default_set) {
-  return {
-      ParamSpec::String("set", default_set,
-                        "named template set: standard_chunking, hysol_chunking, hysol_ner, or none (only `templates`)")
-          .Check(CheckTemplateSet),
-      ParamSpec::StringList("templates", {}, "extra templates, each its own feature type (group)")};
+ParamTable<TemplateChoice> TemplateParams() {
+  using O = TemplateChoice;
+  ParamTable<O> table;
+  table
+      .String("set", &O::set,
+              "named template set: standard_chunking, hysol_chunking, hysol_ner, or none (only `templates`)")
+      .Check(CheckTemplateSet)
+      .StringList("templates", &O::templates, "extra templates, each its own feature type (group)");
+  return table;
 }
 
-std::vector<FeatureTemplate> TemplatesFromParams(const Params& p) {
+std::vector<FeatureTemplate> TemplatesOf(const TemplateChoice& choice) {
   std::vector<FeatureTemplate> templates;
-  if (p.GetString("set") != kNoSet) templates = TemplateSetByName(p.GetString("set"));
-  for (const std::string& text : p.GetStrings("templates")) templates.push_back({text, text, text});
+  if (choice.set != kNoSet) templates = TemplateSetByName(choice.set);
+  for (const std::string& text : choice.templates) templates.push_back({text, text, text});
   if (templates.empty())
     throw StatusError(Status::Invalid("no feature templates: name a template set in `set` or list `templates`"));
   return templates;

@@ -1,19 +1,25 @@
 // The `set` / `templates` parameters that name feature templates, shared by features.templates
-// (CRF attributes) and crf.hysol (the feature types its HMMs emit).
+// (CRF attributes) and crf.hysol (the feature types its HMMs emit). A kind holds a TemplateChoice
+// in its options struct, with its own default set, and Includes TemplateParams() for it.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "engine/api/registry.h"
+#include "engine/api/param_table.h"
 #include "nodes/features/feature_templates.h"
 
 namespace seqflow {
 
-// ParamSpecs `set` (a named template set, checked at validation) and `templates` (extra ones).
-std::vector<ParamSpec> TemplateParamSpecs(const std::string& default_set);
+struct TemplateChoice {
+  std::string set = "standard_chunking";  // a named template set, or "none"
+  std::vector<std::string> templates;     // extra templates, each its own feature type
+};
 
-// The templates those parameters name. Throws StatusError(Invalid) when they name none.
-std::vector<FeatureTemplate> TemplatesFromParams(const Params& p);
+// `set` (checked at validation) and `templates`.
+ParamTable<TemplateChoice> TemplateParams();
+
+// The templates a choice names. Throws StatusError(Invalid) when it names none.
+std::vector<FeatureTemplate> TemplatesOf(const TemplateChoice& choice);
 
 }  // namespace seqflow

@@ -35,18 +35,25 @@ Result<std::shared_ptr<const HmmModel>> TrainSupervisedHmm(const Corpus& labeled
 
 namespace {
 
-ArtifactPtr RunSupervised(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  HmmSmoothing smoothing;
-  smoothing.initial = p.GetDouble("smoothing.initial");
-  smoothing.transition = p.GetDouble("smoothing.transition");
-  smoothing.emission = p.GetDouble("smoothing.emission");
+ArtifactPtr RunSupervised(NodeContext& ctx, const HmmSmoothing& smoothing) {
   auto corpus = ctx.In<Corpus>("data");
   auto model = ValueOrThrow(TrainSupervisedHmm(*corpus, ctx.In<Vocab>("vocab"), smoothing));
   ctx.Metric("states", model->num_states());
   ctx.Metric("symbols", model->num_symbols());
   ctx.Metric("tokens", static_cast<double>(corpus->num_tokens()));
   return model;
+}
+
+ParamTable<HmmSmoothing> SupervisedParams() {
+  using O = HmmSmoothing;
+  ParamTable<O> table;
+  table.Double("smoothing.initial", &O::initial, "epsilon added to every initial-state count")
+      .Min(0)
+      .Double("smoothing.transition", &O::transition, "epsilon added to every transition count")
+      .Min(0)
+      .Double("smoothing.emission", &O::emission, "epsilon added to every emission count")
+      .Min(0);
+  return table;
 }
 
 KindSpec SupervisedKind() {
@@ -57,9 +64,7 @@ KindSpec SupervisedKind() {
                   std::string(HmmModel::kType),
                   {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled training sentences"},
                    PortSpec{"vocab", std::string(Vocab::kType), false, false, "maps words to emission symbols"}},
-                  {ParamSpec::Double("smoothing.initial", 0.2, "epsilon added to every initial-state count").Min(0),
-                   ParamSpec::Double("smoothing.transition", 0.2, "epsilon added to every transition count").Min(0),
-                   ParamSpec::Double("smoothing.emission", 0.05, "epsilon added to every emission count").Min(0)},
+                  SupervisedParams(),
                   RunSupervised};
 }
 

@@ -65,7 +65,7 @@ Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const 
     result.objective.push_back(objective);
     if (iter > 0) {
       const double change = std::abs(objective - result.objective[iter - 1]);
-      if (change < options.rel_tol * (1 + std::abs(objective))) {
+      if (change < options.tol * (1 + std::abs(objective))) {
         result.converged = true;
         break;
       }

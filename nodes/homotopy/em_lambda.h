@@ -49,8 +49,8 @@ double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, cons
 
 struct EmLambdaOptions {
   int max_iter = 100;
-  // Stop when the objective changes by less than rel_tol (1 + |L_λ|); 0 runs max_iter updates.
-  double rel_tol = 1e-10;
+  // Stop when the objective changes by less than tol (1 + |L_λ|); 0 runs max_iter updates.
+  double tol = 1e-6;
   int threads = 1;
 };
 

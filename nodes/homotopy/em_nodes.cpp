@@ -9,10 +9,24 @@
 namespace seqflow {
 namespace {
 
-EmLambdaOptions EmOptions(const NodeContext& ctx) {
-  EmLambdaOptions options;
-  options.max_iter = static_cast<int>(ctx.params().GetInt("max_iter"));
-  options.rel_tol = ctx.params().GetDouble("tol");
+// What hmm.em reads.
+struct EmNodeOptions {
+  std::string lambda = "mle";  // a number in [0, 1] or mle
+  EmStartOptions start;
+  EmLambdaOptions em;
+};
+
+// What hmm.em_sweep reads.
+struct SweepNodeOptions {
+  std::vector<double> lambdas;
+  bool warm_start = false;
+  DecodeMethod decoder = DecodeMethod::kViterbi;
+  EmStartOptions start;
+  EmLambdaOptions em;
+};
+
+// The iteration options with the node's threads.
+EmLambdaOptions WithThreads(EmLambdaOptions options, const NodeContext& ctx) {
   options.threads = ctx.threads();
   return options;
 }
@@ -27,16 +41,16 @@ std::string ObjectiveCsv(const std::vector<double>& objective) {
   return out;
 }
 
-ArtifactPtr RunEm(NodeContext& ctx) {
+ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/false);
-  PomLayout layout(in.start->num_states(), in.start->num_symbols(), FreeBlocksOf(ctx.params()));
-  double lambda = LambdaOf(ctx.params().GetString("lambda"), static_cast<int64_t>(in.data.words.size()),
+  PomLayout layout(in.start->num_states(), in.start->num_symbols(), FreeBlocksOf(options.start.freeze));
+  double lambda = LambdaOf(options.lambda, static_cast<int64_t>(in.data.words.size()),
                            static_cast<int64_t>(in.data.unlabeled.size()));
   if (lambda > 0 && in.data.unlabeled.empty())
     throw StatusError(Status::Invalid("lambda > 0 needs unlabeled sentences, and the unlabeled corpora are empty"));
-  Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, SmoothingOf(ctx.params()));
-  EmLambdaResult result = ValueOrThrow(
-      RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, EmOptions(ctx), ctx.cancellation()));
+  Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, options.start.smoothing);
+  EmLambdaResult result = ValueOrThrow(RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout,
+                                                   WithThreads(options.em, ctx), ctx.cancellation()));
   auto model = std::make_shared<HmmModel>(*in.start);
   model->params = std::move(result.model);
   ThrowIfError(ValidateHmmModel(*model));
@@ -49,16 +63,16 @@ ArtifactPtr RunEm(NodeContext& ctx) {
   return model;
 }
 
-ArtifactPtr RunSweep(NodeContext& ctx) {
+ArtifactPtr RunSweep(NodeContext& ctx, const SweepNodeOptions& options) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
-  auto [path, em0] = StartPath("em_sweep", in, ctx.params());
+  auto [path, em0] = StartPath("em_sweep", in, options.start);
   PomLayout layout = path->Layout();
-  const auto& lambdas = ctx.params().GetDoubles("lambdas");
-  const bool warm = ctx.params().GetBool("warm_start");
+  const std::vector<double>& lambdas = options.lambdas;
+  const EmLambdaOptions em = WithThreads(options.em, ctx);
   HmmParams previous = in.start->params;
   for (size_t i = 0; i < lambdas.size(); ++i) {
-    EmLambdaResult r = ValueOrThrow(RunEmLambda(warm ? previous : in.start->params, lambdas[i], em0, in.data.unlabeled,
-                                                layout, EmOptions(ctx), ctx.cancellation()));
+    EmLambdaResult r = ValueOrThrow(RunEmLambda(options.warm_start ? previous : in.start->params, lambdas[i], em0,
+                                                in.data.unlabeled, layout, em, ctx.cancellation()));
     HomotopyPoint point;
     point.s = point.lambda = lambdas[i];
     point.theta_tilde = layout.Gather(r.model);
@@ -66,7 +80,7 @@ ArtifactPtr RunSweep(NodeContext& ctx) {
     point.metrics["iterations"] = r.iterations;
     path->points.push_back(std::move(point));
     if (in.test) {
-      auto scores = ValueOrThrow(ScoreModel(*path->ModelAt(i), *in.test, DecoderOf(ctx.params()), ctx.threads()));
+      auto scores = ValueOrThrow(ScoreModel(*path->ModelAt(i), *in.test, options.decoder, ctx.threads()));
       for (const auto& [name, value] : scores) path->points.back().metrics["test." + name] = value;
       path->points.back().metrics["test.error"] = 1 - scores["accuracy"];
     }
@@ -79,37 +93,44 @@ ArtifactPtr RunSweep(NodeContext& ctx) {
   return path;
 }
 
-std::vector<ParamSpec> WithEmParams(std::vector<ParamSpec> params) {
-  for (auto& p : EmLambdaParams()) params.push_back(std::move(p));
-  params.push_back(ParamSpec::Int("max_iter", 100, "EM_λ iterations at most").Min(1));
-  params.push_back(ParamSpec::Double("tol", 1e-6, "stop when L_λ changes by less than tol (1 + |L_λ|)").Min(0));
-  return params;
+ParamTable<EmNodeOptions> EmParams() {
+  using O = EmNodeOptions;
+  ParamTable<O> table;
+  table.String("lambda", &O::lambda, "allocation in [0, 1], or mle = |U|/(|L|+|U|)")
+      .Check(CheckLambdaText)
+      .Include(&O::start, EmStartParams())
+      .Include(&O::em, EmIterationParams());
+  return table;
+}
+
+ParamTable<SweepNodeOptions> SweepParams() {
+  using O = SweepNodeOptions;
+  ParamTable<O> table;
+  table.DoubleList("lambdas", &O::lambdas, "allocations, in order")
+      .Required()
+      .Bool("warm_start", &O::warm_start, "start each lambda from the previous solution");
+  AddDecoder(table, &O::decoder, "decoder for the test columns");
+  table.Include(&O::start, EmStartParams()).Include(&O::em, EmIterationParams());
+  return table;
 }
 
 }  // namespace
 
 void RegisterEmNodes(Registry& registry) {
-  registry.AddKind(KindSpec{
-      "hmm.em", "1",
-      "EM_lambda at a fixed allocation: labeled counts weighted (1-lambda)/|L|, expected unlabeled counts "
-      "lambda/|U| (Haffari & Sarkar 2008, Eq. 5), from the start model; frozen blocks stay fixed.",
-      "HmmModel", SemiSupervisedPorts(false),
-      WithEmParams(
-          {ParamSpec::String("lambda", "mle", "allocation in [0, 1], or mle = |U|/(|L|+|U|)").Check(CheckLambdaText)}),
-      RunEm}
-                       .As(NodeRole::kTrainer)
-                       .Attaching(ObjectiveTrace()));
-  registry.AddKind(KindSpec{
-      "hmm.em_sweep", "1",
-      "EM_lambda to convergence at every lambda of a grid, each from the start model or warm-started from the "
-      "previous lambda (Haffari & Sarkar 2008, Fig. 2 a/b); a path for homotopy.select and plots.",
-      "HomotopyPath", SemiSupervisedPorts(true),
-      WithEmParams({ParamSpec::DoubleList("lambdas", std::nullopt, "allocations, in order"),
-                    ParamSpec::Bool("warm_start", false, "start each lambda from the previous solution"),
-                    ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for the test columns")}),
-      RunSweep}
-                       .As(NodeRole::kTrainer)
-                       .Attaching(HomotopyPath::CsvTable()));
+  registry.AddKind(
+      KindSpec{"hmm.em", "1",
+               "EM_lambda at a fixed allocation: labeled counts weighted (1-lambda)/|L|, expected unlabeled counts "
+               "lambda/|U| (Haffari & Sarkar 2008, Eq. 5), from the start model; frozen blocks stay fixed.",
+               "HmmModel", SemiSupervisedPorts(false), EmParams(), RunEm}
+          .As(NodeRole::kTrainer)
+          .Attaching(ObjectiveTrace()));
+  registry.AddKind(
+      KindSpec{"hmm.em_sweep", "1",
+               "EM_lambda to convergence at every lambda of a grid, each from the start model or warm-started from the "
+               "previous lambda (Haffari & Sarkar 2008, Fig. 2 a/b); a path for homotopy.select and plots.",
+               "HomotopyPath", SemiSupervisedPorts(true), SweepParams(), RunSweep}
+          .As(NodeRole::kTrainer)
+          .Attaching(HomotopyPath::CsvTable()));
 }
 
 }  // namespace seqflow

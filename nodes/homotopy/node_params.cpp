@@ -17,15 +17,32 @@ std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
   return ports;
 }
 
-std::vector<ParamSpec> EmLambdaParams() {
-  return {ParamSpec::StringList("freeze", {}, "blocks kept at the start model", {"initial", "transition", "emission"}),
-          ParamSpec::Double("smoothing.initial", 0.2, "add-ε pseudo-count of EM_0, initial block").Min(0),
-          ParamSpec::Double("smoothing.transition", 0.2, "add-ε pseudo-count of EM_0, transitions").Min(0),
-          ParamSpec::Double("smoothing.emission", 0.05, "add-ε pseudo-count of EM_0, emissions").Min(0)};
+ParamTable<EmStartOptions> EmStartParams() {
+  using O = EmStartOptions;
+  auto smoothing = [](auto member) { return At(&O::smoothing, member); };
+  ParamTable<O> table;
+  table.StringList("freeze", &O::freeze, "blocks kept at the start model")
+      .OneOf({"initial", "transition", "emission"})
+      .Double("smoothing.initial", smoothing(&HmmSmoothing::initial), "add-ε pseudo-count of EM_0, initial block")
+      .Min(0)
+      .Double("smoothing.transition", smoothing(&HmmSmoothing::transition), "add-ε pseudo-count of EM_0, transitions")
+      .Min(0)
+      .Double("smoothing.emission", smoothing(&HmmSmoothing::emission), "add-ε pseudo-count of EM_0, emissions")
+      .Min(0);
+  return table;
 }
 
-FreeBlocks FreeBlocksOf(const Params& params) {
-  const auto& frozen = params.GetStrings("freeze");
+ParamTable<EmLambdaOptions> EmIterationParams() {
+  using O = EmLambdaOptions;
+  ParamTable<O> table;
+  table.Int("max_iter", &O::max_iter, "EM_λ iterations at most")
+      .Min(1)
+      .Double("tol", &O::tol, "stop when L_λ changes by less than tol (1 + |L_λ|)")
+      .Min(0);
+  return table;
+}
+
+FreeBlocks FreeBlocksOf(const std::vector<std::string>& frozen) {
   auto has = [&](const char* block) { return std::find(frozen.begin(), frozen.end(), block) != frozen.end(); };
   FreeBlocks free;
   free.initial = !has("initial");
@@ -34,11 +51,6 @@ FreeBlocks FreeBlocksOf(const Params& params) {
   if (!free.initial && !free.transition && !free.emission)
     throw StatusError(Status::Invalid("every block is frozen: nothing left to estimate"));
   return free;
-}
-
-HmmSmoothing SmoothingOf(const Params& params) {
-  return {params.GetDouble("smoothing.initial"), params.GetDouble("smoothing.transition"),
-          params.GetDouble("smoothing.emission")};
 }
 
 std::string CheckLambdaText(const ParamValue& value) {
@@ -57,10 +69,6 @@ double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabe
   return std::strtod(text.c_str(), nullptr);
 }
 
-DecodeMethod DecoderOf(const Params& params) {
-  return params.GetString("decoder") == "sms" ? DecodeMethod::kSms : DecodeMethod::kViterbi;
-}
-
 SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) {
   SemiSupervisedInputs in;
   in.start = ctx.In<HmmModel>("start");
@@ -74,15 +82,15 @@ SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) 
   return in;
 }
 
-PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const Params& params) {
+PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const EmStartOptions& options) {
   PathStart start;
   start.path = std::make_shared<HomotopyPath>();
   start.path->method = method;
   start.path->reference = in.start;
-  start.path->free = FreeBlocksOf(params);
+  start.path->free = FreeBlocksOf(options.freeze);
   start.path->num_labeled = static_cast<int64_t>(in.data.words.size());
   start.path->num_unlabeled = static_cast<int64_t>(in.data.unlabeled.size());
-  start.em0 = Em0(start.path->Layout(), in.data.words, in.data.labels, SmoothingOf(params));
+  start.em0 = Em0(start.path->Layout(), in.data.words, in.data.labels, options.smoothing);
   return start;
 }
 

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "engine/api/node.h"
+#include "engine/api/param_table.h"
 #include "engine/api/registry.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
+#include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/homotopy_path.h"
 #include "nodes/homotopy/pom_layout.h"
 #include "nodes/homotopy/semi_supervised_data.h"
@@ -18,15 +20,29 @@ namespace seqflow {
 
 // Ports start, labeled, unlabeled (list), and the optional `test` when with_test.
 std::vector<PortSpec> SemiSupervisedPorts(bool with_test);
-// freeze, smoothing.initial / transition / emission.
-std::vector<ParamSpec> EmLambdaParams();
 
-FreeBlocks FreeBlocksOf(const Params& params);
-HmmSmoothing SmoothingOf(const Params& params);
+// Where every node of the family starts from: the blocks kept at the start model and the add-ε
+// smoothing of EM_0.
+struct EmStartOptions {
+  std::vector<std::string> freeze;  // of "initial", "transition", "emission"
+  HmmSmoothing smoothing;
+};
+// freeze, smoothing.initial / transition / emission.
+ParamTable<EmStartOptions> EmStartParams();
+// max_iter, tol (threads is the node's -j, not a parameter).
+ParamTable<EmLambdaOptions> EmIterationParams();
+
+// `decoder`: viterbi | sms, into `field` of the table's options struct.
+template <class O, class F>
+void AddDecoder(ParamTable<O>& table, F field, std::string doc) {
+  table.Enum("decoder", field, {{"viterbi", DecodeMethod::kViterbi}, {"sms", DecodeMethod::kSms}}, std::move(doc));
+}
+
+// Throws StatusError(Invalid) when every block is frozen.
+FreeBlocks FreeBlocksOf(const std::vector<std::string>& freeze);
 // "mle" or a number in [0, 1].
 std::string CheckLambdaText(const ParamValue& value);
 double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabeled);
-DecodeMethod DecoderOf(const Params& params);  // param "decoder": viterbi | sms
 
 // What every node of the family reads from its ports.
 struct SemiSupervisedInputs {
@@ -43,6 +59,6 @@ struct PathStart {
   std::shared_ptr<HomotopyPath> path;
   Eigen::VectorXd em0;  // [P]
 };
-PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const Params& params);
+PathStart StartPath(const std::string& method, const SemiSupervisedInputs& in, const EmStartOptions& options);
 
 }  // namespace seqflow

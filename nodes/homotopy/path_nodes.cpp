@@ -17,24 +17,32 @@ namespace {
 // Dense algebra pays while the P x P Jacobian is small; beyond, Jacobian-vector products.
 constexpr int kAutoDenseMaxParams = 650;  // measured crossover, bench/RESULTS.md
 
-PathOptions TrackerOptions(const Params& p, int num_params, int threads) {
-  PathOptions o;
-  const std::string& solver = p.GetString("solver");
-  bool dense = solver == "dense" || (solver == "auto" && num_params <= kAutoDenseMaxParams);
+// The tangent and corrector algebra asked for; kAuto picks by the number of parameters.
+enum class SolverChoice { kAuto, kDense, kMatrixFree };
+
+// What homotopy.em_lambda_path reads. tracker.solver and tracker.threads are the node's choice.
+struct PathNodeOptions {
+  EmStartOptions start;
+  PathOptions tracker;
+  SolverChoice solver = SolverChoice::kAuto;
+  DecodeMethod decoder = DecodeMethod::kViterbi;
+};
+
+PathOptions TrackerOptions(const PathNodeOptions& declared, int num_params, int threads) {
+  PathOptions o = declared.tracker;
+  const bool dense = declared.solver == SolverChoice::kDense ||
+                     (declared.solver == SolverChoice::kAuto && num_params <= kAutoDenseMaxParams);
   o.solver = dense ? PathSolver::kDense : PathSolver::kMatrixFree;
-  o.step = p.GetDouble("step");
-  o.adaptive = p.GetBool("adaptive");
-  o.min_step = p.GetDouble("min_step");
-  o.max_step = p.GetDouble("max_step");
-  o.max_steps = static_cast<int>(p.GetInt("max_steps"));
-  o.lambda_end = p.GetDouble("lambda_end");
-  o.corrector_max_iter = static_cast<int>(p.GetInt("corrector_iterations"));
-  o.corrector_tol = p.GetDouble("corrector_tol");
-  o.linear.gmres.rel_tol = p.GetDouble("gmres_tol");
-  o.linear.lanczos.rel_tol = p.GetDouble("eig_tol");
   o.threads = threads;
   return o;
 }
+
+// What homotopy.select reads.
+struct SelectNodeOptions {
+  std::string criterion = "max_entropy";
+  double lambda = 0.0;  // for criterion fixed
+  DecodeMethod decoder = DecodeMethod::kViterbi;
+};
 
 const char* StopName(PathStop stop) {
   switch (stop) {
@@ -66,19 +74,19 @@ HomotopyPoint ToPoint(PathPoint&& p) {
   return h;
 }
 
-void ScoreAlongPath(NodeContext& ctx, const Corpus& test, HomotopyPath& path) {
+void ScoreAlongPath(NodeContext& ctx, const Corpus& test, DecodeMethod decoder, HomotopyPath& path) {
   for (size_t i = 0; i < path.points.size(); ++i) {
-    auto scores = ValueOrThrow(ScoreModel(*path.ModelAt(i), test, DecoderOf(ctx.params()), ctx.threads()));
+    auto scores = ValueOrThrow(ScoreModel(*path.ModelAt(i), test, decoder, ctx.threads()));
     for (const auto& [name, value] : scores) path.points[i].metrics["test." + name] = value;
   }
 }
 
-ArtifactPtr RunPath(NodeContext& ctx) {
+ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
   if (in.data.unlabeled.empty()) throw StatusError(Status::Invalid("the unlabeled corpora are empty"));
-  auto [path, em0] = StartPath("em_lambda_path", in, ctx.params());
+  auto [path, em0] = StartPath("em_lambda_path", in, declared.start);
   PomLayout layout = path->Layout();
-  PathOptions options = TrackerOptions(ctx.params(), layout.num_params(), ctx.threads());
+  PathOptions options = TrackerOptions(declared, layout.num_params(), ctx.threads());
   PathCallbacks callbacks;
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
   callbacks.cancel = ctx.cancellation();
@@ -88,7 +96,7 @@ ArtifactPtr RunPath(NodeContext& ctx) {
   for (auto& p : result.points)
     if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));
   path->stop = StopName(result.stop);
-  if (in.test) ScoreAlongPath(ctx, *in.test, *path);
+  if (in.test) ScoreAlongPath(ctx, *in.test, declared.decoder, *path);
   const HomotopyPoint& last = path->points.back();
   ctx.Metric("points", static_cast<double>(path->points.size()));
   ctx.Metric("lambda.final", last.lambda);
@@ -100,7 +108,8 @@ ArtifactPtr RunPath(NodeContext& ctx) {
 }
 
 // Scores of every point on the dev corpus for the held-out criteria.
-std::vector<double> DevScores(NodeContext& ctx, const HomotopyPath& path, const std::string& criterion) {
+std::vector<double> DevScores(NodeContext& ctx, const HomotopyPath& path, const std::string& criterion,
+                              DecodeMethod decoder) {
   auto dev = ctx.InOptional<Corpus>("dev");
   if (!dev) throw StatusError(Status::Invalid("criterion '" + criterion + "' needs a labeled corpus on port 'dev'"));
   std::vector<double> scores;
@@ -109,25 +118,25 @@ std::vector<double> DevScores(NodeContext& ctx, const HomotopyPath& path, const 
     if (criterion == "dev_likelihood") {
       scores.push_back(ValueOrThrow(MeanJointLogLikelihood(*model, *dev)));
     } else {
-      auto s = ValueOrThrow(ScoreModel(*model, *dev, DecoderOf(ctx.params()), ctx.threads()));
+      auto s = ValueOrThrow(ScoreModel(*model, *dev, decoder, ctx.threads()));
       scores.push_back(criterion == "dev_f1" ? s["f1"] : s["accuracy"]);
     }
   }
   return scores;
 }
 
-ArtifactPtr RunSelect(NodeContext& ctx) {
+ArtifactPtr RunSelect(NodeContext& ctx, const SelectNodeOptions& options) {
   auto path = ctx.In<HomotopyPath>("path");
   if (path->points.empty()) throw StatusError(Status::Invalid("the path has no points"));
-  const std::string& name = ctx.params().GetString("criterion");
+  const std::string& name = options.criterion;
   size_t index;
   if (name.rfind("dev_", 0) == 0) {
-    index = SelectPoint(path->points, Criterion::kBestScore, 0, DevScores(ctx, *path, name));
+    index = SelectPoint(path->points, Criterion::kBestScore, 0, DevScores(ctx, *path, name, options.decoder));
   } else {
     Criterion criterion = ValueOrThrow(ParseCriterion(name));
     double lambda = criterion == Criterion::kMle
                         ? static_cast<double>(path->num_unlabeled) / (path->num_labeled + path->num_unlabeled)
-                        : ctx.params().GetDouble("lambda");
+                        : options.lambda;
     index = SelectPoint(path->points, criterion, lambda);
   }
   const HomotopyPoint& chosen = path->points[index];
@@ -139,22 +148,44 @@ ArtifactPtr RunSelect(NodeContext& ctx) {
   return model;
 }
 
+ParamTable<PathNodeOptions> PathParams() {
+  using O = PathNodeOptions;
+  auto tracker = [](auto member) { return At(&O::tracker, member); };
+  ParamTable<O> table;
+  table.Include(&O::start, EmStartParams())
+      .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
+      .Greater(0)
+      .Bool("adaptive", tracker(&PathOptions::adaptive), "grow / halve the step by the corrector's effort")
+      .Double("min_step", tracker(&PathOptions::min_step), "stop when the adaptive step falls below this")
+      .Greater(0)
+      .Double("max_step", tracker(&PathOptions::max_step), "largest adaptive step")
+      .Greater(0)
+      .Int("corrector_iterations", tracker(&PathOptions::corrector_iterations),
+           "Newton corrector iterations; 0 = Euler only")
+      .Min(0)
+      .Double("corrector_tol", tracker(&PathOptions::corrector_tol),
+              "corrected when |F|_inf <= tol max(1, |theta|_inf)")
+      .Greater(0)
+      .Double("gmres_tol", At(&O::tracker, &PathOptions::linear, &LinearSolveOptions::gmres, &GmresOptions::rel_tol),
+              "relative residual of the matrix-free solves")
+      .Greater(0)
+      .Double("eig_tol", At(&O::tracker, &PathOptions::linear, &LinearSolveOptions::lanczos, &LanczosOptions::rel_tol),
+              "relative accuracy of mu_max (Lanczos)")
+      .Greater(0)
+      .Int("max_steps", tracker(&PathOptions::max_steps), "steps at most")
+      .Min(1)
+      .Double("lambda_end", tracker(&PathOptions::lambda_end), "trace until lambda reaches this")
+      .Greater(0)
+      .Max(1)
+      .Enum(
+          "solver", &O::solver,
+          {{"auto", SolverChoice::kAuto}, {"dense", SolverChoice::kDense}, {"matrix_free", SolverChoice::kMatrixFree}},
+          "tangent and corrector algebra: dense P x P, or Jacobian-vector products + GMRES");
+  AddDecoder(table, &O::decoder, "decoder for the test columns");
+  return table;
+}
+
 KindSpec PathKind() {
-  std::vector<ParamSpec> params = EmLambdaParams();
-  params.push_back(ParamSpec::Double("step", 0.01, "arc length of a step (the first one when adaptive)").Greater(0));
-  params.push_back(ParamSpec::Bool("adaptive", true, "grow / halve the step by the corrector's effort"));
-  params.push_back(ParamSpec::Double("min_step", 1e-6, "stop when the adaptive step falls below this").Greater(0));
-  params.push_back(ParamSpec::Double("max_step", 0.5, "largest adaptive step").Greater(0));
-  params.push_back(ParamSpec::Int("corrector_iterations", 6, "Newton corrector iterations; 0 = Euler only").Min(0));
-  params.push_back(ParamSpec::Double("corrector_tol", 1e-10, "corrected when |F|_inf <= tol max(1, |theta|_inf)")
-                       .Greater(0));
-  params.push_back(ParamSpec::Double("gmres_tol", 1e-12, "relative residual of the matrix-free solves").Greater(0));
-  params.push_back(ParamSpec::Double("eig_tol", 1e-10, "relative accuracy of mu_max (Lanczos)").Greater(0));
-  params.push_back(ParamSpec::Int("max_steps", 10000, "steps at most").Min(1));
-  params.push_back(ParamSpec::Double("lambda_end", 1.0, "trace until lambda reaches this").Greater(0).Max(1));
-  params.push_back(ParamSpec::Enum("solver", {"auto", "dense", "matrix_free"}, "auto",
-                                   "tangent and corrector algebra: dense P x P, or Jacobian-vector products + GMRES"));
-  params.push_back(ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for the test columns"));
   return KindSpec{"homotopy.em_lambda_path",
                   "1",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
@@ -162,8 +193,20 @@ KindSpec PathKind() {
                   "records s, lambda, the spectrum of lambda*grad EM_1 - I and the unlabeled label entropy.",
                   "HomotopyPath",
                   SemiSupervisedPorts(true),
-                  std::move(params),
+                  PathParams(),
                   RunPath};
+}
+
+ParamTable<SelectNodeOptions> SelectParams() {
+  using O = SelectNodeOptions;
+  ParamTable<O> table;
+  table.String("criterion", &O::criterion, "how to choose lambda")
+      .OneOf({"monotone", "min_eig", "max_entropy", "fixed", "mle", "dev_f1", "dev_accuracy", "dev_likelihood"})
+      .Double("lambda", &O::lambda, "the allocation for criterion: fixed")
+      .Min(0)
+      .Max(1);
+  AddDecoder(table, &O::decoder, "decoder for dev_f1 / dev_accuracy");
+  return table;
 }
 
 KindSpec SelectKind() {
@@ -175,12 +218,7 @@ KindSpec SelectKind() {
       "HmmModel",
       {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},
        {"dev", "Corpus", false, true, "held-out labeled data for the dev_* criteria"}},
-      {ParamSpec::Enum(
-           "criterion",
-           {"monotone", "min_eig", "max_entropy", "fixed", "mle", "dev_f1", "dev_accuracy", "dev_likelihood"},
-           "max_entropy", "how to choose lambda"),
-       ParamSpec::Double("lambda", 0.0, "the allocation for criterion: fixed").Min(0).Max(1),
-       ParamSpec::Enum("decoder", {"viterbi", "sms"}, "viterbi", "decoder for dev_f1 / dev_accuracy")},
+      SelectParams(),
       RunSelect};
 }
 

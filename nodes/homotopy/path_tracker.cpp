@@ -49,11 +49,11 @@ class Tracker {
     Correction c{nullptr, z_pred, 0, 0, false};
     for (;; ++c.iterations) {
       c.lin = At(c.z);
-      if (options_.corrector_max_iter == 0 || Converged(*c.lin)) {
+      if (options_.corrector_iterations == 0 || Converged(*c.lin)) {
         c.converged = true;
         return c;
       }
-      if (c.iterations == options_.corrector_max_iter) return c;
+      if (c.iterations == options_.corrector_iterations) return c;
       PathLinearization* solver = options_.chord ? base : c.lin.get();
       const Eigen::VectorXd delta = solver->SolveAugmented(c_row, -c.lin->residual(), -c_row.dot(c.z - z_pred));
       if (!delta.allFinite()) return c;

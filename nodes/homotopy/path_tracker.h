@@ -10,7 +10,7 @@
 //      (the pseudo-arclength hyperplane through z_pred), each step solving
 //      [DF(z); η_kᵀ] Δ = −[F(z); η_kᵀ(z − z_pred)] with the chosen back end (path_linear_algebra.h);
 //      with `chord` the Jacobian of z_k is reused (one factorisation per step for the dense
-//      back end). corrector_max_iter = 0 gives the paper's Euler-only method;
+//      back end). corrector_iterations = 0 gives the paper's Euler-only method;
 //   4. adaptive step (Allgower & Georg 1993): grow δ when the corrector converged in <= 2
 //      iterations, halve it and retry from z_k when it did not converge; stop below min_step.
 //      The corrector also gives up when a Newton step cannot be solved (a non-finite Δ: the
@@ -61,7 +61,7 @@ struct PathOptions {
   double growth = 2.0;  // δ ← min(growth δ, max_step) after an easy correction
   int max_steps = 10000;
   double lambda_end = 1.0;
-  int corrector_max_iter = 6;    // 0: Euler predictor only (Algorithm 1)
+  int corrector_iterations = 6;  // 0: Euler predictor only (Algorithm 1)
   double corrector_tol = 1e-10;  // converged when ‖F‖_∞ <= tol · max(1, ‖Θ̃‖_∞)
   bool chord = false;
   bool record_spectrum = true;

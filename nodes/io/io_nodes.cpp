@@ -10,9 +10,24 @@ namespace seqflow {
 
 namespace {
 
-ParamSpec FileEncodingParam() {
-  return ParamSpec::Enum("file_encoding", {"utf-8", "latin-1"}, "utf-8",
-                         "bytes of the file; latin-1 is converted to UTF-8, invalid UTF-8 is an error");
+// What read.conll reads: the file and how to parse it.
+struct ReadConllNodeOptions {
+  std::string path;
+  ConllOptions conll;
+};
+
+// What read.text reads (ParseTextLines's arguments).
+struct ReadTextNodeOptions {
+  std::string path;
+  int64_t max_sentences = 0;  // 0: all
+  FileEncoding file_encoding = FileEncoding::kUtf8;
+};
+
+// `file_encoding`, shared by both readers.
+template <class O, class F>
+void AddFileEncoding(ParamTable<O>& table, F field) {
+  table.Enum("file_encoding", field, {{"utf-8", FileEncoding::kUtf8}, {"latin-1", FileEncoding::kLatin1}},
+             "bytes of the file; latin-1 is converted to UTF-8, invalid UTF-8 is an error");
 }
 
 void ReportSize(NodeContext& ctx, const Corpus& corpus) {
@@ -20,44 +35,69 @@ void ReportSize(NodeContext& ctx, const Corpus& corpus) {
   ctx.Metric("tokens", static_cast<double>(corpus.num_tokens()));
 }
 
-ArtifactPtr RunReadConll(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  const std::string& path = p.GetString("path");
-  ConllOptions options;
-  options.columns = p.GetStrings("columns");
-  options.label_column = p.GetString("label_column");
-  options.encoding = ParseTagEncoding(p.GetString("encoding"));
-  options.file_encoding = ParseFileEncoding(p.GetString("file_encoding"));
-  options.separator = ParseSeparator(p.GetString("separator"));
-  std::string bytes = ValueOrThrow(ctx.ReadFile(path));
-  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseConll(bytes, path, options)));
+ArtifactPtr RunReadConll(NodeContext& ctx, const ReadConllNodeOptions& options) {
+  std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
+  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseConll(bytes, options.path, options.conll)));
   ReportSize(ctx, *corpus);
   ctx.Metric("labels", static_cast<double>(corpus->label_names.size()));
   return corpus;
 }
 
-ArtifactPtr RunReadText(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  const std::string& path = p.GetString("path");
-  std::string bytes = ValueOrThrow(ctx.ReadFile(path));
-  if (IsGzip(bytes)) bytes = ValueOrThrow(Gunzip(bytes, path));
-  auto corpus = std::make_shared<Corpus>(ValueOrThrow(
-      ParseTextLines(bytes, path, p.GetInt("max_sentences"), ParseFileEncoding(p.GetString("file_encoding")))));
+ArtifactPtr RunReadText(NodeContext& ctx, const ReadTextNodeOptions& options) {
+  std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
+  if (IsGzip(bytes)) bytes = ValueOrThrow(Gunzip(bytes, options.path));
+  auto corpus = std::make_shared<Corpus>(
+      ValueOrThrow(ParseTextLines(bytes, options.path, options.max_sentences, options.file_encoding)));
   ReportSize(ctx, *corpus);
   return corpus;
 }
 
-ArtifactPtr RunSplit(NodeContext& ctx) {
-  const Params& p = ctx.params();
-  SplitOptions options;
-  options.seed = static_cast<uint64_t>(p.GetInt("seed"));
-  options.count = p.GetInt("count");
-  options.skip = p.GetInt("skip");
-  options.shuffle = p.GetBool("shuffle");
-  options.drop_labels = p.GetBool("drop_labels");
+ArtifactPtr RunSplit(NodeContext& ctx, const SplitOptions& options) {
   auto corpus = std::make_shared<Corpus>(ValueOrThrow(SplitCorpus(*ctx.In<Corpus>("data"), options)));
   ReportSize(ctx, *corpus);
   return corpus;
+}
+
+ParamTable<ReadConllNodeOptions> ReadConllParams() {
+  using O = ReadConllNodeOptions;
+  auto conll = [](auto member) { return At(&O::conll, member); };
+  ParamTable<O> table;
+  table.Path("path", &O::path, "the CoNLL file")
+      .StringList("columns", conll(&ConllOptions::columns),
+                  "column names in file order, the first 'word' (default: word, col1, ..., label)")
+      .String("label_column", conll(&ConllOptions::label_column),
+              "name of the gold label column (default: the last column)")
+      .Enum("encoding", conll(&ConllOptions::encoding),
+            {{"iob1", TagEncoding::kIob1}, {"iob2", TagEncoding::kIob2}, {"runs", TagEncoding::kRuns}},
+            "how labels form segments; runs: a segment is a maximal run of one label");
+  AddFileEncoding(table, conll(&ConllOptions::file_encoding));
+  table.Enum("separator", conll(&ConllOptions::separator),
+             {{"whitespace", Separator::kWhitespace}, {"tab", Separator::kTab}},
+             "tab splits only on tabs, so tokens may contain spaces or U+00A0");
+  return table;
+}
+
+ParamTable<ReadTextNodeOptions> ReadTextParams() {
+  using O = ReadTextNodeOptions;
+  ParamTable<O> table;
+  table.Path("path", &O::path, "the text file, plain or gzip-compressed")
+      .Int("max_sentences", &O::max_sentences, "read at most this many sentences (0: all)")
+      .Min(0);
+  AddFileEncoding(table, &O::file_encoding);
+  return table;
+}
+
+ParamTable<SplitOptions> SplitParams() {
+  using O = SplitOptions;
+  ParamTable<O> table;
+  table.Int("seed", &O::seed, "seed of the sentence order")
+      .Int("count", &O::count, "sentences to take (0: all remaining)")
+      .Min(0)
+      .Int("skip", &O::skip, "sentences to skip first, in the shuffled order")
+      .Min(0)
+      .Bool("shuffle", &O::shuffle, "shuffle before taking; false takes sentences in file order")
+      .Bool("drop_labels", &O::drop_labels, "make the part unlabeled (an unlabeled pool)");
+  return table;
 }
 
 KindSpec ReadConllKind() {
@@ -67,29 +107,19 @@ KindSpec ReadConllKind() {
                   "Corpus. -DOCSTART- lines are skipped; label ids follow the sorted label names.",
                   std::string(Corpus::kType),
                   {},
-                  {ParamSpec::Path("path", "the CoNLL file"),
-                   ParamSpec::StringList(
-                       "columns", {}, "column names in file order, the first 'word' (default: word, col1, ..., label)"),
-                   ParamSpec::String("label_column", "", "name of the gold label column (default: the last column)"),
-                   ParamSpec::Enum("encoding", {"iob1", "iob2", "runs"}, "iob2",
-                                   "how labels form segments; runs: a segment is a maximal run of one label"),
-                   FileEncodingParam(),
-                   ParamSpec::Enum("separator", {"whitespace", "tab"}, "whitespace",
-                                   "tab splits only on tabs, so tokens may contain spaces or U+00A0")},
+                  ReadConllParams(),
                   RunReadConll};
 }
 
 KindSpec ReadTextKind() {
-  return KindSpec{
-      "read.text",
-      "1",
-      "Reads raw text, one sentence a line, whitespace-separated tokens, into an unlabeled Corpus. A gzip "
-      "file (known by its magic bytes, whatever its name) is decompressed first.",
-      std::string(Corpus::kType),
-      {},
-      {ParamSpec::Path("path", "the text file, plain or gzip-compressed"),
-       ParamSpec::Int("max_sentences", 0, "read at most this many sentences (0: all)").Min(0), FileEncodingParam()},
-      RunReadText};
+  return KindSpec{"read.text",
+                  "1",
+                  "Reads raw text, one sentence a line, whitespace-separated tokens, into an unlabeled Corpus. A gzip "
+                  "file (known by its magic bytes, whatever its name) is decompressed first.",
+                  std::string(Corpus::kType),
+                  {},
+                  ReadTextParams(),
+                  RunReadText};
 }
 
 KindSpec SplitKind() {
@@ -99,11 +129,7 @@ KindSpec SplitKind() {
                   "disjoint ranges are disjoint. The part keeps the original sentence order.",
                   std::string(Corpus::kType),
                   {PortSpec{"data", std::string(Corpus::kType), false, false, "the corpus to split"}},
-                  {ParamSpec::Int("seed", 1, "seed of the sentence order"),
-                   ParamSpec::Int("count", 0, "sentences to take (0: all remaining)").Min(0),
-                   ParamSpec::Int("skip", 0, "sentences to skip first, in the shuffled order").Min(0),
-                   ParamSpec::Bool("shuffle", true, "shuffle before taking; false takes sentences in file order"),
-                   ParamSpec::Bool("drop_labels", false, "make the part unlabeled (an unlabeled pool)")},
+                  SplitParams(),
                   RunSplit};
 }
 

@@ -74,7 +74,7 @@ TEST(SignificanceTest, RandomizationEstimatesTheExactValue) {
 
 TEST(SignificanceTest, SameSeedSameValueOtherSeedOtherDraws) {
   SignificanceOptions a, b;
-  b.seed = 2;
+  b.shuffle_seed = 2;
   EXPECT_EQ(RunTest({SegmentCase()}, a).p, RunTest({SegmentCase()}, a).p);
   EXPECT_NE(RunTest({SegmentCase()}, a).p[kF1], RunTest({SegmentCase()}, b).p[kF1]);
 }

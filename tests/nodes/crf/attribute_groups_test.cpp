@@ -77,6 +77,8 @@ TEST(AttributeGroups, TrainingReachesTheFullModelsOptimum) {
   const auto corpus = CorpusWithDuplicates(rng, labels, A);
   CrfTrainOptions options;
   options.sigma2 = 0.5;
+  options.lbfgs.memory = 6;  // as written before crf.train's 4 single-precision pairs became the default
+  options.lbfgs.float_history = false;
   options.lbfgs.delta = 0;
   options.lbfgs.gradient_tolerance = 1e-10;
   options.merge_duplicates = false;

@@ -28,6 +28,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The CRF options these tests were written against: L-BFGS with 6 correction pairs in double
+// precision (the defaults before LbfgsOptions took crf.train's 4 in single precision).
+CrfTrainOptions ClassicCrfOptions() {
+  CrfTrainOptions o;
+  o.lbfgs.memory = 6;
+  o.lbfgs.float_history = false;
+  return o;
+}
+
 constexpr int kK = 3, kJ = 2, kV = 6;  // labels, feature types, symbols per type (0 = unseen, never drawn)
 
 // The generating HMM: sticky labels; each feature type emits symbols 1..5, label k favouring two
@@ -140,7 +149,7 @@ Problem MakeProblem(int heldout_sentences = 80, int unlabeled_sentences = 200) {
   const Sample labeled = Generate(hmm, 12, 1), heldout = Generate(hmm, heldout_sentences, 2),
                unlabeled = Generate(hmm, unlabeled_sentences, 3);
   Problem p;
-  CrfTrainOptions options;
+  CrfTrainOptions options = ClassicCrfOptions();
   options.sigma2 = 0.5;
   for (int i = 0; i < kJ; ++i) {
     const CrfTrainResult r =
@@ -517,7 +526,7 @@ std::shared_ptr<CrfModel> TrainExpert(const Corpus& train, std::vector<FeatureTe
   m->encoding = TagEncoding::kIob2;
   m->dictionary = dictionary;
   m->weights = ValueOrThrow(TrainCrf(dictionary->ExtractCorpus(train, 1), gold, dictionary->num_attributes(),
-                                     static_cast<int32_t>(m->label_names.size()), CrfTrainOptions{}))
+                                     static_cast<int32_t>(m->label_names.size()), ClassicCrfOptions()))
                    .weights;
   return m;
 }

@@ -100,7 +100,7 @@ TEST(PathTracker, CorrectedPointsLieOnTheCurveAndEulerOnlyDrifts) {
   PathOptions o = FixedStep(PathSolver::kMatrixFree, 0.1);
   o.max_steps = 20;
   const PathResult corrected = Trace(p, o);
-  o.corrector_max_iter = 0;
+  o.corrector_iterations = 0;
   const PathResult euler = Trace(p, o);
   double worst_corrected = 0;
   for (const PathPoint& q : corrected.points) worst_corrected = std::max(worst_corrected, q.residual);

@@ -144,6 +144,8 @@ TEST(BoxLbfgs, InteriorMinimumIsTheUnconstrainedOne) {
   const Eigen::VectorXd analytic = p.f.q.ldlt().solve(-p.f.c);
   Eigen::VectorXd unconstrained = Eigen::VectorXd::Zero(12);
   LbfgsOptions lo;
+  lo.memory = 6;  // as written before crf.train's 4 single-precision pairs became the default
+  lo.float_history = false;
   lo.delta = 0;
   lo.gradient_tolerance = 1e-8;  // about as far as its Wolfe search on f values gets here
   ASSERT_EQ(ValueOrThrow(MinimizeLbfgs(p.f, unconstrained, lo)).stop, LbfgsStop::kGradient);

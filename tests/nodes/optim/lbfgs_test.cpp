@@ -13,6 +13,15 @@ namespace seqflow {
 namespace {
 
 // Extended Rosenbrock: sum over pairs of 100 (x2 - x1^2)^2 + (1 - x1)^2; minimum 0 at all ones.
+// The options these tests were written against: 6 correction pairs in double precision (the
+// defaults before LbfgsOptions took crf.train's 4 in single precision).
+LbfgsOptions Classic() {
+  LbfgsOptions o;
+  o.memory = 6;
+  o.float_history = false;
+  return o;
+}
+
 class Rosenbrock : public Objective {
  public:
   double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
@@ -57,7 +66,7 @@ TEST(Lbfgs, FindsRosenbrockMinimum) {
     Rosenbrock f;
     Eigen::VectorXd x = Eigen::VectorXd::Constant(20, -1.2);
     for (int i = 1; i < 20; i += 2) x[i] = 1.0;
-    LbfgsOptions o;
+    LbfgsOptions o = Classic();
     o.float_history = float_history;
     o.delta = 0;  // stop on the gradient only
     o.gradient_tolerance = 1e-8;
@@ -72,7 +81,7 @@ TEST(Lbfgs, FindsRosenbrockMinimum) {
 TEST(Lbfgs, SolvesIllConditionedQuadratic) {
   Quadratic f(50);
   Eigen::VectorXd x = Eigen::VectorXd::Zero(50);
-  LbfgsOptions o;
+  LbfgsOptions o = Classic();
   o.delta = 0;
   o.gradient_tolerance = 1e-10;
   const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, o));
@@ -85,7 +94,7 @@ TEST(Lbfgs, ObjectiveNeverIncreasesAndCallbackSeesEveryIteration) {
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
   double last = std::numeric_limits<double>::infinity();
   int seen = 0;
-  const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, LbfgsOptions{}, [&](const LbfgsIteration& it) {
+  const LbfgsResult r = ValueOrThrow(MinimizeLbfgs(f, x, Classic(), [&](const LbfgsIteration& it) {
     EXPECT_LE(it.objective, last);
     EXPECT_EQ(it.iteration, ++seen);
     last = it.objective;
@@ -97,7 +106,7 @@ TEST(Lbfgs, ObjectiveNeverIncreasesAndCallbackSeesEveryIteration) {
 TEST(Lbfgs, RelativeDecreaseStopsEarly) {
   Rosenbrock f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
-  LbfgsOptions o;
+  LbfgsOptions o = Classic();
   o.delta = 1e-2;
   o.past = 3;
   o.gradient_tolerance = 0;
@@ -112,7 +121,7 @@ TEST(Lbfgs, CancelledTokenStopsWithCancelledStatus) {
   std::atomic<bool> stop{false};
   int seen = 0;
   const Result<LbfgsResult> r = MinimizeLbfgs(
-      f, x, LbfgsOptions{},
+      f, x, Classic(),
       [&](const LbfgsIteration& it) {
         seen = it.iteration;
         stop = it.iteration == 3;
@@ -125,7 +134,7 @@ TEST(Lbfgs, CancelledTokenStopsWithCancelledStatus) {
 TEST(Lbfgs, MaxIterations) {
   Rosenbrock f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
-  LbfgsOptions o;
+  LbfgsOptions o = Classic();
   o.max_iterations = 4;
   EXPECT_EQ(ValueOrThrow(MinimizeLbfgs(f, x, o)).stop, LbfgsStop::kMaxIterations);
 }
@@ -133,7 +142,7 @@ TEST(Lbfgs, MaxIterations) {
 TEST(Lbfgs, NanIsANumericalFailure) {
   NanAfter f;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 2.0);
-  const Result<LbfgsResult> r = MinimizeLbfgs(f, x, LbfgsOptions{});
+  const Result<LbfgsResult> r = MinimizeLbfgs(f, x, Classic());
   EXPECT_EQ(r.status().code(), StatusCode::kNumerical);
   EXPECT_NE(r.status().message().find("NaN"), std::string::npos);
 }
@@ -144,7 +153,7 @@ TEST(Lbfgs, SameIteratesForAnyThreadCount) {
   for (int threads : {1, 3}) {
     Quadratic f(600000);
     Eigen::VectorXd x = Eigen::VectorXd::Zero(600000);
-    LbfgsOptions o;
+    LbfgsOptions o = Classic();
     o.threads = threads;
     o.max_iterations = 15;
     o.float_history = true;
