@@ -138,6 +138,15 @@ class ParamTable final : public ParamBinding {
         ParamSpec::Enum(name, std::move(names), std::get<std::string>(to_text(Default(field))), std::move(doc));
     return Add(std::move(spec), field, std::move(from_params), std::move(to_text));
   }
+  // An enum member chosen among `values`, each spelled by `name_of` (the type's own *Name
+  // function), so a value's text is written once in the code.
+  template <class F, class NameOf>
+  ParamTable& Enum(std::string name, F field, std::initializer_list<Member<F>> values, NameOf name_of,
+                   std::string doc) {
+    Choices<Member<F>> choices;
+    for (const Member<F> v : values) choices.emplace_back(name_of(v), v);
+    return Enum(std::move(name), field, std::move(choices), std::move(doc));
+  }
   // Every parameter of `sub`, filling the `S` that `field` reaches in `O`; defaults from `O{}`.
   template <class S, class F>
   ParamTable& Include(F field, const ParamTable<S>& sub) {

@@ -25,7 +25,7 @@ ParamTable<VocabOptions> VocabParams() {
   ParamTable<O> table;
   table.Int("min_count", &O::min_count, "occurrences a word needs to be known")
       .Min(1)
-      .Enum("unknown", &O::unknown, {{"single", UnknownScheme::kSingle}, {"shape", UnknownScheme::kShape}},
+      .Enum("unknown", &O::unknown, {UnknownScheme::kSingle, UnknownScheme::kShape}, UnknownSchemeName,
             "unknown-word classes: one <UNK>, or by shape")
       .Bool("lowercase", &O::lowercase, "lowercase words before counting and lookup");
   return table;

@@ -7,13 +7,6 @@ namespace seqflow {
 
 const char* UnknownSchemeName(UnknownScheme s) { return s == UnknownScheme::kSingle ? "single" : "shape"; }
 
-UnknownScheme ParseUnknownScheme(std::string_view name) {
-  if (name == "single") return UnknownScheme::kSingle;
-  if (name == "shape") return UnknownScheme::kShape;
-  throw StatusError(
-      Status::Invalid("unknown unknown-word scheme '" + std::string(name) + "' (expected single or shape)"));
-}
-
 Vocab::Vocab(std::vector<std::string> words, UnknownScheme scheme, bool lowercase)
     : words_(std::move(words)), unknown_classes_(UnknownClassNames(scheme)), scheme_(scheme), lowercase_(lowercase) {
   index_.reserve(words_.size());

@@ -19,7 +19,6 @@ namespace seqflow {
 
 enum class UnknownScheme { kSingle, kShape };
 const char* UnknownSchemeName(UnknownScheme s);  // "single", "shape"
-UnknownScheme ParseUnknownScheme(std::string_view name);  // throws StatusError on other names
 
 class Vocab final : public Artifact {
  public:

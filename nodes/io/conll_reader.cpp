@@ -11,12 +11,6 @@ namespace seqflow {
 
 const char* SeparatorName(Separator s) { return s == Separator::kWhitespace ? "whitespace" : "tab"; }
 
-Separator ParseSeparator(std::string_view name) {
-  if (name == "whitespace") return Separator::kWhitespace;
-  if (name == "tab") return Separator::kTab;
-  throw StatusError(Status::Invalid("unknown separator '" + std::string(name) + "' (expected whitespace or tab)"));
-}
-
 namespace {
 
 constexpr std::string_view kDocStart = "-DOCSTART-";

@@ -23,7 +23,6 @@ namespace seqflow {
 
 enum class Separator { kWhitespace, kTab };
 const char* SeparatorName(Separator s);           // "whitespace", "tab"
-Separator ParseSeparator(std::string_view name);  // throws StatusError on other names
 
 struct ConllOptions {
   // Column names in file order; the first must be "word". Empty: taken from the first token

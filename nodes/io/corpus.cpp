@@ -16,13 +16,6 @@ const char* TagEncodingName(TagEncoding e) {
   return "?";
 }
 
-TagEncoding ParseTagEncoding(std::string_view name) {
-  for (TagEncoding e : {TagEncoding::kNone, TagEncoding::kIob1, TagEncoding::kIob2, TagEncoding::kRuns})
-    if (name == TagEncodingName(e)) return e;
-  throw StatusError(
-      Status::Invalid("unknown tag encoding '" + std::string(name) + "' (expected none, iob1, iob2 or runs)"));
-}
-
 size_t Corpus::num_tokens() const {
   size_t n = 0;
   for (const auto& s : sentences) n += s.size();

@@ -18,8 +18,6 @@ namespace seqflow {
 
 enum class TagEncoding { kNone, kIob1, kIob2, kRuns };
 const char* TagEncodingName(TagEncoding e);  // "none", "iob1", "iob2", "runs"
-// Accepts the names above; throws StatusError(Invalid) otherwise.
-TagEncoding ParseTagEncoding(std::string_view name);
 
 struct Sentence {
   std::vector<std::vector<std::string>> cols;  // [column][token]; cols[0] = words

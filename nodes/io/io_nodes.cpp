@@ -26,7 +26,7 @@ struct ReadTextNodeOptions {
 // `file_encoding`, shared by both readers.
 template <class O, class F>
 void AddFileEncoding(ParamTable<O>& table, F field) {
-  table.Enum("file_encoding", field, {{"utf-8", FileEncoding::kUtf8}, {"latin-1", FileEncoding::kLatin1}},
+  table.Enum("file_encoding", field, {FileEncoding::kUtf8, FileEncoding::kLatin1}, FileEncodingName,
              "bytes of the file; latin-1 is converted to UTF-8, invalid UTF-8 is an error");
 }
 
@@ -68,11 +68,11 @@ ParamTable<ReadConllNodeOptions> ReadConllParams() {
       .String("label_column", conll(&ConllOptions::label_column),
               "name of the gold label column (default: the last column)")
       .Enum("encoding", conll(&ConllOptions::encoding),
-            {{"iob1", TagEncoding::kIob1}, {"iob2", TagEncoding::kIob2}, {"runs", TagEncoding::kRuns}},
+            {TagEncoding::kIob1, TagEncoding::kIob2, TagEncoding::kRuns}, TagEncodingName,
             "how labels form segments; runs: a segment is a maximal run of one label");
   AddFileEncoding(table, conll(&ConllOptions::file_encoding));
   table.Enum("separator", conll(&ConllOptions::separator),
-             {{"whitespace", Separator::kWhitespace}, {"tab", Separator::kTab}},
+             {Separator::kWhitespace, Separator::kTab}, SeparatorName,
              "tab splits only on tabs, so tokens may contain spaces or U+00A0");
   return table;
 }

@@ -6,12 +6,6 @@ namespace seqflow {
 
 const char* FileEncodingName(FileEncoding e) { return e == FileEncoding::kUtf8 ? "utf-8" : "latin-1"; }
 
-FileEncoding ParseFileEncoding(std::string_view name) {
-  if (name == "utf-8") return FileEncoding::kUtf8;
-  if (name == "latin-1") return FileEncoding::kLatin1;
-  throw StatusError(Status::Invalid("unknown file encoding '" + std::string(name) + "' (expected utf-8 or latin-1)"));
-}
-
 namespace {
 
 // Length of the well-formed UTF-8 sequence at text[i], or 0 (RFC 3629, table 3-7 of Unicode).

@@ -17,8 +17,6 @@ namespace seqflow {
 
 enum class FileEncoding { kUtf8, kLatin1 };
 const char* FileEncodingName(FileEncoding e);  // "utf-8", "latin-1"
-// Accepts the names above; throws StatusError(Invalid) otherwise.
-FileEncoding ParseFileEncoding(std::string_view name);
 
 // Byte offset of the first byte that is not part of a well-formed UTF-8 sequence (overlong
 // forms, surrogates and code points above U+10FFFF are ill-formed), or npos if all is valid.

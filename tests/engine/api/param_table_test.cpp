@@ -132,6 +132,16 @@ TEST(ParamTable, EnumChoicesAreTheNamesInOrder) {
   EXPECT_FALSE(ParseParam(Spec(table, "color"), raw).ok());
 }
 
+const char* ColorName(Color c) { return c == Color::kRed ? "red" : "green"; }
+
+TEST(ParamTable, EnumNamedByTheTypesNameFunctionReadsAndPrintsThoseNames) {
+  ParamTable<Options> table;
+  table.Enum("color", &Options::color, {Color::kGreen, Color::kRed}, ColorName, "a color");
+  EXPECT_EQ(Spec(table, "color").choices, (std::vector<std::string>{"green", "red"}));
+  EXPECT_EQ(FormatParamValue(*Spec(table, "color").default_value), "green");
+  EXPECT_EQ(table.Read(Params({{"color", ParamValue(std::string("red"))}})).color, Color::kRed);
+}
+
 TEST(ParamTable, BoundsCheckAtParsing) {
   const ParamTable<Options> table = Table();
   RawParam raw;

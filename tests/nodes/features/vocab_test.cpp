@@ -120,16 +120,5 @@ TEST(VocabNode, CountsEveryInput) {
   EXPECT_EQ(ctx.metrics().at("known_words"), 1);
 }
 
-TEST(UnknownSchemeNames, RoundTripAndError) {
-  EXPECT_EQ(ParseUnknownScheme(UnknownSchemeName(UnknownScheme::kShape)), UnknownScheme::kShape);
-  EXPECT_EQ(ParseUnknownScheme(UnknownSchemeName(UnknownScheme::kSingle)), UnknownScheme::kSingle);
-  try {
-    ParseUnknownScheme("bikel");
-    FAIL();
-  } catch (const StatusError& e) {
-    EXPECT_EQ(e.status().message(), "unknown unknown-word scheme 'bikel' (expected single or shape)");
-  }
-}
-
 }  // namespace
 }  // namespace seqflow

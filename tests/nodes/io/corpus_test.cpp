@@ -89,17 +89,6 @@ TEST(Corpus, Lookups) {
   EXPECT_EQ(c.Describe(), "3 sentences, 3 tokens, 3 labels (iob1) from small.conll");
 }
 
-TEST(TagEncoding, NamesRoundTrip) {
-  for (TagEncoding e : {TagEncoding::kNone, TagEncoding::kIob1, TagEncoding::kIob2, TagEncoding::kRuns})
-    EXPECT_EQ(ParseTagEncoding(TagEncodingName(e)), e);
-  try {
-    ParseTagEncoding("bio");
-    FAIL();
-  } catch (const StatusError& e) {
-    EXPECT_EQ(e.status().message(), "unknown tag encoding 'bio' (expected none, iob1, iob2 or runs)");
-  }
-}
-
 TEST(Tags, ProblemsByEncoding) {
   EXPECT_EQ(TagProblem("B-NP", TagEncoding::kIob2), "");
   EXPECT_EQ(TagProblem("I-foo-bar", TagEncoding::kIob1), "");

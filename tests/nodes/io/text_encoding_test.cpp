@@ -59,11 +59,5 @@ TEST(Utf8, CaseOfLatinLetters) {
   EXPECT_EQ(LowercaseUtf8("\xC3\x89tienne MIT \xC3\x97 \xE2\x80\x94"), "\xC3\xA9tienne mit \xC3\x97 \xE2\x80\x94");
 }
 
-TEST(FileEncodingNames, RoundTripAndError) {
-  EXPECT_EQ(ParseFileEncoding(FileEncodingName(FileEncoding::kLatin1)), FileEncoding::kLatin1);
-  EXPECT_EQ(ParseFileEncoding(FileEncodingName(FileEncoding::kUtf8)), FileEncoding::kUtf8);
-  EXPECT_THROW(ParseFileEncoding("cp1252"), StatusError);
-}
-
 }  // namespace
 }  // namespace seqflow
