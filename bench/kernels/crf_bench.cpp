@@ -36,9 +36,9 @@ const Workload& Data() {
   static const Workload workload = [] {
     Workload w;
     w.corpus = bench::Conll2000Train();
-    w.dictionary = std::make_unique<FeatureDictionary>(TemplateSetByName("standard_chunking"), w.corpus.columns);
-    w.dictionary->Fit(w.corpus, 1);
-    w.sentences = w.dictionary->ExtractCorpus(w.corpus, 2);
+    w.dictionary = std::make_unique<FeatureDictionary>(ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("standard_chunking")), w.corpus.columns)));
+    ThrowIfError(w.dictionary->Fit(w.corpus, 1));
+    w.sentences = ValueOrThrow(w.dictionary->ExtractCorpus(w.corpus, 2));
     w.layout = {w.dictionary->num_attributes(), static_cast<int64_t>(w.corpus.label_names.size())};
     std::mt19937 rng(1);
     std::normal_distribution<double> normal(0, 0.1);

@@ -22,8 +22,8 @@ const char* const kSets[] = {"standard_chunking", "hysol_ner"};
 const Corpus& Train() { return bench::Conll2000Train(); }
 
 FeatureDictionary Fitted(const char* set) {
-  FeatureDictionary dict(TemplateSetByName(set), Train().columns);
-  dict.Fit(Train(), 1);
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName(set)), Train().columns));
+  ThrowIfError(dict.Fit(Train(), 1));
   return dict;
 }
 
@@ -44,7 +44,7 @@ void BM_Fit(benchmark::State& state) {
 void BM_ExtractCorpus(benchmark::State& state) {
   const char* set = kSets[state.range(0)];
   const FeatureDictionary dict = Fitted(set);
-  for (auto _ : state) benchmark::DoNotOptimize(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1))));
+  for (auto _ : state) benchmark::DoNotOptimize(ValueOrThrow(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1)))));
   SetRate(state, set, dict.num_attributes());
 }
 
@@ -53,7 +53,7 @@ void BM_FitAndExtract(benchmark::State& state) {
   int32_t attributes = 0;
   for (auto _ : state) {
     const FeatureDictionary dict = Fitted(set);
-    benchmark::DoNotOptimize(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1))));
+    benchmark::DoNotOptimize(ValueOrThrow(dict.ExtractCorpus(Train(), static_cast<int>(state.range(1)))));
     attributes = dict.num_attributes();
   }
   SetRate(state, set, attributes);

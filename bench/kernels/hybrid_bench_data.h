@@ -33,8 +33,8 @@ struct HybridWorkload {
 inline HybridWorkload MakeHybridWorkload(float signal) {
   HybridWorkload w;
   const Corpus& text = Conll2000Train();
-  auto dictionary = std::make_shared<FeatureDictionary>(TemplateSetByName("hysol_chunking"), text.columns);
-  dictionary->Fit(text, 1);
+  auto dictionary = std::make_shared<FeatureDictionary>(ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("hysol_chunking")), text.columns)));
+  ThrowIfError(dictionary->Fit(text, 1));
   const GenerativeSymbols symbols(dictionary);
   w.sizes = symbols.vocabulary_sizes();
   HybridCorpus& c = w.corpus;
@@ -54,7 +54,7 @@ inline HybridWorkload MakeHybridWorkload(float signal) {
     for (Eigen::Index k = 0; k < transition.size(); ++k) transition.data()[k] = normal(rng);
     w.experts.push_back(std::move(transition));
   }
-  c.symbols = symbols.Symbols(text, c.offsets, 2);
+  c.symbols = ValueOrThrow(symbols.Symbols(text, c.offsets, 2));
   const Eigen::Index models = kHybridExperts + symbols.num_types();
   w.gamma = Eigen::VectorXd::Constant(models, 0.1);
   w.counts = ObservedCounts(c, w.sizes);

@@ -37,18 +37,18 @@ std::string CrfModel::Describe() const {
 }
 
 Result<ChainCorpus> CrfModel::Chains(const Corpus& data, int threads) const {
-  try {
-    return ScoreChains(CrfTransition(weights, layout()), data,
-                       [&](const ScoreVisitor& visit) { ForEachCrfScores(*this, data, threads, visit); });
-  } catch (const StatusError& e) {  // feature extraction: a template's column is missing
-    return e.status();
-  }
+  Status extracted;
+  ChainCorpus chains = ScoreChains(CrfTransition(weights, layout()), data, [&](const ScoreVisitor& visit) {
+    extracted = ForEachCrfScores(*this, data, threads, visit);
+  });
+  if (!extracted.ok()) return extracted;
+  return chains;
 }
 
-void ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
-                      const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit) {
+Status ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
+                        const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit) {
   const CrfLayout layout = model.layout();
-  model.dictionary->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
+  return model.dictionary->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
     thread_local RowMatrixXd scores;
     if (features.size() == 0) {
       visit(n, RowMatrixXd(0, layout.num_labels));

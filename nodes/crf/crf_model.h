@@ -51,8 +51,8 @@ class CrfModel final : public ChainModel {
 
 // The [T x K] label scores of every sentence of `corpus` (features extracted with the model's
 // dictionary, `threads` threads, same result for any count) handed to `visit(n, scores)` in
-// parallel. REQUIRES: the corpus has the columns the templates read (else StatusError).
-void ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
-                      const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit);
+// parallel. Status::Invalid (before any visit) when the corpus lacks a column the templates read.
+Status ForEachCrfScores(const CrfModel& model, const Corpus& corpus, int threads,
+                        const std::function<void(size_t sentence, const RowMatrixXd& scores)>& visit);
 
 }  // namespace seqflow

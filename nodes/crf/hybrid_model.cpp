@@ -40,15 +40,17 @@ GenerativeSymbols::GenerativeSymbols(std::shared_ptr<const FeatureDictionary> di
     symbol_of_attribute_[a] = static_cast<int32_t>(vocabulary_sizes_[dictionary_->attribute_template(a)]++);
 }
 
-RowMatrixXi GenerativeSymbols::Symbols(const Corpus& corpus, const std::vector<int64_t>& offsets, int threads) const {
+Result<RowMatrixXi> GenerativeSymbols::Symbols(const Corpus& corpus, const std::vector<int64_t>& offsets,
+                                               int threads) const {
   RowMatrixXi out = RowMatrixXi::Zero(offsets.back(), num_types());
-  dictionary_->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
+  Status extracted = dictionary_->ForEachExtracted(corpus, threads, [&](size_t n, const SentenceFeatures& features) {
     for (int32_t t = 0; t < features.size(); ++t)
       for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
         const int32_t a = features.ids[k];
         out(offsets[n] + t, dictionary_->attribute_template(a)) = symbol_of_attribute_[a];
       }
   });
+  if (!extracted.ok()) return extracted;
   return out;
 }
 
@@ -119,20 +121,18 @@ std::shared_ptr<const HybridModel> HybridModel::Load(ByteReader& r) {
 }
 
 Result<ChainCorpus> HybridModel::Chains(const Corpus& data, int threads) const {
-  try {
-    const HybridCorpus corpus = BuildHybridCorpus(experts, symbols, label_names, data, false, threads);
-    return ScoreChains(HybridTransition(expert_transitions(), theta, gamma), data, [&](const ScoreVisitor& visit) {
-      ParallelShards(data.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
-        RowMatrixXd scores;
-        for (size_t n = begin; n < end; ++n) {
-          HybridScores(corpus, n, theta, gamma, scores);
-          visit(n, scores);
-        }
-      });
+  Result<HybridCorpus> built = BuildHybridCorpus(experts, symbols, label_names, data, false, threads);
+  if (!built.ok()) return built.status();
+  const HybridCorpus& corpus = *built;
+  return ScoreChains(HybridTransition(expert_transitions(), theta, gamma), data, [&](const ScoreVisitor& visit) {
+    ParallelShards(data.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
+      RowMatrixXd scores;
+      for (size_t n = begin; n < end; ++n) {
+        HybridScores(corpus, n, theta, gamma, scores);
+        visit(n, scores);
+      }
     });
-  } catch (const StatusError& e) {  // feature extraction: a template's column is missing
-    return e.status();
-  }
+  });
 }
 
 std::string HybridModel::Describe() const {
@@ -140,42 +140,47 @@ std::string HybridModel::Describe() const {
                      label_names.size());
 }
 
-std::vector<std::string> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
-  if (experts.empty()) throw StatusError(Status::Invalid("a hybrid model needs at least one CRF expert"));
+Result<std::vector<std::string>> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
+  if (experts.empty()) return Status::Invalid("a hybrid model needs at least one CRF expert");
   const std::vector<std::string>& first = experts[0]->label_names;
   for (size_t i = 1; i < experts.size(); ++i) {
     const std::vector<std::string>& other = experts[i]->label_names;
     if (other == first) continue;
     size_t k = 0;
     while (k < first.size() && k < other.size() && first[k] == other[k]) ++k;
-    throw StatusError(Status::Invalid(fmt::format(
+    return Status::Invalid(fmt::format(
         "CRF experts 1 and {} have different label sets ({} vs {} labels; label {} is '{}' vs '{}'); train them on "
         "the same labeled corpus",
-        i + 1, first.size(), other.size(), k + 1, k < first.size() ? first[k] : "-",
-        k < other.size() ? other[k] : "-")));
+        i + 1, first.size(), other.size(), k + 1, k < first.size() ? first[k] : "-", k < other.size() ? other[k] : "-"));
   }
   return experts[0]->label_names;
 }
 
-HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>>& experts,
-                               const GenerativeSymbols& symbols, const std::vector<std::string>& label_names,
-                               const Corpus& corpus, bool with_labels, int threads) {
+Result<HybridCorpus> BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>>& experts,
+                                       const GenerativeSymbols& symbols, const std::vector<std::string>& label_names,
+                                       const Corpus& corpus, bool with_labels, int threads) {
   HybridCorpus out;
   out.num_labels = static_cast<int32_t>(label_names.size());
   out.offsets.assign(1, 0);
   for (const Sentence& s : corpus.sentences) out.offsets.push_back(out.offsets.back() + static_cast<int64_t>(s.size()));
   for (const auto& expert : experts) {
     RowMatrixXf scores(out.num_tokens(), out.num_labels);
-    ForEachCrfScores(*expert, corpus, threads, [&](size_t n, const RowMatrixXd& s) {
+    Status scored = ForEachCrfScores(*expert, corpus, threads, [&](size_t n, const RowMatrixXd& s) {
       scores.middleRows(out.offsets[n], s.rows()) = s.cast<float>();
     });
+    if (!scored.ok()) return scored;
     out.expert_scores.push_back(std::move(scores));
   }
-  out.symbols =
-      symbols.num_types() > 0 ? symbols.Symbols(corpus, out.offsets, threads) : RowMatrixXi(out.num_tokens(), 0);
+  if (symbols.num_types() > 0) {
+    Result<RowMatrixXi> symbol_ids = symbols.Symbols(corpus, out.offsets, threads);
+    if (!symbol_ids.ok()) return symbol_ids.status();
+    out.symbols = std::move(symbol_ids).value();
+  } else {
+    out.symbols = RowMatrixXi(out.num_tokens(), 0);
+  }
   if (!with_labels) return out;
   if (!corpus.labeled())
-    throw StatusError(Status::Invalid(fmt::format("{} has no gold labels; this input must be labeled", corpus.source)));
+    return Status::Invalid(fmt::format("{} has no gold labels; this input must be labeled", corpus.source));
   std::vector<int32_t> map(corpus.label_names.size(), -1);
   for (size_t l = 0; l < corpus.label_names.size(); ++l)
     for (size_t k = 0; k < label_names.size(); ++k)
@@ -184,9 +189,8 @@ HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>
   for (size_t n = 0; n < corpus.sentences.size(); ++n)
     for (int32_t label : corpus.sentences[n].labels) {
       if (map[label] < 0)
-        throw StatusError(
-            Status::Invalid(fmt::format("{} sentence {}: label '{}' is not one the CRF experts were trained on",
-                                        corpus.source, n + 1, corpus.label_names[label])));
+        return Status::Invalid(fmt::format("{} sentence {}: label '{}' is not one the CRF experts were trained on",
+                                           corpus.source, n + 1, corpus.label_names[label]));
       out.labels.push_back(map[label]);
     }
   return out;

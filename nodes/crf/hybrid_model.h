@@ -35,8 +35,9 @@ class GenerativeSymbols {
   const std::shared_ptr<const FeatureDictionary>& dictionary() const { return dictionary_; }
   int num_types() const { return static_cast<int>(vocabulary_sizes_.size()); }
   const std::vector<int64_t>& vocabulary_sizes() const { return vocabulary_sizes_; }
-  // [tokens x J] symbols of every token of `corpus`, rows in sentence order.
-  RowMatrixXi Symbols(const Corpus& corpus, const std::vector<int64_t>& offsets, int threads) const;
+  // [tokens x J] symbols of every token of `corpus`, rows in sentence order; Status::Invalid when
+  // the corpus lacks a column the templates read.
+  Result<RowMatrixXi> Symbols(const Corpus& corpus, const std::vector<int64_t>& offsets, int threads) const;
 
  private:
   std::shared_ptr<const FeatureDictionary> dictionary_;
@@ -74,14 +75,15 @@ class HybridModel final : public ChainModel {
   std::string Describe() const override;
 };
 
-// The experts' shared label set; throws StatusError(Invalid) when they disagree or there are none.
-std::vector<std::string> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts);
+// The experts' shared label set; Status::Invalid when they disagree or there are none.
+Result<std::vector<std::string>> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts);
 
 // The per-token inputs of the hybrid model on `corpus`: each expert's label scores, the
 // generative symbols (when `symbols` has types) and, when `with_labels`, the gold labels mapped
-// onto `label_names` by name (StatusError(Invalid) naming the corpus on a label the models lack).
-HybridCorpus BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>>& experts,
-                               const GenerativeSymbols& symbols, const std::vector<std::string>& label_names,
-                               const Corpus& corpus, bool with_labels, int threads);
+// onto `label_names` by name. Status::Invalid naming the corpus on a label the models lack, an
+// unlabeled corpus where labels are asked for, or a column the templates read that it lacks.
+Result<HybridCorpus> BuildHybridCorpus(const std::vector<std::shared_ptr<const CrfModel>>& experts,
+                                       const GenerativeSymbols& symbols, const std::vector<std::string>& label_names,
+                                       const Corpus& corpus, bool with_labels, int threads);
 
 }  // namespace seqflow

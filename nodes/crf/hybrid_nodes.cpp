@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 std::shared_ptr<HybridModel> ModelOfExperts(NodeContext& ctx) {
   auto model = std::make_shared<HybridModel>();
   model->experts = ctx.InList<CrfModel>("experts");
-  model->label_names = CommonLabels(model->experts);
+  model->label_names = ValueOrThrow(CommonLabels(model->experts));
   model->encoding = model->experts[0]->encoding;
   return model;
 }
@@ -47,7 +47,7 @@ ArtifactPtr RunLop(NodeContext& ctx, const LopNodeOptions& options) {
   auto model = ModelOfExperts(ctx);
   auto heldout = ctx.In<Corpus>("heldout");
   const HybridCorpus data =
-      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads());
+      ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, ctx.threads()));
   const auto experts = static_cast<Eigen::Index>(model->experts.size());
   const CombinationFit fit = ValueOrThrow(FitCombinationWeights(
       data, model->expert_transitions(), model->theta,
@@ -89,16 +89,17 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   auto unlabeled = ctx.In<Corpus>("unlabeled");
 
   // The symbol tables cover every text the HMMs see in training, labeled or not.
-  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesOf(declared.features), unlabeled->columns);
-  dictionary->Fit({train.get(), heldout.get(), unlabeled.get()}, declared.min_count);
+  auto dictionary = std::make_shared<FeatureDictionary>(
+      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(declared.features)), unlabeled->columns)));
+  ThrowIfError(dictionary->Fit({train.get(), heldout.get(), unlabeled.get()}, declared.min_count));
   model->symbols = GenerativeSymbols(std::move(dictionary));
   const int threads = ctx.threads();
   const HybridCorpus labeled_data =
-      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *train, true, threads);
+      ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *train, true, threads));
   const HybridCorpus heldout_data =
-      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, threads);
+      ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, threads));
   const HybridCorpus unlabeled_data =
-      BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads);
+      ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads));
   const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   HysolOptions options = declared.hysol;

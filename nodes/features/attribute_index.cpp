@@ -36,7 +36,7 @@ std::pair<int32_t, bool> AttributeIndex::Insert(std::string_view key) {
   Slot& s = slots_[Probe(key, hash)];
   if (s.id >= 0) return {s.id, false};
   if (size_ == std::numeric_limits<int32_t>::max() || arena_.size() + key.size() > std::numeric_limits<uint32_t>::max())
-    throw StatusError(Status::Invalid("too many feature attributes for one dictionary"));
+    return {-1, false};
   s = Slot{static_cast<uint32_t>(hash >> 32), size_, static_cast<uint32_t>(arena_.size()),
            static_cast<uint32_t>(key.size())};
   places_.emplace_back(s.offset, s.length);

@@ -22,7 +22,7 @@ class AttributeIndex {
   // The id of `key`, or -1.
   int32_t Find(std::string_view key) const;
   // The id of `key`, adding it with id size() when absent; second = whether it was added.
-  // Throws StatusError(Invalid) past 2^31 keys or 4 GiB of key bytes.
+  // {-1, false} when the key would not fit: past 2^31 keys or 4 GiB of key bytes.
   std::pair<int32_t, bool> Insert(std::string_view key);
   std::string_view key(int32_t id) const;
 

@@ -80,40 +80,49 @@ class FeatureDictionary::Builder {
   int32_t size_ = 0;
 };
 
-FeatureDictionary::FeatureDictionary(std::vector<FeatureTemplate> templates, std::vector<std::string> columns)
-    : templates_(std::move(templates)),
-      columns_(std::move(columns)),
-      compiled_(CompileTemplates(templates_, columns_)) {}
+FeatureDictionary::FeatureDictionary(std::vector<FeatureTemplate> templates, std::vector<std::string> columns,
+                                     CompiledTemplates compiled)
+    : templates_(std::move(templates)), columns_(std::move(columns)), compiled_(std::move(compiled)) {}
 
-std::vector<int> FeatureDictionary::ColumnMap(const Corpus& corpus) const {
+Result<FeatureDictionary> FeatureDictionary::Compile(std::vector<FeatureTemplate> templates,
+                                                     std::vector<std::string> columns) {
+  Result<CompiledTemplates> compiled = CompileTemplates(templates, columns);
+  if (!compiled.ok()) return compiled.status();
+  return FeatureDictionary(std::move(templates), std::move(columns), std::move(compiled).value());
+}
+
+Result<std::vector<int>> FeatureDictionary::ColumnMap(const Corpus& corpus) const {
   std::vector<int> map(columns_.size(), -1);
   for (size_t c = 0; c < columns_.size(); ++c) {
     if (!compiled_.column_used[c]) continue;
     map[c] = corpus.ColumnIndex(columns_[c]);
     if (map[c] < 0)
-      throw StatusError(Status::Invalid("corpus " + (corpus.source.empty() ? "" : corpus.source + " ") +
-                                        "lacks the column '" + columns_[c] + "' the feature templates read (it has " +
-                                        JoinColumns(corpus.columns) + ")"));
+      return Status::Invalid("corpus " + (corpus.source.empty() ? "" : corpus.source + " ") + "lacks the column '" +
+                             columns_[c] + "' the feature templates read (it has " + JoinColumns(corpus.columns) +
+                             ")");
   }
   return map;
 }
 
-void FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
-  Fit(std::vector<const Corpus*>{&corpus}, min_count);
+Status FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
+  return Fit(std::vector<const Corpus*>{&corpus}, min_count);
 }
 
-void FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_count) {
-  if (min_count < 1) throw StatusError(Status::Invalid("min_count must be >= 1"));
+Status FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_count) {
+  if (min_count < 1) return Status::Invalid("min_count must be >= 1");
   AttributeIndex counted;
   std::vector<int32_t> templates;  // [id]
   std::vector<int64_t> counts;     // [id]
   for (const Corpus* corpus : corpora) {
-    Builder builder(*this, ColumnMap(*corpus));
+    Result<std::vector<int>> map = ColumnMap(*corpus);
+    if (!map.ok()) return map.status();
+    Builder builder(*this, std::move(map).value());
     for (const Sentence& sentence : corpus->sentences) {
       builder.Load(sentence);
       for (int32_t t = 0; t < builder.size(); ++t) {
         for (size_t k = 0; k < templates_.size(); ++k) {
           auto [id, added] = counted.Insert(builder.Attribute(t, k));
+          if (id < 0) return Status::Invalid("too many feature attributes for one dictionary");
           if (added) {
             templates.push_back(static_cast<int32_t>(k));
             counts.push_back(0);
@@ -124,6 +133,7 @@ void FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_c
     }
   }
   Keep(std::move(counted), templates, counts, min_count);
+  return Status();
 }
 
 void FeatureDictionary::Keep(AttributeIndex counted, const std::vector<int32_t>& templates,
@@ -157,33 +167,32 @@ SentenceFeatures FeatureDictionary::ExtractWith(const Sentence& sentence, Builde
   return f;
 }
 
-SentenceFeatures FeatureDictionary::Extract(const Sentence& sentence) const {
+Result<SentenceFeatures> FeatureDictionary::Extract(const Sentence& sentence) const {
   if (sentence.cols.size() < columns_.size())
-    throw StatusError(Status::Invalid("sentence has " + std::to_string(sentence.cols.size()) +
-                                      " columns, the feature templates expect " + JoinColumns(columns_)));
+    return Status::Invalid("sentence has " + std::to_string(sentence.cols.size()) +
+                           " columns, the feature templates expect " + JoinColumns(columns_));
   std::vector<int> identity(columns_.size());
   for (size_t c = 0; c < identity.size(); ++c) identity[c] = static_cast<int>(c);
   Builder builder(*this, std::move(identity));
   return ExtractWith(sentence, builder);
 }
 
-std::vector<SentenceFeatures> FeatureDictionary::ExtractCorpus(const Corpus& corpus, int threads) const {
-  const std::vector<int> map = ColumnMap(corpus);
+Result<std::vector<SentenceFeatures>> FeatureDictionary::ExtractCorpus(const Corpus& corpus, int threads) const {
   std::vector<SentenceFeatures> out(corpus.sentences.size());
-  ParallelShards(out.size(), kShardSentences, threads, [&](size_t, size_t begin, size_t end) {
-    Builder builder(*this, map);
-    for (size_t i = begin; i < end; ++i) out[i] = ExtractWith(corpus.sentences[i], builder);
-  });
+  Status status = ForEachExtracted(corpus, threads, [&](size_t n, SentenceFeatures&& f) { out[n] = std::move(f); });
+  if (!status.ok()) return status;
   return out;
 }
 
-void FeatureDictionary::ForEachExtracted(const Corpus& corpus, int threads,
-                                         const std::function<void(size_t, const SentenceFeatures&)>& visit) const {
-  const std::vector<int> map = ColumnMap(corpus);
+Status FeatureDictionary::ForEachExtracted(const Corpus& corpus, int threads,
+                                           const std::function<void(size_t, SentenceFeatures&&)>& visit) const {
+  Result<std::vector<int>> map = ColumnMap(corpus);
+  if (!map.ok()) return map.status();
   ParallelShards(corpus.sentences.size(), kShardSentences, threads, [&](size_t, size_t begin, size_t end) {
-    Builder builder(*this, map);
+    Builder builder(*this, *map);
     for (size_t i = begin; i < end; ++i) visit(i, ExtractWith(corpus.sentences[i], builder));
   });
+  return Status();
 }
 
 std::vector<std::string> FeatureDictionary::groups() const {
@@ -225,12 +234,9 @@ std::shared_ptr<const FeatureDictionary> FeatureDictionary::Load(ByteReader& r) 
     t.group = r.Str();
   }
   std::vector<std::string> columns = r.Strs();
-  std::shared_ptr<FeatureDictionary> dict;
-  try {
-    dict = std::make_shared<FeatureDictionary>(std::move(templates), std::move(columns));
-  } catch (const StatusError& e) {
-    throw StatusError(Status::Corruption("FeatureDictionary: " + e.status().message()));
-  }
+  Result<FeatureDictionary> compiled = Compile(std::move(templates), std::move(columns));
+  if (!compiled.ok()) throw StatusError(Status::Corruption("FeatureDictionary: " + compiled.status().message()));
+  auto dict = std::make_shared<FeatureDictionary>(std::move(compiled).value());
   dict->attribute_names_ = r.Strs();
   dict->attribute_template_ = r.I32s();
   dict->CheckAndIndex();
@@ -249,7 +255,9 @@ void FeatureDictionary::CheckAndIndex() {
     if (name.compare(0, templates_[k].name.size(), templates_[k].name) != 0 ||
         name.size() <= templates_[k].name.size() || name[templates_[k].name.size()] != '=')
       corrupt("attribute '" + name + "' does not belong to template '" + templates_[k].name + "'");
-    if (!index_.Insert(name).second) corrupt("duplicate attribute '" + name + "'");
+    const auto [id_in_index, added] = index_.Insert(name);
+    if (id_in_index < 0) corrupt("too many attributes");
+    if (!added) corrupt("duplicate attribute '" + name + "'");
   }
 }
 

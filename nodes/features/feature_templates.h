@@ -45,8 +45,8 @@ struct FeatureTemplate {
   std::string group;  // feature type
 };
 
-// The templates of a named set; throws StatusError(Invalid) naming the known sets otherwise.
-std::vector<FeatureTemplate> TemplateSetByName(std::string_view name);
+// The templates of a named set; Status::Invalid naming the known sets otherwise.
+Result<std::vector<FeatureTemplate>> TemplateSetByName(std::string_view name);
 
 // Attribute ids of the tokens of one sentence, CSR: token t has ids[offsets[t] .. offsets[t+1]).
 // Ids within a token are in template order (deterministic).
@@ -59,29 +59,29 @@ struct SentenceFeatures {
 // Templates compiled against a column layout, plus the attribute dictionary.
 class FeatureDictionary {
  public:
-  // Compiles `templates` for corpora with `columns` (column names, columns[0] == "word").
-  // Throws StatusError(Invalid) naming the template and the bad part: unknown column (with
+  // Compiles `templates` for corpora with `columns` (column names, columns[0] == "word"), with an
+  // empty dictionary. Status::Invalid naming the template and the bad part: unknown column (with
   // did-you-mean), unknown function, malformed offset.
-  FeatureDictionary(std::vector<FeatureTemplate> templates, std::vector<std::string> columns);
+  static Result<FeatureDictionary> Compile(std::vector<FeatureTemplate> templates, std::vector<std::string> columns);
 
   // Counts every attribute over `corpus` and keeps those seen at least `min_count` times; ids are
   // assigned in order of first occurrence (deterministic). Replaces any earlier dictionary.
-  // Throws StatusError if the corpus lacks a column the templates read (columns are matched by
-  // name, so the corpus may order them differently) or min_count < 1.
-  void Fit(const Corpus& corpus, int min_count);
+  // Status::Invalid if the corpus lacks a column the templates read (columns are matched by
+  // name, so the corpus may order them differently), min_count < 1, or past 2^31 attributes.
+  Status Fit(const Corpus& corpus, int min_count);
   // The same counting over several corpora together (ids in order of first occurrence across them).
-  void Fit(const std::vector<const Corpus*>& corpora, int min_count);
+  Status Fit(const std::vector<const Corpus*>& corpora, int min_count);
 
-  // The known attribute ids of every token of `sentence` (unknown attributes are dropped).
-  // REQUIRES: the sentence has the columns this dictionary was compiled for, in that order.
-  SentenceFeatures Extract(const Sentence& sentence) const;
+  // The known attribute ids of every token of `sentence` (unknown attributes are dropped), whose
+  // columns are those this dictionary was compiled for, in that order (else Status::Invalid).
+  Result<SentenceFeatures> Extract(const Sentence& sentence) const;
   // Extract over a whole corpus, in parallel over sentences with `threads` threads (same result
   // for any thread count). Columns are matched by name, as in Fit.
-  std::vector<SentenceFeatures> ExtractCorpus(const Corpus& corpus, int threads) const;
+  Result<std::vector<SentenceFeatures>> ExtractCorpus(const Corpus& corpus, int threads) const;
   // The same without keeping the results: visit(n, features of sentence n) runs concurrently for
-  // different sentences. Throws StatusError naming a column the templates read that `corpus` lacks.
-  void ForEachExtracted(const Corpus& corpus, int threads,
-                        const std::function<void(size_t sentence, const SentenceFeatures&)>& visit) const;
+  // different sentences. Status::Invalid naming a column the templates read that `corpus` lacks.
+  Status ForEachExtracted(const Corpus& corpus, int threads,
+                          const std::function<void(size_t sentence, SentenceFeatures&& features)>& visit) const;
 
   int32_t num_attributes() const { return static_cast<int32_t>(attribute_names_.size()); }
   const std::string& attribute_name(int32_t id) const { return attribute_names_[id]; }
@@ -99,7 +99,9 @@ class FeatureDictionary {
 
  private:
   class Builder;  // attribute strings of one sentence, with reused buffers
-  std::vector<int> ColumnMap(const Corpus& corpus) const;
+  FeatureDictionary(std::vector<FeatureTemplate> templates, std::vector<std::string> columns,
+                    CompiledTemplates compiled);
+  Result<std::vector<int>> ColumnMap(const Corpus& corpus) const;
   SentenceFeatures ExtractWith(const Sentence& sentence, Builder& builder) const;
   void Keep(AttributeIndex counted, const std::vector<int32_t>& templates, const std::vector<int64_t>& counts,
             int64_t min_count);

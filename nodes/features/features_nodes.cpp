@@ -51,10 +51,11 @@ struct TemplatesNodeOptions {
 
 ArtifactPtr RunTemplates(NodeContext& ctx, const TemplatesNodeOptions& options) {
   auto corpus = ctx.In<Corpus>("data");
-  auto dictionary = std::make_shared<FeatureDictionary>(TemplatesOf(options.features), corpus->columns);
-  dictionary->Fit(*corpus, options.min_count);
+  auto dictionary = std::make_shared<FeatureDictionary>(
+      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(options.features)), corpus->columns)));
+  ThrowIfError(dictionary->Fit(*corpus, options.min_count));
   auto out = std::make_shared<FeatureSet>();
-  out->sentences = dictionary->ExtractCorpus(*corpus, ctx.threads());
+  out->sentences = ValueOrThrow(dictionary->ExtractCorpus(*corpus, ctx.threads()));
   if (corpus->labeled())
     for (const Sentence& s : corpus->sentences) out->labels.push_back(s.labels);
   out->label_names = corpus->label_names;

@@ -10,12 +10,8 @@ constexpr const char* kNoSet = "none";
 std::string CheckTemplateSet(const ParamValue& value) {
   const std::string& name = std::get<std::string>(value);
   if (name == kNoSet) return "";
-  try {
-    TemplateSetByName(name);
-  } catch (const StatusError& e) {
-    return e.status().message();
-  }
-  return "";
+  const Status status = TemplateSetByName(name).status();
+  return status.ok() ? "" : status.message();
 }
 
 }  // namespace
@@ -31,12 +27,15 @@ ParamTable<TemplateChoice> TemplateParams() {
   return table;
 }
 
-std::vector<FeatureTemplate> TemplatesOf(const TemplateChoice& choice) {
+Result<std::vector<FeatureTemplate>> TemplatesOf(const TemplateChoice& choice) {
   std::vector<FeatureTemplate> templates;
-  if (choice.set != kNoSet) templates = TemplateSetByName(choice.set);
+  if (choice.set != kNoSet) {
+    Result<std::vector<FeatureTemplate>> set = TemplateSetByName(choice.set);
+    if (!set.ok()) return set.status();
+    templates = std::move(set).value();
+  }
   for (const std::string& text : choice.templates) templates.push_back({text, text, text});
-  if (templates.empty())
-    throw StatusError(Status::Invalid("no feature templates: name a template set in `set` or list `templates`"));
+  if (templates.empty()) return Status::Invalid("no feature templates: name a template set in `set` or list `templates`");
   return templates;
 }
 

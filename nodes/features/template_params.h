@@ -19,7 +19,7 @@ struct TemplateChoice {
 // `set` (checked at validation) and `templates`.
 ParamTable<TemplateChoice> TemplateParams();
 
-// The templates a choice names. Throws StatusError(Invalid) when it names none.
-std::vector<FeatureTemplate> TemplatesOf(const TemplateChoice& choice);
+// The templates a choice names; Status::Invalid when it names none.
+Result<std::vector<FeatureTemplate>> TemplatesOf(const TemplateChoice& choice);
 
 }  // namespace seqflow

@@ -16,9 +16,9 @@ namespace {
 constexpr int32_t kMaxAffix = 4;
 constexpr std::string_view kKnownFunctions = "lower, shape, prefix1..prefix4, suffix1..suffix4";
 
-[[noreturn]] void Fail(const FeatureTemplate& t, const std::string& problem) {
+Status Fail(const FeatureTemplate& t, const std::string& problem) {
   std::string who = t.name == t.text ? "'" + t.text + "'" : "'" + t.name + "' (" + t.text + ")";
-  throw StatusError(Status::Invalid("template " + who + ": " + problem));
+  return Status::Invalid("template " + who + ": " + problem);
 }
 
 std::string_view Trim(std::string_view s) {
@@ -34,7 +34,7 @@ std::string Join(const std::vector<std::string>& items) {
 }
 
 // "lower" -> kLower; "prefix3" -> kPrefix with length 3.
-ColumnView ParseFunction(const FeatureTemplate& t, std::string_view name) {
+Result<ColumnView> ParseFunction(const FeatureTemplate& t, std::string_view name) {
   ColumnView view;
   if (name == "lower") view.function = TokenFunction::kLower;
   if (name == "shape") view.function = TokenFunction::kShape;
@@ -47,55 +47,30 @@ ColumnView ParseFunction(const FeatureTemplate& t, std::string_view name) {
     }
   }
   if (view.function == TokenFunction::kIdentity)
-    Fail(t, "unknown function '" + std::string(name) + "' (known: " + std::string(kKnownFunctions) + ")");
+    return Fail(t, "unknown function '" + std::string(name) + "' (known: " + std::string(kKnownFunctions) + ")");
   return view;
 }
 
-int32_t ParseOffset(const FeatureTemplate& t, std::string_view text) {
+Result<int32_t> ParseOffset(const FeatureTemplate& t, std::string_view text) {
   std::string_view digits = Trim(text);
   if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
   int32_t offset = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), offset);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
-    Fail(t, "offset '" + std::string(text) + "' is not an integer (expected e.g. word[-1])");
+    return Fail(t, "offset '" + std::string(text) + "' is not an integer (expected e.g. word[-1])");
   if (offset < -kMaxTemplateOffset || offset > kMaxTemplateOffset)
-    Fail(t, "offset " + std::to_string(offset) + " is out of range (at most " + std::to_string(kMaxTemplateOffset) +
+    return Fail(t, "offset " + std::to_string(offset) + " is out of range (at most " + std::to_string(kMaxTemplateOffset) +
                 " tokens away)");
   return offset;
 }
 
-int32_t ParseColumn(const FeatureTemplate& t, std::string_view name, const std::vector<std::string>& columns) {
+Result<int32_t> ParseColumn(const FeatureTemplate& t, std::string_view name, const std::vector<std::string>& columns) {
   auto it = std::find(columns.begin(), columns.end(), name);
   if (it != columns.end()) return static_cast<int32_t>(it - columns.begin());
   std::string message = "unknown column '" + std::string(name) + "'";
   std::string near = NearestName(name, columns);
   if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  Fail(t, message + "; the corpus has columns " + Join(columns));
-}
-
-// One atom: "column[offset]" or "function(column[offset])".
-std::pair<ColumnView, int32_t> ParseAtom(const FeatureTemplate& t, std::string_view atom,
-                                         const std::vector<std::string>& columns) {
-  atom = Trim(atom);
-  if (atom.empty()) Fail(t, "empty atom (expected column[offset], e.g. word[0], joined by '|')");
-  ColumnView view;
-  const size_t paren = atom.find('(');
-  if (paren != std::string_view::npos) {
-    if (atom.back() != ')') Fail(t, "atom '" + std::string(atom) + "' lacks its closing ')'");
-    view = ParseFunction(t, Trim(atom.substr(0, paren)));
-    atom = Trim(atom.substr(paren + 1, atom.size() - paren - 2));
-  }
-  const size_t bracket = atom.find('[');
-  if (bracket == std::string_view::npos || atom.back() != ']')
-    Fail(t, "atom '" + std::string(atom) + "' is not column[offset] (e.g. word[0])");
-  view.column = ParseColumn(t, Trim(atom.substr(0, bracket)), columns);
-  return {view, ParseOffset(t, atom.substr(bracket + 1, atom.size() - bracket - 2))};
-}
-
-void CheckName(const FeatureTemplate& t, std::set<std::string_view>& names) {
-  if (t.name.empty()) Fail(t, "empty name");
-  if (t.name.find('=') != std::string::npos) Fail(t, "name contains '=', which separates name and values");
-  if (!names.insert(t.name).second) Fail(t, "duplicate template name");
+  return Fail(t, message + "; the corpus has columns " + Join(columns));
 }
 
 int32_t ViewIndex(CompiledTemplates& c, const ColumnView& view) {
@@ -104,6 +79,38 @@ int32_t ViewIndex(CompiledTemplates& c, const ColumnView& view) {
   c.views.push_back(view);
   c.column_used[view.column] = true;
   return static_cast<int32_t>(c.views.size()) - 1;
+}
+
+// One atom: "column[offset]" or "function(column[offset])".
+Result<TemplateAtom> ParseAtom(const FeatureTemplate& t, std::string_view atom, const std::vector<std::string>& columns,
+                               CompiledTemplates& c) {
+  atom = Trim(atom);
+  if (atom.empty()) return Fail(t, "empty atom (expected column[offset], e.g. word[0], joined by '|')");
+  ColumnView view;
+  const size_t paren = atom.find('(');
+  if (paren != std::string_view::npos) {
+    if (atom.back() != ')') return Fail(t, "atom '" + std::string(atom) + "' lacks its closing ')'");
+    Result<ColumnView> function = ParseFunction(t, Trim(atom.substr(0, paren)));
+    if (!function.ok()) return function.status();
+    view = *function;
+    atom = Trim(atom.substr(paren + 1, atom.size() - paren - 2));
+  }
+  const size_t bracket = atom.find('[');
+  if (bracket == std::string_view::npos || atom.back() != ']')
+    return Fail(t, "atom '" + std::string(atom) + "' is not column[offset] (e.g. word[0])");
+  Result<int32_t> column = ParseColumn(t, Trim(atom.substr(0, bracket)), columns);
+  if (!column.ok()) return column.status();
+  view.column = *column;
+  Result<int32_t> offset = ParseOffset(t, atom.substr(bracket + 1, atom.size() - bracket - 2));
+  if (!offset.ok()) return offset.status();
+  return TemplateAtom{ViewIndex(c, view), *offset};
+}
+
+Status CheckName(const FeatureTemplate& t, std::set<std::string_view>& names) {
+  if (t.name.empty()) return Fail(t, "empty name");
+  if (t.name.find('=') != std::string::npos) return Fail(t, "name contains '=', which separates name and values");
+  if (!names.insert(t.name).second) return Fail(t, "duplicate template name");
+  return Status();
 }
 
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -126,23 +133,25 @@ std::string_view Suffix(std::string_view s, int32_t n) {
 
 }  // namespace
 
-CompiledTemplates CompileTemplates(const std::vector<FeatureTemplate>& templates,
-                                   const std::vector<std::string>& columns) {
+Result<CompiledTemplates> CompileTemplates(const std::vector<FeatureTemplate>& templates,
+                                           const std::vector<std::string>& columns) {
   CompiledTemplates c;
   c.column_used.assign(columns.size(), false);
   std::set<std::string_view> names;
   for (const FeatureTemplate& t : templates) {
-    CheckName(t, names);
-    if (Trim(t.text).empty()) Fail(t, "empty template");
-    std::vector<TemplateAtom>& atoms = c.atoms.emplace_back();
+    if (Status s = CheckName(t, names); !s.ok()) return s;
+    if (Trim(t.text).empty()) return Fail(t, "empty template");
+    std::vector<TemplateAtom> atoms;
     const std::string_view text = t.text;
     for (size_t start = 0;;) {
       const size_t bar = text.find('|', start);
-      auto [view, offset] = ParseAtom(t, text.substr(start, bar - start), columns);
-      atoms.push_back({ViewIndex(c, view), offset});
+      Result<TemplateAtom> atom = ParseAtom(t, text.substr(start, bar - start), columns, c);
+      if (!atom.ok()) return atom.status();
+      atoms.push_back(*atom);
       if (bar == std::string_view::npos) break;
       start = bar + 1;
     }
+    c.atoms.push_back(std::move(atoms));
   }
   return c;
 }

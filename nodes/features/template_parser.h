@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/base/status.h"
+
 namespace seqflow {
 
 struct FeatureTemplate;
@@ -37,10 +39,10 @@ struct CompiledTemplates {
 // Offsets beyond this are rejected as malformed: no sensible template reaches that far.
 inline constexpr int32_t kMaxTemplateOffset = 1000;
 
-// Throws StatusError(Invalid) "template 'TEXT': PROBLEM" for an empty or malformed atom, an
-// unknown function or column (with did-you-mean), a bad offset, or a duplicate template name.
-CompiledTemplates CompileTemplates(const std::vector<FeatureTemplate>& templates,
-                                   const std::vector<std::string>& columns);
+// Status::Invalid "template 'TEXT': PROBLEM" for an empty or malformed atom, an unknown
+// function or column (with did-you-mean), a bad offset, or a duplicate template name.
+Result<CompiledTemplates> CompileTemplates(const std::vector<FeatureTemplate>& templates,
+                                           const std::vector<std::string>& columns);
 
 // The value of `view` for one in-sentence token. Identity, prefix, suffix and shape return a view
 // of `token` or of a static string; lower writes into `*scratch` and returns a view of it.

@@ -98,7 +98,7 @@ std::vector<FeatureTemplate> HysolNer() {
 
 }  // namespace
 
-std::vector<FeatureTemplate> TemplateSetByName(std::string_view name) {
+Result<std::vector<FeatureTemplate>> TemplateSetByName(std::string_view name) {
   if (name == "standard_chunking") return StandardChunking();
   if (name == "hysol_chunking") return HysolChunking();
   if (name == "hysol_ner") return HysolNer();
@@ -106,7 +106,7 @@ std::vector<FeatureTemplate> TemplateSetByName(std::string_view name) {
   std::string message = "unknown template set '" + std::string(name) + "'";
   std::string near = NearestName(name, known);
   if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  throw StatusError(Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner"));
+  return Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner");
 }
 
 }  // namespace seqflow

@@ -59,8 +59,8 @@ std::shared_ptr<Corpus> RandomCorpus(int n, int max_len, uint32_t seed, std::vec
 
 std::shared_ptr<FeatureDictionary> FitDictionary(std::vector<FeatureTemplate> templates, const Corpus& corpus,
                                                  int min_count = 1) {
-  auto d = std::make_shared<FeatureDictionary>(std::move(templates), corpus.columns);
-  d->Fit(corpus, min_count);
+  auto d = std::make_shared<FeatureDictionary>(ValueOrThrow(FeatureDictionary::Compile(std::move(templates), corpus.columns)));
+  ThrowIfError(d->Fit(corpus, min_count));
   return d;
 }
 
@@ -166,7 +166,7 @@ TEST(HybridModelArtifact, RoundTripIsBitExact) {
   // The symbol tables rebuilt from the loaded dictionary give the same symbols.
   std::vector<int64_t> offsets{0};
   for (const Sentence& s : corpus->sentences) offsets.push_back(offsets.back() + static_cast<int64_t>(s.size()));
-  EXPECT_EQ(loaded->symbols.Symbols(*corpus, offsets, 1), model->symbols.Symbols(*corpus, offsets, 1));
+  EXPECT_EQ(ValueOrThrow(loaded->symbols.Symbols(*corpus, offsets, 1)), ValueOrThrow(model->symbols.Symbols(*corpus, offsets, 1)));
 }
 
 TEST(HybridModelArtifact, LopWithoutHmmsRoundTrips) {
@@ -270,17 +270,17 @@ TEST(GenerativeSymbols, KnownTokensFollowTheDictionaryOrder) {
       1, 1, 3,          // a N b
       3, 1, 1,          // c N _B-1
       1, 1, 4;          // a N c
-  for (int threads : {1, 2}) EXPECT_EQ(symbols.Symbols(*corpus, OffsetsOf(*corpus), threads), expected);
+  for (int threads : {1, 2}) EXPECT_EQ(ValueOrThrow(symbols.Symbols(*corpus, OffsetsOf(*corpus), threads)), expected);
 
   // Generally: each token's symbol for template j is the rank of its attribute of template j.
   auto big = RandomCorpus(80, 8, 6);
   auto d = FitDictionary(kSymbolTemplates, *big);
   const GenerativeSymbols general(d);
   const std::vector<int64_t> offsets = OffsetsOf(*big);
-  const RowMatrixXi got = general.Symbols(*big, offsets, 3);
+  const RowMatrixXi got = ValueOrThrow(general.Symbols(*big, offsets, 3));
   ASSERT_EQ(got.rows(), offsets.back());
   for (size_t n = 0; n < big->sentences.size(); ++n) {
-    const SentenceFeatures f = d->Extract(big->sentences[n]);
+    const SentenceFeatures f = ValueOrThrow(d->Extract(big->sentences[n]));
     for (int32_t t = 0; t < f.size(); ++t) {
       ASSERT_EQ(f.offsets[t + 1] - f.offsets[t], 3);  // every value was seen
       for (int32_t i = f.offsets[t]; i < f.offsets[t + 1]; ++i)
@@ -296,7 +296,7 @@ TEST(GenerativeSymbols, UnknownValuesAreSymbolZero) {
   RowMatrixXi expected(2, 3);
   expected << 0, 1, 1,  // zzz N _B-1
       2, 0, 0;          // b Q zzz
-  EXPECT_EQ(symbols.Symbols(*other, OffsetsOf(*other), 1), expected);
+  EXPECT_EQ(ValueOrThrow(symbols.Symbols(*other, OffsetsOf(*other), 1)), expected);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,20 +306,20 @@ TEST(BuildHybridCorpus, ExpertScoresAreEachCrfsScoresInFloat) {
   auto corpus = RandomCorpus(150, 7, 8);  // > one parallel shard, with empty sentences
   auto model = RandomHybrid(*RandomCorpus(40, 7, 9), 21);
   for (int threads : {1, 3}) {
-    const HybridCorpus data = BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, false, threads);
+    const HybridCorpus data = ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, false, threads));
     EXPECT_EQ(data.num_labels, kK);
     EXPECT_EQ(data.offsets, OffsetsOf(*corpus));
     EXPECT_TRUE(data.labels.empty());
-    EXPECT_EQ(data.symbols, model->symbols.Symbols(*corpus, data.offsets, 1));
+    EXPECT_EQ(data.symbols, ValueOrThrow(model->symbols.Symbols(*corpus, data.offsets, 1)));
     ASSERT_EQ(data.expert_scores.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {
       ASSERT_EQ(data.expert_scores[i].rows(), data.num_tokens());
       ASSERT_EQ(data.expert_scores[i].cols(), kK);
-      ForEachCrfScores(*model->experts[i], *corpus, 1, [&](size_t n, const RowMatrixXd& s) {
+      ThrowIfError(ForEachCrfScores(*model->experts[i], *corpus, 1, [&](size_t n, const RowMatrixXd& s) {
         const RowMatrixXf expected = s.cast<float>();
         EXPECT_TRUE(SameBits(RowMatrixXf(data.expert_scores[i].middleRows(data.offsets[n], s.rows())), expected))
             << "expert " << i << " sentence " << n;
-      });
+      }));
     }
   }
 }
@@ -327,7 +327,7 @@ TEST(BuildHybridCorpus, ExpertScoresAreEachCrfsScoresInFloat) {
 TEST(BuildHybridCorpus, NoSymbolTypesGiveNoSymbolColumns) {
   auto corpus = RandomCorpus(10, 5, 10);
   auto model = RandomHybrid(*corpus, 22);
-  const HybridCorpus data = BuildHybridCorpus(model->experts, GenerativeSymbols(), kLabels, *corpus, false, 1);
+  const HybridCorpus data = ValueOrThrow(BuildHybridCorpus(model->experts, GenerativeSymbols(), kLabels, *corpus, false, 1));
   EXPECT_EQ(data.symbols.rows(), data.num_tokens());
   EXPECT_EQ(data.symbols.cols(), 0);
 }
@@ -340,7 +340,7 @@ TEST(BuildHybridCorpus, LabelsAreMappedByName) {
       {Sentence{{{"a", "b", "c"}, {"N", "V", "N"}}, {2, 3, 0}}, Sentence{{{}, {}}, {}}, Sentence{{{"d"}, {"D"}}, {0}}},
       corpus_labels, "mem://heldout");
   auto model = RandomHybrid(*corpus, 23);
-  const HybridCorpus data = BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, true, 2);
+  const HybridCorpus data = ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, true, 2));
   EXPECT_EQ(data.labels, (std::vector<int32_t>{0, 1, 2, 2}));  // B I O | | O
   for (size_t n = 0, t = 0; n < corpus->sentences.size(); ++n)
     for (int32_t y : corpus->sentences[n].labels) EXPECT_EQ(kLabels[data.labels[t++]], corpus_labels[y]);
@@ -351,7 +351,7 @@ TEST(BuildHybridCorpus, UnknownLabelIsInvalidNamingTheCorpus) {
                            {"B", "I", "O", "PER"}, "data/heldout.conll");
   auto model = RandomHybrid(*corpus, 24);
   try {
-    BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, true, 1);
+    ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, true, 1));
     FAIL() << "an unknown label was accepted";
   } catch (const StatusError& e) {
     EXPECT_EQ(e.status().code(), StatusCode::kInvalid);
@@ -360,10 +360,10 @@ TEST(BuildHybridCorpus, UnknownLabelIsInvalidNamingTheCorpus) {
     EXPECT_THAT(e.status().message(), HasSubstr("sentence 2"));
   }
   // Unlabeled is fine for the same corpus, and asking labels of an unlabeled corpus names it.
-  EXPECT_NO_THROW(BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, false, 1));
+  EXPECT_NO_THROW(ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabels, *corpus, false, 1)));
   auto unlabeled = RandomCorpus(3, 3, 11, {}, "data/raw.txt");
   try {
-    BuildHybridCorpus(model->experts, model->symbols, kLabels, *unlabeled, true, 1);
+    ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabels, *unlabeled, true, 1));
     FAIL() << "an unlabeled corpus was accepted as labeled";
   } catch (const StatusError& e) {
     EXPECT_EQ(e.status().code(), StatusCode::kInvalid);
@@ -373,7 +373,7 @@ TEST(BuildHybridCorpus, UnknownLabelIsInvalidNamingTheCorpus) {
 
 StatusError CommonLabelsError(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
   try {
-    CommonLabels(experts);
+    ValueOrThrow(CommonLabels(experts));
   } catch (const StatusError& e) {
     return e;
   }
@@ -385,8 +385,8 @@ TEST(CommonLabels, RequiresOneLabelListForAllExperts) {
   auto corpus = RandomCorpus(10, 4, 12);
   auto dictionary = FitDictionary({{"w", "word[0]", "w"}}, *corpus);
   auto a = RandomCrf(dictionary, 1, false), b = RandomCrf(dictionary, 2, false);
-  EXPECT_EQ(CommonLabels({a, b}), kLabels);
-  EXPECT_EQ(CommonLabels({a}), kLabels);
+  EXPECT_EQ(ValueOrThrow(CommonLabels({a, b})), kLabels);
+  EXPECT_EQ(ValueOrThrow(CommonLabels({a})), kLabels);
 
   const StatusError more = CommonLabelsError({a, b, RandomCrf(dictionary, 3, false, {"B", "I", "O", "X"})});
   EXPECT_EQ(more.status().code(), StatusCode::kInvalid);
@@ -451,7 +451,7 @@ double MergedScore(const HybridModel& m, const Sentence& sentence, const std::ve
   double total = 0;
   for (Eigen::Index i = 0; i < experts; ++i) {
     const CrfModel& crf = *m.experts[i];
-    const SentenceFeatures f = crf.dictionary->Extract(sentence);
+    const SentenceFeatures f = ValueOrThrow(crf.dictionary->Extract(sentence));
     for (int32_t t = 0; t < f.size(); ++t) {
       double s = 0;
       for (int32_t c = f.offsets[t]; c < f.offsets[t + 1]; ++c) s += crf.weights[f.ids[c] * kK + y[t]];
@@ -460,7 +460,7 @@ double MergedScore(const HybridModel& m, const Sentence& sentence, const std::ve
     }
   }
   const FeatureDictionary& d = *m.symbols.dictionary();
-  const SentenceFeatures f = d.Extract(sentence);
+  const SentenceFeatures f = ValueOrThrow(d.Extract(sentence));
   for (int j = 0; j < m.theta.num_models(); ++j) {
     const double g = m.gamma[experts + j];
     for (int32_t t = 0; t < f.size(); ++t) {

@@ -517,15 +517,15 @@ std::shared_ptr<Corpus> ToCorpus(const Sample& s, bool labeled, std::string sour
 // A CRF over `templates` trained on `train`, labelled with `labels`.
 std::shared_ptr<CrfModel> TrainExpert(const Corpus& train, std::vector<FeatureTemplate> templates,
                                       std::vector<std::string> labels = kLabelNames) {
-  auto dictionary = std::make_shared<FeatureDictionary>(std::move(templates), train.columns);
-  dictionary->Fit(train, 1);
+  auto dictionary = std::make_shared<FeatureDictionary>(ValueOrThrow(FeatureDictionary::Compile(std::move(templates), train.columns)));
+  ThrowIfError(dictionary->Fit(train, 1));
   std::vector<std::vector<int32_t>> gold;
   for (const Sentence& s : train.sentences) gold.push_back(s.labels);
   auto m = std::make_shared<CrfModel>();
   m->label_names = std::move(labels);
   m->encoding = TagEncoding::kIob2;
   m->dictionary = dictionary;
-  m->weights = ValueOrThrow(TrainCrf(dictionary->ExtractCorpus(train, 1), gold, dictionary->num_attributes(),
+  m->weights = ValueOrThrow(TrainCrf(ValueOrThrow(dictionary->ExtractCorpus(train, 1)), gold, dictionary->num_attributes(),
                                      static_cast<int32_t>(m->label_names.size()), ClassicCrfOptions()))
                    .weights;
   return m;
@@ -583,7 +583,7 @@ TEST(HybridNodes, LopReportsGammaPerExpert) {
   EXPECT_THAT(ctx.attachments().at("gamma.csv"), HasSubstr("model,kind,name,gamma\n1,crf,expert 1,"));
 
   // The node is the kernel: the same Γ from the same start and prior (ξ' = 0.1 by default).
-  const HybridCorpus heldout = BuildHybridCorpus(model->experts, model->symbols, kLabelNames, *d.heldout, true, 1);
+  const HybridCorpus heldout = ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, kLabelNames, *d.heldout, true, 1));
   const CombinationFit fit = ValueOrThrow(FitCombinationWeights(heldout, model->expert_transitions(), model->theta,
                                                                 Eigen::VectorXd::Constant(2, 0.5), 0.1, 1));
   EXPECT_EQ(model->gamma, fit.gamma);

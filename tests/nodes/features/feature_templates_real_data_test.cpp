@@ -25,12 +25,12 @@ TEST(FeatureTemplatesRealData, StandardChunkingOnConll2000TrainMatchesThePeers) 
   ASSERT_OK(corpus);
   ASSERT_EQ(corpus->label_names.size(), 22u);
 
-  FeatureDictionary dict(TemplateSetByName("standard_chunking"), corpus->columns);
-  dict.Fit(*corpus, 1);
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("standard_chunking")), corpus->columns));
+  ThrowIfError(dict.Fit(*corpus, 1));
   std::printf("standard_chunking on CoNLL-2000 train: %d attributes\n", dict.num_attributes());
   EXPECT_EQ(dict.num_attributes(), kPeerAttributes);
 
-  std::vector<SentenceFeatures> features = dict.ExtractCorpus(*corpus, 2);
+  std::vector<SentenceFeatures> features = ValueOrThrow(dict.ExtractCorpus(*corpus, 2));
   size_t ids = 0;
   for (const SentenceFeatures& f : features) ids += f.ids.size();
   EXPECT_EQ(ids, 211727u * 19u);  // every attribute of the fitted corpus is known

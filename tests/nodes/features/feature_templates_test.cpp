@@ -24,7 +24,7 @@ Corpus MakeCorpus(std::vector<Sentence> sentences) {
 
 // Fits on `corpus` and returns the attribute strings of every token of sentence 0.
 std::vector<std::vector<std::string>> Attributes(const FeatureDictionary& dict, const Sentence& sentence) {
-  SentenceFeatures f = dict.Extract(sentence);
+  SentenceFeatures f = ValueOrThrow(dict.Extract(sentence));
   std::vector<std::vector<std::string>> out(f.size());
   for (int32_t t = 0; t < f.size(); ++t)
     for (int32_t i = f.offsets[t]; i < f.offsets[t + 1]; ++i) out[t].push_back(dict.attribute_name(f.ids[i]));
@@ -33,7 +33,7 @@ std::vector<std::vector<std::string>> Attributes(const FeatureDictionary& dict, 
 
 std::string InvalidMessage(std::vector<FeatureTemplate> templates) {
   try {
-    FeatureDictionary dict(std::move(templates), {"word", "pos", "chunk"});
+    FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile(std::move(templates), {"word", "pos", "chunk"}));
   } catch (const StatusError& e) {
     EXPECT_EQ(e.status().code(), StatusCode::kInvalid);
     return e.status().message();
@@ -51,13 +51,13 @@ std::string Bytes(const FeatureDictionary& d) {
 const Sentence kTiny = MakeSentence({"The", "Cat-9", "runs"}, {"DT", "NN", "VBZ"});
 
 TEST(FeatureTemplates, HandComputedAttributesWithPaddingFunctionsAndConjunctions) {
-  FeatureDictionary dict({{"w", "word[-1]", "word"},
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile({{"w", "word[-1]", "word"},
                           {"bi", "word[0]|pos[+1]", "bi"},
                           {"far", "pos[-2] | pos[2]", "far"},
                           {"fn", "lower(word[0])|shape(word[0])|prefix2(word[0])|suffix3(word[0])", "fn"},
                           {"next", "lower(word[1])", "next"}},
-                         {"word", "pos"});
-  dict.Fit(MakeCorpus({kTiny}), 1);
+                         {"word", "pos"}));
+  ThrowIfError(dict.Fit(MakeCorpus({kTiny}), 1));
   using V = std::vector<std::string>;
   EXPECT_EQ(Attributes(dict, kTiny),
             (std::vector<V>{
@@ -68,11 +68,11 @@ TEST(FeatureTemplates, HandComputedAttributesWithPaddingFunctionsAndConjunctions
 }
 
 TEST(FeatureTemplates, AffixesCountCodePointsAndShortWordsAreWhole) {
-  FeatureDictionary dict({{"p", "prefix1(word[0])|prefix4(word[0])", ""}, {"s", "suffix3(word[0])", ""}}, {"word"});
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile({{"p", "prefix1(word[0])|prefix4(word[0])", ""}, {"s", "suffix3(word[0])", ""}}, {"word"}));
   Corpus c;
   c.columns = {"word"};
   c.sentences = {Sentence{{{"\xC3\x89t\xC3\xA9", "na\xC3\xAFve", "a"}}, {}}};  // Été naïve a
-  dict.Fit(c, 1);
+  ThrowIfError(dict.Fit(c, 1));
   using V = std::vector<std::string>;
   EXPECT_EQ(Attributes(dict, c.sentences[0]),
             (std::vector<V>{V{"p=\xC3\x89|\xC3\x89t\xC3\xA9", "s=\xC3\x89t\xC3\xA9"},
@@ -93,27 +93,27 @@ TEST(FeatureTemplates, WordTypes) {
 
 TEST(FeatureTemplates, IdsInFirstOccurrenceOrderAndMinCountCutoff) {
   Corpus c = MakeCorpus({MakeSentence({"b", "a"}, {"X", "X"}), MakeSentence({"a", "c", "a"}, {"X", "X", "X"})});
-  FeatureDictionary all({{"w", "word[0]", ""}}, c.columns);
-  all.Fit(c, 1);
+  FeatureDictionary all = ValueOrThrow(FeatureDictionary::Compile({{"w", "word[0]", ""}}, c.columns));
+  ThrowIfError(all.Fit(c, 1));
   ASSERT_EQ(all.num_attributes(), 3);
   EXPECT_EQ(all.attribute_name(0), "w=b");
   EXPECT_EQ(all.attribute_name(1), "w=a");
   EXPECT_EQ(all.attribute_name(2), "w=c");
   EXPECT_EQ(all.attribute_template(2), 0);
 
-  FeatureDictionary frequent({{"w", "word[0]", ""}, {"p", "pos[0]", ""}}, c.columns);
-  frequent.Fit(c, 2);
+  FeatureDictionary frequent = ValueOrThrow(FeatureDictionary::Compile({{"w", "word[0]", ""}, {"p", "pos[0]", ""}}, c.columns));
+  ThrowIfError(frequent.Fit(c, 2));
   ASSERT_EQ(frequent.num_attributes(), 2);  // w=a (3 times) and p=X (5 times)
   EXPECT_EQ(frequent.attribute_name(0), "p=X");
   EXPECT_EQ(frequent.attribute_name(1), "w=a");
   EXPECT_EQ(frequent.attribute_template(0), 1);
-  EXPECT_THROW(frequent.Fit(c, 0), StatusError);
+  EXPECT_THROW(ThrowIfError(frequent.Fit(c, 0)), StatusError);
 }
 
 TEST(FeatureTemplates, UnknownAttributesAreDroppedAtExtract) {
-  FeatureDictionary dict({{"w", "word[0]", ""}, {"p", "pos[0]", ""}}, {"word", "pos"});
-  dict.Fit(MakeCorpus({MakeSentence({"a", "b"}, {"X", "Y"})}), 1);
-  SentenceFeatures f = dict.Extract(MakeSentence({"b", "new", "a"}, {"Y", "X", "Z"}));
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile({{"w", "word[0]", ""}, {"p", "pos[0]", ""}}, {"word", "pos"}));
+  ThrowIfError(dict.Fit(MakeCorpus({MakeSentence({"a", "b"}, {"X", "Y"})}), 1));
+  SentenceFeatures f = ValueOrThrow(dict.Extract(MakeSentence({"b", "new", "a"}, {"Y", "X", "Z"})));
   EXPECT_EQ(f.offsets, (std::vector<int32_t>{0, 2, 3, 4}));
   EXPECT_EQ(f.ids, (std::vector<int32_t>{2, 3, 1, 0}));  // w=b p=Y | p=X | w=a
 }
@@ -134,29 +134,29 @@ Corpus SyntheticCorpus(int sentences) {
 
 TEST(FeatureTemplates, ExtractCorpusIsTheSameForAnyThreadCount) {
   Corpus c = SyntheticCorpus(700);
-  FeatureDictionary dict(TemplateSetByName("standard_chunking"), c.columns);
-  dict.Fit(c, 2);
-  std::vector<SentenceFeatures> one = dict.ExtractCorpus(c, 1), four = dict.ExtractCorpus(c, 4);
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("standard_chunking")), c.columns));
+  ThrowIfError(dict.Fit(c, 2));
+  std::vector<SentenceFeatures> one = ValueOrThrow(dict.ExtractCorpus(c, 1)), four = ValueOrThrow(dict.ExtractCorpus(c, 4));
   ASSERT_EQ(one.size(), c.sentences.size());
   for (size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i].offsets, four[i].offsets);
     EXPECT_EQ(one[i].ids, four[i].ids);
-    EXPECT_EQ(one[i].ids, dict.Extract(c.sentences[i]).ids);
+    EXPECT_EQ(one[i].ids, ValueOrThrow(dict.Extract(c.sentences[i])).ids);
   }
 }
 
 TEST(FeatureTemplates, ExtractCorpusMatchesColumnsByName) {
   Corpus c = SyntheticCorpus(5);
-  FeatureDictionary dict({{"p", "pos[0]", ""}}, c.columns);
-  dict.Fit(c, 1);
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile({{"p", "pos[0]", ""}}, c.columns));
+  ThrowIfError(dict.Fit(c, 1));
   Corpus swapped = c;
   swapped.columns = {"word", "tag", "pos"};
   for (Sentence& s : swapped.sentences) s.cols.insert(s.cols.begin() + 1, s.cols[1]);
-  EXPECT_EQ(dict.ExtractCorpus(swapped, 1)[3].ids, dict.Extract(c.sentences[3]).ids);
+  EXPECT_EQ(ValueOrThrow(dict.ExtractCorpus(swapped, 1))[3].ids, ValueOrThrow(dict.Extract(c.sentences[3])).ids);
   Corpus words_only = c;
   words_only.columns = {"word"};
   try {
-    dict.ExtractCorpus(words_only, 1);
+    ValueOrThrow(dict.ExtractCorpus(words_only, 1));
     ADD_FAILURE() << "no error for a missing column";
   } catch (const StatusError& e) {
     EXPECT_THAT(e.status().message(), HasSubstr("lacks the column 'pos'"));
@@ -165,15 +165,15 @@ TEST(FeatureTemplates, ExtractCorpusMatchesColumnsByName) {
 
 TEST(FeatureTemplates, SaveLoadRoundTripIsExact) {
   Corpus c = SyntheticCorpus(50);
-  FeatureDictionary dict(TemplateSetByName("standard_chunking"), c.columns);
-  dict.Fit(c, 1);
+  FeatureDictionary dict = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("standard_chunking")), c.columns));
+  ThrowIfError(dict.Fit(c, 1));
   const std::string bytes = Bytes(dict);
   ByteReader r(bytes);
   auto loaded = FeatureDictionary::Load(r);
   EXPECT_TRUE(r.AtEnd());
   EXPECT_EQ(Bytes(*loaded), bytes);
   EXPECT_EQ(loaded->num_attributes(), dict.num_attributes());
-  for (const Sentence& s : c.sentences) EXPECT_EQ(loaded->Extract(s).ids, dict.Extract(s).ids);
+  for (const Sentence& s : c.sentences) EXPECT_EQ(ValueOrThrow(loaded->Extract(s)).ids, ValueOrThrow(dict.Extract(s)).ids);
   ByteReader truncated(std::string_view(bytes).substr(0, bytes.size() - 3));
   EXPECT_THROW(FeatureDictionary::Load(truncated), StatusError);
 }
@@ -181,21 +181,21 @@ TEST(FeatureTemplates, SaveLoadRoundTripIsExact) {
 TEST(FeatureTemplates, NamedSetsCompile) {
   const std::vector<std::string> columns = {"word", "pos", "chunk"};
   for (const char* name : {"standard_chunking", "hysol_chunking", "hysol_ner"})
-    EXPECT_NO_THROW(FeatureDictionary(TemplateSetByName(name), columns)) << name;
-  FeatureDictionary standard(TemplateSetByName("standard_chunking"), columns);
+    EXPECT_NO_THROW(ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName(name)), columns))) << name;
+  FeatureDictionary standard = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("standard_chunking")), columns));
   EXPECT_EQ(standard.templates().size(), 19u);
   EXPECT_EQ(standard.groups(), (std::vector<std::string>{"word", "word-bigram", "pos", "pos-bigram", "pos-trigram"}));
   EXPECT_EQ(standard.template_groups(),
             (std::vector<int32_t>{0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4}));
-  EXPECT_EQ(TemplateSetByName("hysol_chunking").size(), 18u);
-  FeatureDictionary ner(TemplateSetByName("hysol_ner"), columns);
+  EXPECT_EQ(ValueOrThrow(TemplateSetByName("hysol_chunking")).size(), 18u);
+  FeatureDictionary ner = ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplateSetByName("hysol_ner")), columns));
   EXPECT_EQ(ner.templates().size(), 36u);
   EXPECT_EQ(ner.groups().size(), 36u);  // one HMM per feature type
 }
 
 TEST(FeatureTemplates, UnknownSetNamesTheKnownOnes) {
   try {
-    TemplateSetByName("standard_chunkin");
+    ValueOrThrow(TemplateSetByName("standard_chunkin"));
     ADD_FAILURE() << "no error";
   } catch (const StatusError& e) {
     EXPECT_THAT(e.status().message(), HasSubstr("did you mean 'standard_chunking'"));
