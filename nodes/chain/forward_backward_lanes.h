@@ -1,6 +1,7 @@
 // Scaled forward-backward on a batch of up to kLanes linear chains, one chain per SIMD lane
 // (nodes/common/lanes.h): the one forward-backward of the project. HMM E-steps and posterior
-// decoding, the CRF likelihood and the decoders all run it.
+// decoding, the CRF likelihood, the hybrid model, the homotopy's count covariances (through the
+// tables it keeps, and the tangent pass of tangent_lanes.h over them) and the decoders run it.
 //
 // A chain of K labels is given by per-position potentials ψ_t(j) >= 0, an optional initial
 // weight π(j) at position 0, and label-bigram potentials E(i, j) >= 0 (row = previous label):
