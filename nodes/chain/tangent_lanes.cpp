@@ -1,5 +1,6 @@
 #include "nodes/chain/tangent_lanes.h"
 
+#include <array>
 #include <utility>
 
 #include "nodes/common/lane_transpose.h"
@@ -16,7 +17,8 @@ struct Pass {
   const ChainTangentDirection& u;
   ChainTangentWork& work;
   int K;
-  bool bigrams;  // U_E given: the (E ∘ U_E) terms and the bigram output
+  bool bigrams;                   // U_E given: the (E ∘ U_E) terms and the bigram output
+  std::array<bool, kLanes> live;  // used lanes with a finite log Z
 };
 
 void Prepare(const Pass& p) {
@@ -85,7 +87,7 @@ V ForwardTangent(const Pass& p) {
 void ScatterMarginals(const Pass& p, int t, const V* dg, const ChainTangentOutput& out) {
   const int K = p.K;
   for (int l = 0; l < kLanes; ++l) {
-    if (t >= p.batch.len(l) || !p.tables.live(l, p.batch)) continue;
+    if (t >= p.batch.len(l) || !p.live[l]) continue;
     double* col = out.position + static_cast<size_t>(p.batch.obs[l][t]) * K;
     for (int j = 0; j < K; ++j) col[j] += dg[j][l];
     if (t == 0 && out.initial != nullptr) {
@@ -149,7 +151,7 @@ void AddBigramTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
   for (size_t c = 0; c < w.x.size(); ++c) {
     double sum = 0;
     for (int l = 0; l < kLanes; ++l) {
-      if (p.tables.live(l, p.batch)) sum += w.y[c][l] + (p.u.transition[c] - zeta[l]) * w.x[c][l];
+      if (p.live[l]) sum += w.y[c][l] + (p.u.transition[c] - zeta[l]) * w.x[c][l];
     }
     out.transition[c] += p.tr.e[c] * sum;
   }
@@ -160,7 +162,8 @@ void AddBigramTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
 void ChainLanesTangent(const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
                        const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
                        const ChainTangentOutput& out) {
-  const Pass p{transition, batch, tables, u, work, transition.num_labels, u.transition != nullptr};
+  Pass p{transition, batch, tables, u, work, transition.num_labels, u.transition != nullptr, {}};
+  for (int l = 0; l < kLanes; ++l) p.live[l] = tables.live(l, batch);
   Prepare(p);
   const V zeta = ForwardTangent(p);
   BackwardTangent(p, zeta, out);
