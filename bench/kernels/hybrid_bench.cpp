@@ -4,6 +4,7 @@
 //                                          backward, expected HMM counts)
 //   BM_HybridConditionalLikelihood/threads Eq. 3 with its Γ gradient (one evaluation of step 4.2)
 //   BM_MaximizeGenerative                  the M-step over all 18 HMMs
+//   BM_ExpertLogPartition/threads          Σ_n log Z_i(x_n) of one expert (forward pass only)
 // Throughput is reported as tokens/s. Data: $SEQFLOW_DATA, else ../shared/data.
 // Run: build/bench/kernels/hybrid_bench
 #include <benchmark/benchmark.h>
@@ -47,6 +48,14 @@ void BM_MaximizeGenerative(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(MaximizeGenerative(w.counts, weights, 1e-4));
 }
 BENCHMARK(BM_MaximizeGenerative)->Unit(benchmark::kMillisecond);
+
+void BM_ExpertLogPartition(benchmark::State& state) {
+  const HybridWorkload& w = Data();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ExpertLogPartition(w.corpus, w.experts[0], 0, static_cast<int>(state.range(0))));
+  state.SetItemsProcessed(state.iterations() * w.corpus.num_tokens());
+}
+BENCHMARK(BM_ExpertLogPartition)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow

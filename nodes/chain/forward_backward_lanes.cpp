@@ -1,5 +1,6 @@
 #include "nodes/chain/forward_backward_lanes.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -102,9 +103,10 @@ ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransit
   return LogPartition<kKind>(tr, batch, m_sum, log2_sum, dead, alpha);
 }
 
+// Backward pass; writes b_t to beta_rows [T x K] unless it is null.
 template <class Out>
 void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, const std::array<double, kLanes>& inv_s,
-              ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows) {
+              ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows, V* beta_rows) {
   const int K = tr.num_labels;
   V* beta = work.beta.data();
   V* gamma = work.gamma.data();
@@ -123,6 +125,18 @@ void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, co
       work.w[row + j] = work.psi[row + j] * beta[j] * s;
     }
     ScatterStep<Out>(gamma, K, batch, t, marginal_rows);
+    if (beta_rows != nullptr) std::copy(beta, beta + K, beta_rows + row);
+  }
+}
+
+// The tables of the batch just run (b_t was written by Backward).
+void KeepTables(const LaneBatch<kLanes>& batch, int K, const ChainLanesWork& work, ChainLanesTables* tables) {
+  const size_t cells = static_cast<size_t>(batch.length) * K;
+  tables->alpha.assign(work.alpha.begin(), work.alpha.begin() + static_cast<std::ptrdiff_t>(cells));
+  tables->emit.resize(cells);
+  for (int t = 0; t < batch.length; ++t) {
+    const size_t row = static_cast<size_t>(t) * K;
+    for (int j = 0; j < K; ++j) tables->emit[row + j] = work.psi[row + j] * work.scale[t];
   }
 }
 
@@ -155,14 +169,17 @@ void XiRow(const V* alpha, const V* w, int K, int T, int i0, V* xi) {
   DispatchTail<kXiCols>(K - j, [&](auto width) { XiBlock<IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
 }
 
-void AddXi(const ChainLanesWork& work, int K, int T, V* xi) {
+}  // namespace
+
+void ChainLanesAddOuter(const V* a, const V* w, int K, int T, V* acc) {
   int i = 0;
-  for (; i + kXiRows <= K; i += kXiRows) XiRow<kXiRows>(work.alpha.data(), work.w.data(), K, T, i, xi);
-  DispatchTail<kXiRows>(
-      K - i, [&](auto rows) { XiRow<decltype(rows)::value>(work.alpha.data(), work.w.data(), K, T, i, xi); });
+  for (; i + kXiRows <= K; i += kXiRows) XiRow<kXiRows>(a, w, K, T, i, acc);
+  DispatchTail<kXiRows>(K - i, [&](auto rows) { XiRow<decltype(rows)::value>(a, w, K, T, i, acc); });
 }
 
-}  // namespace
+bool ChainLanesTables::live(int lane, const LaneBatch<kLanes>& batch) const {
+  return batch.len(lane) > 0 && std::isfinite(log_z[lane]);
+}
 
 ChainLanesTransition ChainLanesTransition::FromLogPotentials(const Eigen::Ref<const RowMatrixXd>& transition) {
   ChainLanesTransition out;
@@ -208,7 +225,8 @@ template <class Out>
 std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& potentials,
                                                      const ChainLanesTransition& transition,
                                                      const LaneBatch<kLanes>& batch, ChainLanesWork& work,
-                                                     const std::array<Out*, kLanes>& marginal_rows, V* xi) {
+                                                     const std::array<Out*, kLanes>& marginal_rows, V* xi,
+                                                     ChainLanesTables* tables) {
   const int K = transition.num_labels;
   work.Reserve(batch.length, K);
   IV bad = {};
@@ -219,8 +237,19 @@ std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& pote
   } else {
     forward = Forward<Kind::kProbabilities>(potentials, transition, batch, V{}, bad, work);
   }
-  Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows);
-  if (xi != nullptr) AddXi(work, K, batch.length, xi);
+  const bool rows = std::any_of(marginal_rows.begin(), marginal_rows.end(), [](Out* r) { return r != nullptr; });
+  if (!rows && xi == nullptr && tables == nullptr) return forward.log_z;
+  V* beta_rows = nullptr;
+  if (tables != nullptr) {
+    tables->beta.resize(static_cast<size_t>(batch.length) * K);
+    beta_rows = tables->beta.data();
+  }
+  Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows, beta_rows);
+  if (xi != nullptr) ChainLanesAddOuter(work.alpha.data(), work.w.data(), K, batch.length, xi);
+  if (tables != nullptr) {
+    KeepTables(batch, K, work, tables);
+    tables->log_z = forward.log_z;
+  }
   return forward.log_z;
 }
 
@@ -241,10 +270,12 @@ void ChainLanesAddBigrams(const ChainLanesTransition& transition, V* xi, double*
 template std::array<double, kLanes> ChainLanesForwardBackward<double>(const ChainPotentials&,
                                                                       const ChainLanesTransition&,
                                                                       const LaneBatch<kLanes>&, ChainLanesWork&,
-                                                                      const std::array<double*, kLanes>&, V*);
+                                                                      const std::array<double*, kLanes>&, V*,
+                                                                      ChainLanesTables*);
 template std::array<double, kLanes> ChainLanesForwardBackward<float>(const ChainPotentials&,
                                                                      const ChainLanesTransition&,
                                                                      const LaneBatch<kLanes>&, ChainLanesWork&,
-                                                                     const std::array<float*, kLanes>&, V*);
+                                                                     const std::array<float*, kLanes>&, V*,
+                                                                     ChainLanesTables*);
 
 }  // namespace seqflow

@@ -1,6 +1,7 @@
 // Scaled forward-backward on a batch of up to kLanes linear chains, one chain per SIMD lane
 // (nodes/common/lanes.h): the one forward-backward of the project. HMM E-steps and posterior
-// decoding, the CRF likelihood and the decoders all run it.
+// decoding, the CRF likelihood, the hybrid model, the homotopy's count covariances (through the
+// tables it keeps, and the tangent pass of tangent_lanes.h over them) and the decoders run it.
 //
 // A chain of K labels is given by per-position potentials ψ_t(j) >= 0, an optional initial
 // weight π(j) at position 0, and label-bigram potentials E(i, j) >= 0 (row = previous label):
@@ -75,17 +76,38 @@ struct ChainLanesWork {
   void Reserve(int T, int K);
 };
 
+// The scaled tables of one batch, handed back for the passes that reuse them without a second
+// recurrence (the tangent pass of tangent_lanes.h, the homotopy's covariance Z-table). In the
+// notation above, with Ê_t = c_t ψ_t (the potentials over the scale, padded with c_t past a lane's
+// end), per lane:
+//   α_0 = π ∘ Ê_0,  α_t = Ê_t ∘ (Eᵀ α_{t-1});   b_t = E (Ê_{t+1} ∘ b_{t+1}) + [t = len-1] / S;
+//   P_t = α_t ∘ b_t;  ξ_t(i, j) = α_{t-1}(i) E(i, j) Ê_t(j) b_t(j);  b = 0 past a lane's end.
+// α past a lane's end is whatever the recurrence gives: read it only at t < len.
+struct ChainLanesTables {
+  std::vector<Lanes<kLanes>> alpha;  // [T x K] α_t
+  std::vector<Lanes<kLanes>> beta;   // [T x K] b_t
+  std::vector<Lanes<kLanes>> emit;   // [T x K] Ê_t
+  std::array<double, kLanes> log_z{};
+  bool live(int lane, const LaneBatch<kLanes>& batch) const;  // a used lane with a finite log Z
+};
+
 // Runs both passes on `batch`. Returns log Z per lane (0 for unused lanes; see above for lanes
 // without a finite one). Writes lane l's marginals, row-major [len(l) x K], to marginal_rows[l]
-// unless it is null (Out = double, or float for the CRF trainer's buffer), and adds
-// Σ_t α_{t-1}(i) W_t(j) per lane to xi[i * K + j] unless xi is null.
+// unless it is null (Out = double, or float for the CRF trainer's buffer), adds
+// Σ_t α_{t-1}(i) W_t(j) per lane to xi[i * K + j] unless xi is null, and fills `tables` unless it
+// is null. With no output but log Z the backward pass is skipped.
 // REQUIRES: batch.length >= 1 and lanes filled from lane 0 on; every column obs[l][t] inside
 // `potentials.table`; xi has K * K entries.
 template <class Out>
 std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& potentials,
                                                      const ChainLanesTransition& transition,
                                                      const LaneBatch<kLanes>& batch, ChainLanesWork& work,
-                                                     const std::array<Out*, kLanes>& marginal_rows, Lanes<kLanes>* xi);
+                                                     const std::array<Out*, kLanes>& marginal_rows, Lanes<kLanes>* xi,
+                                                     ChainLanesTables* tables = nullptr);
+
+// acc[i * K + j] += Σ_{t+1 < T} a_t(i) w_{t+1}(j) per lane, for [T x K] lane tables a and w: the
+// expected-bigram sum of the forward-backward (a = α, w = W) and of its tangent pass.
+void ChainLanesAddOuter(const Lanes<kLanes>* a, const Lanes<kLanes>* w, int K, int T, Lanes<kLanes>* acc);
 
 // Σ over lanes of xi[c], for the callers that finish the bigram counts themselves.
 double SumLanes(const Lanes<kLanes>& v);

@@ -76,20 +76,26 @@ struct LaneBatch {
 
 // Indices of the non-empty sentences among [begin, end), longest first (ties by index, so the
 // order is fully determined), so that cutting the list into runs of L gives batches with little
-// padding. REQUIRES: end - begin < 2^32 and sentences shorter than 2^32 tokens.
-inline std::vector<size_t> LengthSortedOrder(const std::vector<std::vector<int32_t>>& sentences, size_t begin,
-                                             size_t end) {
+// padding. `length(i)` is sentence i's length. REQUIRES: end - begin < 2^32 and sentences shorter
+// than 2^32 tokens.
+template <class Length>
+inline std::vector<size_t> LengthSortedOrder(size_t begin, size_t end, Length length) {
   // Sorting packed (longest first, then index) keys touches no sentence during the sort.
   std::vector<uint64_t> keys;
   keys.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {
-    const uint64_t n = sentences[i].size();
+    const uint64_t n = length(i);
     if (n > 0) keys.push_back((~n << 32) | (i - begin));
   }
   std::sort(keys.begin(), keys.end());
   std::vector<size_t> order(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) order[k] = begin + (keys[k] & 0xffffffffu);
   return order;
+}
+
+inline std::vector<size_t> LengthSortedOrder(const std::vector<std::vector<int32_t>>& sentences, size_t begin,
+                                             size_t end) {
+  return LengthSortedOrder(begin, end, [&](size_t i) { return sentences[i].size(); });
 }
 
 // Calls f(std::integral_constant<int, n>{}) for a runtime 0 < n < Max, so a kernel's tail block

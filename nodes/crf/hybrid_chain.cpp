@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
 
 namespace seqflow {
@@ -24,12 +26,62 @@ void Normalize(Eigen::Ref<Eigen::VectorXd> weights, Eigen::Ref<Eigen::VectorXd> 
   for (Eigen::Index v = 0; v < weights.size(); ++v) log_out(v) = std::max(kLogFloor, std::log(weights(v) / total));
 }
 
+// One slot's buffers for running a shard of sentences through the chain library's lane
+// forward-backward.
+struct ShardLanes {
+  std::vector<double> scores;     // [shard tokens x K] row-major, row r = token offsets[begin] + r
+  std::vector<int32_t> row_ids;   // ChainRowIds of `scores`
+  std::vector<double> log_z;      // [end - begin]
+  std::vector<Lanes<kLanes>> xi;  // [K x K] Σ_t α_{t-1} W_t per lane
+  ChainLanesWork work;
+};
+
+// Runs the sentences [begin, end) through the lane forward-backward, kLanes of similar length at
+// a time in a fixed order (so sums do not depend on the thread): score(n, rows) writes sentence
+// n's scores [T x K] into the shard's table first; marginal_row(n) is where its marginals go
+// (null: nowhere); with `bigrams`, lanes->xi receives Σ α W (zeroed here). log Z of sentence n
+// lands in lanes->log_z[n - begin] (0 for an empty sentence).
+template <class Score, class MarginalRow>
+void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const ChainLanesTransition& transition,
+              bool bigrams, ShardLanes* lanes, Score score, MarginalRow marginal_row) {
+  const Eigen::Index K = corpus.num_labels;
+  const int64_t base = corpus.offsets[begin];
+  const int64_t tokens = corpus.offsets[end] - base;
+  lanes->scores.resize(static_cast<size_t>(tokens * K));
+  for (size_t n = begin; n < end; ++n) {
+    const int64_t first = corpus.offsets[n];
+    score(n, Eigen::Map<RowMatrixXd>(lanes->scores.data() + (first - base) * K, corpus.offsets[n + 1] - first, K));
+  }
+  const std::span<const int32_t> row_ids = ChainRowIds(static_cast<size_t>(tokens), &lanes->row_ids);
+  const ChainPotentials potentials{lanes->scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
+  lanes->log_z.assign(end - begin, 0.0);
+  if (bigrams) lanes->xi.assign(static_cast<size_t>(K * K), Lanes<kLanes>{});
+  const std::vector<size_t> order =
+      LengthSortedOrder(begin, end, [&](size_t n) { return corpus.offsets[n + 1] - corpus.offsets[n]; });
+  for (size_t b = 0; b < order.size(); b += kLanes) {
+    LaneBatch<kLanes> batch;
+    std::array<double*, kLanes> rows{};
+    for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
+      const size_t n = order[b + l];
+      batch.obs[l] = row_ids.subspan(corpus.offsets[n] - base, corpus.offsets[n + 1] - corpus.offsets[n]);
+      batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
+      rows[l] = marginal_row(n);
+    }
+    const std::array<double, kLanes> log_z = ChainLanesForwardBackward<double>(
+        potentials, transition, batch, lanes->work, rows, bigrams ? lanes->xi.data() : nullptr);
+    for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) lanes->log_z[order[b + l] - begin] = log_z[l];
+  }
+}
+
 // Per-slot sums of the Γ likelihood pass.
 struct LikelihoodSlot {
   double value = 0;
   Eigen::VectorXd token_terms;         // [I + J] Σ_t φ_m(t, y_t) − E[φ_m(t, ·)]
-  RowMatrixXd bigram_difference;       // expected − gold bigram counts (ChainForwardBackward adds)
+  RowMatrixXd bigram_difference;       // expected − gold bigram counts
   Eigen::VectorXd initial_difference;  // gold − expected first-label counts
+  ShardLanes lanes;
+  RowMatrixXd marginals;      // [shard tokens x K]
+  std::vector<int32_t> gold;  // one sentence's labels
   void Reset(Eigen::Index models, Eigen::Index labels) {
     value = 0;
     token_terms.setZero(models);
@@ -37,6 +89,23 @@ struct LikelihoodSlot {
     initial_difference.setZero(labels);
   }
 };
+
+// s of hybrid_chain.h for sentence n into `scores` [T x K].
+void FillScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
+                Eigen::Map<RowMatrixXd> scores) {
+  const int64_t begin = corpus.offsets[n];
+  const Eigen::Index length = scores.rows();
+  const Eigen::Index experts = static_cast<Eigen::Index>(corpus.expert_scores.size());
+  scores.setZero();
+  for (Eigen::Index i = 0; i < experts; ++i)
+    scores += gamma(i) * corpus.expert_scores[i].middleRows(begin, length).cast<double>();
+  for (int j = 0; j < theta.num_models(); ++j) {
+    const double weight = gamma(experts + j);
+    const RowMatrixXd& emission = theta.log_emission[j];
+    for (Eigen::Index t = 0; t < length; ++t) scores.row(t) += weight * emission.row(corpus.symbols(begin + t, j));
+    if (length > 0) scores.row(0) += weight * theta.log_initial[j].transpose();
+  }
+}
 
 }  // namespace
 
@@ -52,31 +121,23 @@ RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeP
 
 void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
                   RowMatrixXd& scores) {
-  const int64_t begin = corpus.offsets[n];
-  const Eigen::Index length = corpus.offsets[n + 1] - begin;
-  const Eigen::Index experts = static_cast<Eigen::Index>(corpus.expert_scores.size());
-  scores.setZero(length, corpus.num_labels);
-  for (Eigen::Index i = 0; i < experts; ++i)
-    scores += gamma(i) * corpus.expert_scores[i].middleRows(begin, length).cast<double>();
-  for (int j = 0; j < theta.num_models(); ++j) {
-    const double weight = gamma(experts + j);
-    const RowMatrixXd& emission = theta.log_emission[j];
-    for (Eigen::Index t = 0; t < length; ++t) scores.row(t) += weight * emission.row(corpus.symbols(begin + t, j));
-    if (length > 0) scores.row(0) += weight * theta.log_initial[j].transpose();
-  }
+  scores.resize(corpus.offsets[n + 1] - corpus.offsets[n], corpus.num_labels);
+  FillScores(corpus, n, theta, gamma, Eigen::Map<RowMatrixXd>(scores.data(), scores.rows(), scores.cols()));
 }
 
 double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
                             const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts) {
   const Eigen::Index labels = corpus.num_labels;
   const int models = theta.num_models();
-  const ChainTransition transition(HybridTransition(experts, theta, gamma));
+  const ChainLanesTransition transition =
+      ChainLanesTransition::FromLogPotentials(HybridTransition(experts, theta, gamma));
   counts.initial.setZero(labels);
   counts.transition.setZero(labels, labels);
   counts.emission.resize(models);
   for (int j = 0; j < models; ++j) counts.emission[j].setZero(theta.log_emission[j].rows(), labels);
 
   const size_t slots = OrderedSlots(threads);
+  std::vector<ShardLanes> slot_lanes(slots);
   std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(labels, labels));
   std::vector<double> slot_log_z(slots, 0.0);
   double log_likelihood = 0;
@@ -89,14 +150,13 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
     ParallelShardsOrdered(
         block_end - block, kShard, threads, slots,
         [&](size_t, size_t begin, size_t end, size_t slot) {
-          thread_local ChainWorkspace work;
-          thread_local RowMatrixXd scores;
-          for (size_t n = block + begin; n < block + end; ++n) {
-            if (corpus.offsets[n + 1] == corpus.offsets[n]) continue;
-            HybridScores(corpus, n, theta, gamma, scores);
-            slot_log_z[slot] += ChainForwardBackward(
-                scores, transition, work, marginals.row(corpus.offsets[n] - base).data(), slot_bigrams[slot].data());
-          }
+          ShardLanes& lanes = slot_lanes[slot];
+          RunShard(
+              corpus, block + begin, block + end, transition, true, &lanes,
+              [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+              [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
+          for (double z : lanes.log_z) slot_log_z[slot] += z;
+          ChainLanesAddBigrams(transition, lanes.xi.data(), slot_bigrams[slot].data());
         },
         [&](size_t, size_t slot) {
           log_likelihood += slot_log_z[slot];
@@ -202,7 +262,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   const Eigen::Index experts_n = NumExperts(experts);
   const Eigen::Index models = experts_n + theta.num_models();
   const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
-  const ChainTransition transition(transition_weights);
+  const ChainLanesTransition transition = ChainLanesTransition::FromLogPotentials(transition_weights);
 
   const size_t slots = OrderedSlots(threads);
   std::vector<LikelihoodSlot> slot_sums(slots);
@@ -212,22 +272,26 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   ParallelShardsOrdered(
       corpus.num_sentences(), kShard, threads, slots,
       [&](size_t, size_t begin, size_t end, size_t slot) {
-        thread_local ChainWorkspace work;
-        thread_local RowMatrixXd scores, marginals;
-        thread_local std::vector<int32_t> gold;
         LikelihoodSlot& sums = slot_sums[slot];
+        const int64_t base = corpus.offsets[begin];
+        sums.marginals.resize(corpus.offsets[end] - base, labels);
+        RunShard(
+            corpus, begin, end, transition, gradient != nullptr, &sums.lanes,
+            [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+            [&](size_t n) { return gradient ? sums.marginals.row(corpus.offsets[n] - base).data() : nullptr; });
+        if (gradient) ChainLanesAddBigrams(transition, sums.lanes.xi.data(), sums.bigram_difference.data());
         for (size_t n = begin; n < end; ++n) {
           const int64_t first = corpus.offsets[n];
           const Eigen::Index length = corpus.offsets[n + 1] - first;
           if (length == 0) continue;
-          HybridScores(corpus, n, theta, gamma, scores);
-          marginals.resize(length, labels);
-          const double log_z = ChainForwardBackward(scores, transition, work, marginals.data(),
-                                                    gradient ? sums.bigram_difference.data() : nullptr);
+          const Eigen::Map<const RowMatrixXd> scores(sums.lanes.scores.data() + (first - base) * labels, length,
+                                                     labels);
+          const auto marginals = sums.marginals.middleRows(first - base, length);
+          std::vector<int32_t>& gold = sums.gold;
           gold.assign(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
-          sums.value += ChainScore(scores, transition_weights, gold) - log_z;
+          sums.value += ChainScore(scores, transition_weights, gold) - sums.lanes.log_z[n - begin];
           if (!gradient) continue;
-          // ChainForwardBackward added the expected bigram counts; subtracting the gold ones keeps
+          // The expected bigram counts were added above; subtracting the gold ones keeps
           // expected − gold here (flipped once at the end).
           for (Eigen::Index t = 0; t < length; ++t) {
             const int32_t y = gold[t];
@@ -267,21 +331,22 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
 }
 
 double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads) {
-  const ChainTransition chain(transition);
+  const ChainLanesTransition chain = ChainLanesTransition::FromLogPotentials(transition);
   const size_t slots = OrderedSlots(threads);
+  std::vector<ShardLanes> slot_lanes(slots);
   std::vector<double> slot_sums(slots, 0.0);
   double total = 0;
   ParallelShardsOrdered(
       corpus.num_sentences(), kShard, threads, slots,
       [&](size_t, size_t begin, size_t end, size_t slot) {
-        thread_local ChainWorkspace work;
-        for (size_t n = begin; n < end; ++n) {
-          const int64_t first = corpus.offsets[n];
-          const Eigen::Index length = corpus.offsets[n + 1] - first;
-          if (length == 0) continue;
-          const RowMatrixXd scores = corpus.expert_scores[expert].middleRows(first, length).cast<double>();
-          slot_sums[slot] += ChainForwardBackward(scores, chain, work, nullptr, nullptr);
-        }
+        ShardLanes& lanes = slot_lanes[slot];
+        RunShard(
+            corpus, begin, end, chain, false, &lanes,
+            [&](size_t n, Eigen::Map<RowMatrixXd> rows) {
+              rows = corpus.expert_scores[expert].middleRows(corpus.offsets[n], rows.rows()).cast<double>();
+            },
+            [](size_t) { return static_cast<double*>(nullptr); });
+        for (double z : lanes.log_z) slot_sums[slot] += z;
       },
       [&](size_t, size_t slot) {
         total += slot_sums[slot];

@@ -2,8 +2,8 @@
 //   R(y | x) ∝ Π_i p_Di(y | x; λ_i)^γ_i · Π_j p_Gj(x, y; θ_j)^γ_j
 // with I CRF experts (fixed Λ) and J first-order HMMs, HMM j emitting the value of feature type
 // j at each token ("one feature type corresponds to one HMM", §4.1). Taking logs, R is one
-// linear chain (linear_chain.h) whose label scores and label-bigram weights are the γ-weighted
-// sums of the models' log-potentials:
+// linear chain (the chain library, nodes/chain) whose label scores and label-bigram weights are
+// the γ-weighted sums of the models' log-potentials:
 //   s_t(k)  = Σ_i γ_i λ_i·f(x, t, k) + Σ_j γ_j log θ_j(k → x_t^j) + [t = 0] Σ_j γ_j log π_j(k)
 //   A(k,l)  = Σ_i γ_i A_i(k, l)     + Σ_j γ_j log θ_j(k → l)
 // (each Z_i(x)^γ_i cancels in R), so one forward-backward per sentence gives R's marginals

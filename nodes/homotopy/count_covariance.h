@@ -1,14 +1,14 @@
 // Σ_{x∈U} Cov_{P(y|x,θ)}[Count(x, y)] on the free parameters of a PomLayout — the matrix of
 // Haffari & Sarkar (2008) Eq. 8 before the factor H — dense or as a product with a vector.
 //
-// Construction runs scaled forward-backward on every unlabeled sentence once and keeps the
-// tables (sentence_lattice.h: 2 T K doubles per sentence), from which come
+// Construction runs the chain library's scaled forward-backward (nodes/chain) once on every
+// unlabeled sentence, kLanes sentences of similar length at a time, and keeps its tables
+// (ChainLanesTables: 3 T K doubles per sentence, plus padding), from which come
 //   expected_counts = Σ_x E[Count] (so EM_1 = expected_counts / |U|), log P(U), the mean
 //   per-token posterior entropy, and then, without re-running forward-backward,
-//   Apply(u)  = Σ_x Cov[Count] u   matrix-free: tangent-linear forward-backward, O(T K²) per
-//               sentence (the directional derivative of the expected counts along log θ += u);
-//               with transitions frozen, kLanes sentences at a time (tangent_lanes.h), each
-//               shard's sentences sorted by length and packed into lanes at construction;
+//   Apply(u)  = Σ_x Cov[Count] u   matrix-free: the chain library's tangent pass
+//               (nodes/chain/tangent_lanes.h), O(T K²) per sentence — the directional derivative
+//               of the expected counts along log θ += u — on the same lane batches;
 //   Dense()   = Σ_x Cov[Count]     [P x P] by the §4 Z-table (covariance_ztable.h), each sentence
 //               touching only the initial / transition events and the emissions of its words.
 //               Memory P² doubles: for small models and emission-only models of moderate V.
@@ -25,9 +25,9 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/hmm/forward_backward.h"
 #include "nodes/homotopy/pom_layout.h"
-#include "nodes/homotopy/sentence_lattice.h"
-#include "nodes/homotopy/tangent_lanes.h"
 
 namespace seqflow {
 
@@ -51,14 +51,24 @@ class CountCovariance {
   Eigen::MatrixXd Dense() const;
 
  private:
+  // A run of up to kLanes live-or-dead sentences of one shard and the tables kept for it.
+  struct Batch {
+    LaneBatch<kLanes> lanes;  // spans into *unlabeled_
+    ChainLanesTables tables;
+  };
+  // Where sentence s's tables are: batches_[shard][batch], lane `lane` (batch = -1: empty).
+  struct Place {
+    int32_t batch = -1;
+    int32_t lane = 0;
+  };
+
   PomLayout layout_;
   HmmParams hmm_;
   const IdSentences* unlabeled_;
   int threads_;
-  std::vector<SentenceLattice> lattices_;  // [|U|], empty sentences left default
-  // [shards] the live sentences of each shard, longest first, in lanes; empty when the
-  // transition block is free (Apply then runs sentence by sentence).
-  std::vector<std::vector<LatticeBatch<kLanes>>> batches_;
+  ChainLanesTransition transition_;
+  std::vector<std::vector<Batch>> batches_;  // [shards] the non-empty sentences, longest first
+  std::vector<Place> places_;                // [|U|]
   Eigen::VectorXd expected_counts_;
   double log_likelihood_ = 0;
   double mean_token_entropy_ = 0;

@@ -67,13 +67,11 @@ Eigen::MatrixXd EdgeTargets(const Eigen::MatrixXd& F, const Eigen::MatrixXd& Wm)
 }
 
 // S(i, j) += P(event i at t1, event j at t2) for all t1 < t2 (one side only).
-void AddCrossPositions(const HmmParams& hmm, std::span<const int32_t> x, const SentenceLattice& lat,
-                       const LocalRows& rows, Eigen::MatrixXd* S) {
+void AddCrossPositions(const HmmParams& hmm, const SentenceLattice& lat, const LocalRows& rows, Eigen::MatrixXd* S) {
   const int K = rows.K;
   const int T = lat.length();
   const int K2 = K * K;
   const Eigen::MatrixXd& A = hmm.transition;
-  auto e_over_c = [&](int t) -> Eigen::VectorXd { return hmm.emission.col(x[t]) / lat.scale[t]; };
   std::array<int, 2> src{};
   std::array<int, 2> dst{};
   for (int t1 = 0; t1 + 1 < T; ++t1) {
@@ -84,14 +82,14 @@ void AddCrossPositions(const HmmParams& hmm, std::span<const int32_t> x, const S
     Eigen::MatrixXd Fn = lat.alpha.col(t1).asDiagonal();
     Eigen::MatrixXd Fe;
     if (edge_src) {
-      const Eigen::VectorXd e = e_over_c(t1);
+      const auto e = lat.emit.col(t1);
       Fe.setZero(K2, K);
       for (int a = 0; a < K; ++a) {
         for (int b = 0; b < K; ++b) Fe(a * K + b, b) = lat.alpha(a, t1 - 1) * A(a, b) * e[b];
       }
     }
     for (int t2 = t1 + 1; t2 < T; ++t2) {
-      const Eigen::VectorXd e = e_over_c(t2);
+      const auto e = lat.emit.col(t2);
       if (rows.transition >= 0) {
         const Eigen::MatrixXd Wm = A * e.cwiseProduct(lat.beta.col(t2)).asDiagonal();
         if (n_src > 0) {
@@ -120,8 +118,8 @@ void AddCrossPositions(const HmmParams& hmm, std::span<const int32_t> x, const S
 }
 
 // Pairs of events at the same position, and the means E[Count].
-void AddSamePositions(const HmmParams& hmm, std::span<const int32_t> x, const SentenceLattice& lat,
-                      const LocalRows& rows, Eigen::MatrixXd* S, Eigen::VectorXd* mean) {
+void AddSamePositions(const HmmParams& hmm, const SentenceLattice& lat, const LocalRows& rows, Eigen::MatrixXd* S,
+                      Eigen::VectorXd* mean) {
   const int K = rows.K;
   std::array<int, 2> starts{};
   for (int t = 0; t < lat.length(); ++t) {
@@ -132,7 +130,7 @@ void AddSamePositions(const HmmParams& hmm, std::span<const int32_t> x, const Se
       for (int j = 0; j < n; ++j) S->block(starts[i], starts[j], K, K).diagonal() += gamma;
     }
     if (rows.transition < 0 || t == 0) continue;
-    const Eigen::VectorXd w = hmm.emission.col(x[t]).cwiseProduct(lat.beta.col(t)) / lat.scale[t];
+    const Eigen::VectorXd w = lat.emit.col(t).cwiseProduct(lat.beta.col(t));
     for (int a = 0; a < K; ++a) {
       for (int b = 0; b < K; ++b) {
         const double xi = lat.alpha(a, t - 1) * hmm.transition(a, b) * w[b];
@@ -150,6 +148,21 @@ void AddSamePositions(const HmmParams& hmm, std::span<const int32_t> x, const Se
 
 }  // namespace
 
+void LatticeFromLanes(const ChainLanesTables& tables, int K, int lane, int length, SentenceLattice* out) {
+  out->alpha.resize(K, length);
+  out->beta.resize(K, length);
+  out->emit.resize(K, length);
+  for (int t = 0; t < length; ++t) {
+    for (int j = 0; j < K; ++j) {
+      const size_t c = static_cast<size_t>(t) * K + j;
+      out->alpha(j, t) = tables.alpha[c][lane];
+      out->beta(j, t) = tables.beta[c][lane];
+      out->emit(j, t) = tables.emit[c][lane];
+    }
+  }
+  out->log_likelihood = tables.log_z[lane];
+}
+
 void SentenceCovariance(const PomLayout& layout, const HmmParams& hmm, std::span<const int32_t> x,
                         const SentenceLattice& lattice, LocalCovariance* out) {
   out->index.clear();
@@ -160,10 +173,10 @@ void SentenceCovariance(const PomLayout& layout, const HmmParams& hmm, std::span
   const LocalRows rows = MakeRows(layout, x, &out->index);
   Eigen::MatrixXd& S = out->cov;
   S.setZero(rows.size, rows.size);
-  AddCrossPositions(hmm, x, lattice, rows, &S);
+  AddCrossPositions(hmm, lattice, rows, &S);
   S += S.transpose().eval();
   Eigen::VectorXd mean = Eigen::VectorXd::Zero(rows.size);
-  AddSamePositions(hmm, x, lattice, rows, &S, &mean);
+  AddSamePositions(hmm, lattice, rows, &S, &mean);
   S.noalias() -= mean * mean.transpose();
 }
 

@@ -1,11 +1,12 @@
 // Count covariances (dense Z-table and matrix-free tangent products) against enumeration of all
 // labellings on tiny HMMs, for every choice of free blocks; plus long sentences, thread-count
-// independence and the lattice's own posteriors.
+// independence, sentences of probability zero, and the counts construction keeps.
 #include "nodes/homotopy/count_covariance.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "nodes/hmm/forward_backward.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
@@ -46,20 +47,17 @@ void ForEachTinyCase(Body body) {
   }
 }
 
-TEST(SentenceLattice, PosteriorsCountsAndEntropyMatchBruteForce) {
+// What construction keeps from the chain library's forward-backward: counts, log P(x), entropy.
+TEST(CountCovariance, CountsLikelihoodAndEntropyMatchBruteForce) {
   ForEachTinyCase([](const HmmParams& hmm, const std::vector<int32_t>& x) {
     const auto want = testutil::EnumerateHmm(hmm, x);
-    SentenceLattice lat;
-    BuildLattice(hmm, x, &lat);
-    EXPECT_NEAR(lat.log_likelihood, want.log_likelihood(), kTol);
-    const Eigen::MatrixXd gamma = lat.alpha.cwiseProduct(lat.beta).transpose();
-    EXPECT_LE(MaxAbs(gamma - want.gamma), kTol);
-    ExpectedCounts c = ExpectedCounts::Zero(hmm.num_states(), hmm.num_symbols());
-    AddLatticeCounts(hmm, x, lat, &c);
-    EXPECT_LE(MaxAbs(c.initial - want.initial), kTol);
-    EXPECT_LE(MaxAbs(c.transition - want.transition), kTol);
-    EXPECT_LE(MaxAbs(c.emission - want.emission), kTol);
-    EXPECT_NEAR(LatticeEntropy(lat) / x.size(), testutil::BruteForceMeanEntropy(hmm, {x}), kTol);
+    const PomLayout layout(hmm.num_states(), hmm.num_symbols(), FreeBlocks{true, true, true});
+    const IdSentences corpus = {x};
+    const CountCovariance cov(layout, hmm, corpus, 1);
+    EXPECT_NEAR(cov.log_likelihood(), want.log_likelihood(), kTol);
+    const Eigen::VectorXd counts = layout.Gather(want.initial, want.transition, want.emission);
+    EXPECT_LE(MaxAbs(cov.expected_counts() - counts), kTol);
+    EXPECT_NEAR(cov.mean_token_entropy(), testutil::BruteForceMeanEntropy(hmm, {x}), kTol);
   });
 }
 
@@ -149,6 +147,33 @@ TEST(CountCovariance, ResultsDoNotDependOnThreadCount) {
   EXPECT_EQ(one.Apply(u), two.Apply(u));
   EXPECT_EQ(one.Apply(u), all.Apply(u));
   EXPECT_EQ(one.Dense(), two.Dense());
+}
+
+// Sentences of probability zero (a symbol no state emits) add nothing but their -inf to log P(U),
+// in the lanes of the matrix-free product as in the dense sum, for any thread count.
+TEST(CountCovariance, DeadSentencesAddNothing) {
+  HmmParams hmm = RandomHmm(4, 9, 81, 0.3);
+  hmm.emission.col(8).setZero();
+  hmm.emission.array().colwise() /= hmm.emission.rowwise().sum().array();
+  IdSentences corpus = RandomCorpus(150, 1, 25, 8, 82);
+  IdSentences with_dead = corpus;
+  with_dead[7] = {1, 8, 2};
+  corpus.erase(corpus.begin() + 7);
+  for (const FreeBlocks& free : AllFreeChoices()) {
+    const PomLayout layout(4, 9, free);
+    const CountCovariance live(layout, hmm, corpus, 1);
+    const CountCovariance one(layout, hmm, with_dead, 1);
+    const CountCovariance two(layout, hmm, with_dead, 2);
+    EXPECT_EQ(one.log_likelihood(), -std::numeric_limits<double>::infinity());
+    const Eigen::VectorXd u = Eigen::VectorXd::LinSpaced(layout.num_params(), -2.0, 1.0);
+    const Eigen::VectorXd got = one.Apply(u);
+    EXPECT_EQ(got, two.Apply(u));
+    EXPECT_TRUE(got.allFinite());
+    const Eigen::VectorXd want = live.Apply(u);
+    EXPECT_LE(MaxAbs(got - want), 1e-12 * (1 + MaxAbs(want))) << Describe(free);
+    EXPECT_LE(MaxAbs(one.Dense() - live.Dense()), 1e-12 * (1 + MaxAbs(live.Dense()))) << Describe(free);
+    EXPECT_LE(MaxAbs(one.expected_counts() - live.expected_counts()), 1e-12 * corpus.size()) << Describe(free);
+  }
 }
 
 TEST(CountCovariance, EmptySentencesAreSkipped) {
