@@ -2,8 +2,8 @@
 // standard_chunking: 338,551 attributes, 7.45M weights):
 //   BM_CrfGradient/threads   one CrfLikelihood::Evaluate (value + gradient), as L-BFGS calls it
 //   BM_CrfScores             the score rows of every sentence (pass 1's gathers from W)
-//   BM_ChainFbScalar         ChainForwardBackward on every sentence's precomputed scores
-//   BM_ChainFbLanes          ChainLanesForwardBackward on the same, kLanes sentences of similar length
+//   BM_ChainFbLanes          ChainLanesForwardBackward on every sentence's precomputed scores, kLanes
+//                            sentences of similar length
 //                            at a time (pass 1's chain work, with float marginals as the trainer)
 //   BM_LbfgsDirection/threads the compact-form direction with m = 4 float pairs over 7.45M weights
 //                            (crf.train's default), plus the next pair's y = -g it also writes
@@ -100,27 +100,6 @@ void BM_CrfScores(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(w.corpus.num_tokens()), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_CrfScores)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-void BM_ChainFbScalar(benchmark::State& state) {
-  const Workload& w = Data();
-  const CorpusScores& c = Scores();
-  const int64_t K = w.layout.num_labels;
-  const ChainTransition transition(CrfTransition(w.weights, w.layout));
-  ChainWorkspace work;
-  RowMatrixXd marginals(c.scores.rows(), K), bigrams = RowMatrixXd::Zero(K, K);
-  for (auto _ : state) {
-    double log_z = 0;
-    for (size_t n = 0; n < c.first.size(); ++n) {
-      const int64_t T = w.sentences[n].size();
-      log_z += ChainForwardBackward(c.scores.middleRows(c.first[n], T), transition, work,
-                                    marginals.data() + c.first[n] * K, bigrams.data());
-    }
-    benchmark::DoNotOptimize(log_z);
-  }
-  state.counters["tokens/s"] =
-      benchmark::Counter(static_cast<double>(w.corpus.num_tokens()), benchmark::Counter::kIsIterationInvariantRate);
-}
-BENCHMARK(BM_ChainFbScalar)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ChainFbLanes(benchmark::State& state) {
   const Workload& w = Data();
