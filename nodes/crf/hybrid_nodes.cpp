@@ -151,7 +151,7 @@ ParamTable<LopNodeOptions> LopParams() {
 KindSpec LopKind() {
   return KindSpec{
       "crf.lop",
-      "1",
+      "2",
       "Logarithmic opinion pool of CRFs (Smith, Cohn & Osborne 2005): p(y|x) ∝ Π_i p_i(y|x)^γ_i with the weights "
       "γ_i in [0, 1] maximising the held-out conditional log-likelihood under a Dirichlet prior (bound-constrained "
       "L-BFGS). The pool decodes as one chain with merged potentials.",
@@ -189,7 +189,7 @@ ParamTable<HysolNodeOptions> HysolParams() {
 KindSpec HysolKind() {
   return KindSpec{
       "crf.hysol",
-      "2",
+      "3",
       "HySOL (Suzuki, Fujino & Isozaki 2007): CRF experts combined with one HMM per feature type trained on "
       "unlabeled text under the hybrid posterior R (Eq. 5); Γ fitted on held-out labeled data (Eq. 3), Θ by EM, "
       "alternating until Θ changes by less than `tolerance`; after `max_iterations` without that, the pair "

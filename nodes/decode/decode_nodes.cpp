@@ -42,7 +42,7 @@ struct SmsOptions {
 KindSpec SmsKind() {
   return KindSpec{
       "decode.sms",
-      "2",
+      "3",
       "Labels each token with its most probable label under the model's posteriors (sequence of "
       "most probable states, forward-backward on the HMM or the CRF).",
       std::string(Predictions::kType),

@@ -187,7 +187,7 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "1",
+                  "2",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
                   "arc length (Haffari & Sarkar 2008, Algorithm 1) with a Newton corrector and adaptive steps; "
                   "records s, lambda, the spectrum of lambda*grad EM_1 - I and the unlabeled label entropy.",
