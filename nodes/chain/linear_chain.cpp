@@ -1,7 +1,7 @@
 #include "nodes/chain/linear_chain.h"
 
-#include <algorithm>
-#include <cmath>
+#include <array>
+#include <vector>
 
 #include "nodes/chain/viterbi_lanes.h"
 
