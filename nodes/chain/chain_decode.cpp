@@ -7,6 +7,7 @@
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/parallel.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -72,8 +73,9 @@ std::vector<std::vector<int32_t>> ViterbiProbabilities(const ChainTables& tables
                                                        const std::vector<std::vector<int32_t>>& sentences,
                                                        int threads) {
   const ChainViterbiModel model = ChainViterbiLogModel(tables);
-  const Eigen::MatrixXd log_table =
-      Eigen::Map<const Eigen::MatrixXd>(tables.table, model.K, tables.columns).array().log();  // [K x columns]
+  const Eigen::MatrixXd log_table = Eigen::Map<const Eigen::MatrixXd>(tables.table, model.K, tables.columns)
+                                        .array()
+                                        .unaryExpr(&Log);  // [K x columns]
   const ChainViterbiTable table{log_table.data(), /*take_log=*/false};
   const ViterbiF32Model model_f32(model, log_table.data(), log_table.cols());
   std::vector<std::vector<int32_t>> paths(sentences.size());
@@ -121,10 +123,10 @@ ChainViterbiModel ChainViterbiLogModel(const ChainTables& tables) {
   ChainViterbiModel model;
   model.K = K;
   model.log_initial =
-      tables.initial.size() > 0 ? Eigen::VectorXd(tables.initial.array().log()) : Eigen::VectorXd::Zero(K);
+      tables.initial.size() > 0 ? Eigen::VectorXd(tables.initial.array().unaryExpr(&Log)) : Eigen::VectorXd::Zero(K);
   model.log_a_ext = Eigen::MatrixXd::Zero(K, K + 1);
-  model.log_a_ext.leftCols(K) = tables.transition.array().log();
-  model.log_a_row_major = tables.transition.transpose().array().log();
+  model.log_a_ext.leftCols(K) = tables.transition.array().unaryExpr(&Log);
+  model.log_a_row_major = tables.transition.transpose().array().unaryExpr(&Log);
   return model;
 }
 

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "nodes/common/isa.h"
 #include "nodes/common/lane_transpose.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -18,7 +20,7 @@ void LogPotentialStep(const ChainViterbiModel& model, const ChainViterbiTable& t
   if (!table.take_log) return;
   for (int l = 0; l < kLanes; ++l) {
     if (t >= batch.len(l)) continue;  // the padding 0 is already log 1
-    for (int j = 0; j < model.K; ++j) e[j][l] = std::log(e[j][l]);
+    for (int j = 0; j < model.K; ++j) e[j][l] = Log(e[j][l]);
   }
 }
 
@@ -91,12 +93,22 @@ ChainViterbiModel ChainViterbiModel::FromLogPotentials(const Eigen::Ref<const Ro
   return model;
 }
 
-void ChainViterbiRun(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
-                     ChainViterbiWork* work, const std::array<int32_t*, kLanes>& paths,
-                     std::array<double, kLanes>* scores) {
+namespace {
+
+void ChainViterbiRunKernel(const ChainViterbiModel& model, const ChainViterbiTable& table,
+                           const LaneBatch<kLanes>& batch, ChainViterbiWork* work,
+                           const std::array<int32_t*, kLanes>& paths, std::array<double, kLanes>* scores) {
   Forward(model, table, batch, work);
   scores->fill(0.0);
   Backtrack(model, batch, work, paths, scores);
 }
+
+}  // namespace
+
+SEQFLOW_ISA_CLONES(void, ChainViterbiRun,
+                   (const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
+                    ChainViterbiWork* work, const std::array<int32_t*, kLanes>& paths,
+                    std::array<double, kLanes>* scores),
+                   ChainViterbiRunKernel, (model, table, batch, work, paths, scores))
 
 }  // namespace seqflow

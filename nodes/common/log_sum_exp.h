@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 
@@ -13,14 +14,16 @@ inline double LogSumExp(const Eigen::Ref<const Eigen::ArrayXd>& x) {
   if (x.size() == 0) return -std::numeric_limits<double>::infinity();
   const double m = x.maxCoeff();
   if (!std::isfinite(m)) return m;
-  return m + std::log((x - m).exp().sum());
+  double sum = 0;
+  for (double v : x) sum += Exp(v - m);
+  return m + Log(sum);
 }
 
 // log(exp(a) + exp(b)).
 inline double LogAddExp(double a, double b) {
   if (a < b) std::swap(a, b);
   if (b == -std::numeric_limits<double>::infinity()) return a;
-  return a + std::log1p(std::exp(b - a));
+  return a + Log1p(Exp(b - a));
 }
 
 }  // namespace seqflow

@@ -1,6 +1,7 @@
 #include "nodes/common/random.h"
 
 #include <cmath>
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 
@@ -30,7 +31,7 @@ Eigen::MatrixXd RandomStochasticRows(int rows, int cols, Rng& rng, double floor)
   Eigen::MatrixXd m(rows, cols);
   for (int r = 0; r < rows; ++r) {
     // Normalised exponentials are a flat Dirichlet draw; 1 - u keeps the log argument in (0, 1].
-    for (int c = 0; c < cols; ++c) m(r, c) = -std::log(1.0 - Uniform01(rng));
+    for (int c = 0; c < cols; ++c) m(r, c) = -Log(1.0 - Uniform01(rng));
     m.row(r) /= m.row(r).sum();
   }
   if (floor > 0) m = (1.0 - floor) * m.array() + floor / cols;

@@ -7,6 +7,7 @@
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 
@@ -20,10 +21,10 @@ Eigen::Index NumExperts(const ExpertTransitions& experts) { return static_cast<E
 void Normalize(Eigen::Ref<Eigen::VectorXd> weights, Eigen::Ref<Eigen::VectorXd> log_out) {
   const double total = weights.sum();
   if (!(total > 0)) {
-    log_out.setConstant(-std::log(static_cast<double>(weights.size())));
+    log_out.setConstant(-Log(static_cast<double>(weights.size())));
     return;
   }
-  for (Eigen::Index v = 0; v < weights.size(); ++v) log_out(v) = std::max(kLogFloor, std::log(weights(v) / total));
+  for (Eigen::Index v = 0; v < weights.size(); ++v) log_out(v) = std::max(kLogFloor, Log(weights(v) / total));
 }
 
 // One slot's buffers for running a shard of sentences through the chain library's lane
@@ -32,7 +33,7 @@ struct ShardLanes {
   std::vector<double> scores;     // [shard tokens x K] row-major, row r = token offsets[begin] + r
   std::vector<int32_t> row_ids;   // ChainRowIds of `scores`
   std::vector<double> log_z;      // [end - begin]
-  std::vector<Lanes<kLanes>> xi;  // [K x K] Σ_t α_{t-1} W_t per lane
+  LaneVector<Lanes<kLanes>> xi;  // [K x K] Σ_t α_{t-1} W_t per lane
   ChainLanesWork work;
 };
 
@@ -244,8 +245,8 @@ double RelativeParamChange(const GenerativeParams& next, const GenerativeParams&
   double difference = 0;
   double norm = 0;
   auto add = [&](const auto& a, const auto& b) {
-    difference += (a.array().exp() - b.array().exp()).square().sum();
-    norm += b.array().exp().square().sum();
+    difference += (a.array().unaryExpr(&Exp) - b.array().unaryExpr(&Exp)).square().sum();
+    norm += b.array().unaryExpr(&Exp).square().sum();
   };
   for (int j = 0; j < current.num_models(); ++j) {
     add(next.log_initial[j], current.log_initial[j]);

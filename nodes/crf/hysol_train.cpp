@@ -9,6 +9,7 @@
 #include "engine/base/status.h"
 #include "nodes/optim/box_lbfgs.h"
 #include "nodes/optim/objective.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 
@@ -16,7 +17,7 @@ double CombinationObjective::Evaluate(const Eigen::VectorXd& gamma, Eigen::Vecto
   double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient);
   if (xi_prime_ > 0) {
     // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
-    value += xi_prime_ * gamma.array().log().sum();
+    value += xi_prime_ * gamma.array().unaryExpr(&Log).sum();
     gradient.array() += xi_prime_ / gamma.array();
   }
   gradient = -gradient;
@@ -29,7 +30,7 @@ namespace {
 double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
                         const Eigen::VectorXd& gamma, const HysolOptions& options) {
   return HybridConditionalLogLikelihood(heldout, experts, theta, gamma, options.threads, nullptr) +
-         (options.xi_prime > 0 ? options.xi_prime * gamma.array().log().sum() : 0.0);
+         (options.xi_prime > 0 ? options.xi_prime * gamma.array().unaryExpr(&Log).sum() : 0.0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "nodes/chain/tangent_lanes.h"
 #include "nodes/common/parallel.h"
 #include "nodes/homotopy/covariance_ztable.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -19,7 +20,7 @@ struct CountSlot {
   ExpectedCounts counts;
   double entropy = 0;
   ChainLanesWork work;
-  std::vector<Lanes<kLanes>> xi;                  // [K x K] per lane
+  LaneVector<Lanes<kLanes>> xi;                  // [K x K] per lane
   std::array<Eigen::MatrixXd, kLanes> marginals;  // [K x len] P_t in column t
 };
 
@@ -35,7 +36,7 @@ void AddPosteriors(std::span<const int32_t> x, const Eigen::MatrixXd& gamma, Cou
   for (size_t t = 0; t < x.size(); ++t) c->counts.emission.col(x[t]) += gamma.col(static_cast<Eigen::Index>(t));
   for (Eigen::Index i = 0; i < gamma.size(); ++i) {
     const double g = gamma.data()[i];
-    if (g > 0) c->entropy -= g * std::log(g);
+    if (g > 0) c->entropy -= g * Log(g);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "nodes/hmm/forward_backward.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -43,7 +44,7 @@ double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, cons
   const Eigen::VectorXd theta = layout.Gather(hmm);
   double labeled = 0;
   for (Eigen::Index i = 0; i < em0.size(); ++i) {
-    if (em0[i] > 0) labeled += em0[i] * std::log(theta[i]);  // 0 log 0 = 0: unseen, unsmoothed
+    if (em0[i] > 0) labeled += em0[i] * Log(theta[i]);  // 0 log 0 = 0: unseen, unsmoothed
   }
   // λ = 0 must not touch the unlabeled term (unset, or -inf without U), nor λ = 1 the labeled
   // one: at λ = 1 EM may drive a labeled-only event's θ to 0, and 0 · log 0 must stay 0.

@@ -6,14 +6,18 @@
 namespace seqflow {
 namespace {
 
-// The rotation [c s; −s c] that maps (a, b) to (r, 0).
+// The rotation [c s; −s c] that maps (a, b) to (r, 0). r = |(a, b)| scaled by the larger part
+// against overflow, with sqrt (exact in IEEE) rather than libm's hypot, whose bits may depend on
+// the CPU (nodes/common/portable_math.h).
 void Givens(double a, double b, double* c, double* s) {
-  const double r = std::hypot(a, b);
-  if (r == 0) {
+  const double scale = std::max(std::abs(a), std::abs(b));
+  if (scale == 0) {
     *c = 1;
     *s = 0;
     return;
   }
+  const double u = a / scale, v = b / scale;
+  const double r = scale * std::sqrt(u * u + v * v);
   *c = a / r;
   *s = b / r;
 }

@@ -138,9 +138,13 @@ std::unique_ptr<PathLinearization> Linearize(PathSolver solver, EmJacobian em, d
 }
 
 Eigen::VectorXd LanczosStart(Eigen::Index size, const Eigen::VectorXd& warm) {
-  // A fixed start with no special structure.
+  // A fixed start with no special structure: a Weyl sequence in [1, 2) (no libm call, so the
+  // same bits on every CPU).
   Eigen::VectorXd start(size);
-  for (Eigen::Index i = 0; i < size; ++i) start[i] = 1.5 + std::sin(0.7 * static_cast<double>(i + 1));
+  for (Eigen::Index i = 0; i < size; ++i) {
+    const double x = 0.6180339887498949 * static_cast<double>(i + 1);
+    start[i] = 1.0 + (x - std::floor(x));
+  }
   start.normalize();
   // A little of the fixed start keeps the Krylov space from being trapped in an eigenvector of
   // a lower eigenvalue, should the previous top eigenvector have become one.

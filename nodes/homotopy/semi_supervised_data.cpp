@@ -5,6 +5,7 @@
 
 #include "nodes/eval/aligned_labels.h"
 #include "nodes/eval/segments.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -65,8 +66,8 @@ Result<double> MeanJointLogLikelihood(const HmmModel& model, const Corpus& gold)
   for (size_t s = 0; s < words.size(); ++s) {
     for (size_t t = 0; t < words[s].size(); ++t) {
       int y = labels[s][t];
-      total += std::log(t == 0 ? p.initial(y) : p.transition(labels[s][t - 1], y));
-      total += std::log(p.emission(y, words[s][t]));
+      total += Log(t == 0 ? p.initial(y) : p.transition(labels[s][t - 1], y));
+      total += Log(p.emission(y, words[s][t]));
     }
   }
   return words.empty() ? 0.0 : total / static_cast<double>(words.size());

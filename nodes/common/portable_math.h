@@ -1,0 +1,176 @@
+// exp, log and their relatives with the same bits on every x86-64 CPU.
+//
+// glibc picks its exp/log/log1p/sin/... at load time from the CPU (an FMA variant where the CPU
+// has FMA), and the variants round differently in the last bit: hashed over 2·10^7 arguments,
+// this machine's std::exp and std::log give other bits once the FMA variant is masked with
+// GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA. A result that reaches an artifact must not depend on
+// the node that computed it, so nodes/ call these instead (tests/numerics_lint.sh enforces it).
+//
+// The algorithms are fdlibm's (Sun, 1993): argument reduction by a two-part ln 2 and a rational
+// approximation, < 1 ulp. The functions are plain C++ with no library call; the build turns
+// contraction into FMA off, so every compiler target computes them identically.
+// Thread safety: pure functions.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "nodes/common/lanes.h"
+
+namespace seqflow {
+
+namespace portable_math_internal {
+
+inline constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 0x3fe62e42fee00000: k * kLn2Hi is exact
+inline constexpr double kLn2Lo = 1.90821492927058770002e-10;
+inline constexpr double kInvLn2 = 1.44269504088896338700e+00;
+
+// The integer type of a double or of a lane vector, so that one template body serves both.
+template <class V>
+struct IntOf {
+  using Type = typename LaneTraits<sizeof(V) / sizeof(double)>::Int;
+};
+template <>
+struct IntOf<double> {
+  using Type = int64_t;
+};
+
+template <class V>
+inline V TruncTowardZero(V v) {
+  if constexpr (std::is_same_v<V, double>) {
+    return static_cast<double>(static_cast<int64_t>(v));
+  } else {
+    return __builtin_convertvector(__builtin_convertvector(v, typename IntOf<V>::Type), V);
+  }
+}
+
+// 2^k for integral k in [-1022, 1023].
+template <class V>
+inline V TwoTo(V k) {
+  using I = typename IntOf<V>::Type;
+  I bits;
+  if constexpr (std::is_same_v<V, double>) {
+    bits = static_cast<int64_t>(k);
+  } else {
+    bits = __builtin_convertvector(k, I);
+  }
+  return std::bit_cast<V>((bits + 1023) << 52);
+}
+
+// e^x for a double or for every lane of a vector, with the same bits either way (fdlibm e_exp.c):
+// x = k ln2 + r, |r| <= ln2 / 2; e^r = 1 + r + r c / (2 - c) with c = r - r^2 P(r^2); e^x = 2^k e^r.
+// Written without branches (every case computed, then selected) so lanes vectorise.
+template <class V>
+inline V ExpOf(V x) {
+  constexpr double kP1 = 1.66666666666666019037e-01, kP2 = -2.77777777770155933842e-03,
+                   kP3 = 6.61375632143793436117e-05, kP4 = -1.65339022054652515390e-06,
+                   kP5 = 4.13813679705723846039e-08;
+  constexpr double kOverflow = 7.09782712893383973096e+02, kUnderflow = -7.45133219101941108420e+02;
+  const V zero = V{} * 0.0;
+  const V one = zero + 1.0;
+  const V xc = x == x ? (x > kOverflow ? zero + kOverflow : (x < kUnderflow ? zero + kUnderflow : x)) : zero;
+  const V ax = xc < 0 ? -xc : xc;
+  const V sign = xc < 0 ? -one : one;
+  const V k = ax > 0.5 * kLn2Hi ? (ax < 1.5 * kLn2Hi ? sign : TruncTowardZero<V>(kInvLn2 * xc + 0.5 * sign)) : zero;
+  const V hi = xc - k * kLn2Hi;
+  const V lo = k * kLn2Lo;
+  const V r = hi - lo;
+  const V z = r * r;
+  const V c = r - z * (kP1 + z * (kP2 + z * (kP3 + z * (kP4 + z * kP5))));
+  const V y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
+  // Only the last multiplication may round (into the subnormals) or overflow.
+  const V k1 = k < -1021 ? k + 1000 : (k > 1023 ? zero + 1023 : k);
+  const V f2 = k < -1021 ? zero + 0x1p-1000 : (k > 1023 ? zero + 2.0 : one);
+  const V e = (y * TwoTo<V>(k1)) * f2;
+  const V inf = zero + std::numeric_limits<double>::infinity();
+  return x == x ? (x > kOverflow ? inf : (x < kUnderflow ? zero : (ax < 0x1p-28 ? 1.0 + x : e))) : x;
+}
+
+}  // namespace portable_math_internal
+
+// e^x, < 1 ulp.
+inline double Exp(double x) { return portable_math_internal::ExpOf<double>(x); }
+
+// e^x in every lane, the same bits as Exp lane by lane.
+template <int L>
+inline Lanes<L> ExpLanes(Lanes<L> x) {
+  return portable_math_internal::ExpOf<Lanes<L>>(x);
+}
+
+// Natural logarithm, < 1 ulp (fdlibm e_log.c): x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2),
+// log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
+inline double Log(double x) {
+  using portable_math_internal::kLn2Hi;
+  using portable_math_internal::kLn2Lo;
+  constexpr double kLg1 = 6.666666666666735130e-01, kLg2 = 3.999999999940941908e-01, kLg3 = 2.857142874366239149e-01,
+                   kLg4 = 2.222219843214978396e-01, kLg5 = 1.818357216161805012e-01, kLg6 = 1.531383769920937332e-01,
+                   kLg7 = 1.479819860511658591e-01;
+  if (x != x) return x;
+  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0) return -std::numeric_limits<double>::infinity();
+  if (x == std::numeric_limits<double>::infinity()) return x;
+  int k = 0;
+  if (x < std::numeric_limits<double>::min()) {  // subnormal: scale into the normal range
+    k -= 54;
+    x *= 0x1p54;
+  }
+  const uint64_t bits = std::bit_cast<uint64_t>(x);
+  int32_t hx = static_cast<int32_t>(bits >> 32);
+  k += (hx >> 20) - 1023;
+  hx &= 0x000fffff;
+  const int32_t i = (hx + 0x95f64) & 0x100000;  // 1 when the mantissa is past sqrt(2): halve it
+  const uint64_t normalized =
+      (static_cast<uint64_t>(static_cast<uint32_t>(hx | (i ^ 0x3ff00000))) << 32) | (bits & 0xffffffffu);
+  k += i >> 20;
+  const double f = std::bit_cast<double>(normalized) - 1.0;
+  const double dk = k;
+  if ((0x000fffff & (2 + hx)) < 3) {  // |f| < 2^-20
+    if (f == 0.0) return k == 0 ? 0.0 : dk * kLn2Hi + dk * kLn2Lo;
+    const double r = f * f * (0.5 - 0.33333333333333333 * f);
+    return k == 0 ? f - r : dk * kLn2Hi - ((r - dk * kLn2Lo) - f);
+  }
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  const double w = z * z;
+  const double t1 = w * (kLg2 + w * (kLg4 + w * kLg6));
+  const double t2 = z * (kLg1 + w * (kLg3 + w * (kLg5 + w * kLg7)));
+  const double r = t2 + t1;
+  if (((hx - 0x6147a) | (0x6b851 - hx)) > 0) {
+    const double hfsq = 0.5 * f * f;
+    return k == 0 ? f - (hfsq - s * (hfsq + r)) : dk * kLn2Hi - ((hfsq - (s * (hfsq + r) + dk * kLn2Lo)) - f);
+  }
+  return k == 0 ? f - s * (f - r) : dk * kLn2Hi - ((s * (f - r) - dk * kLn2Lo) - f);
+}
+
+// log(1 + x), accurate for tiny x: with u = 1 + x rounded, log(u) * x / (u - 1) (Goldberg 1991,
+// Theorem 4) cancels the rounding of u.
+inline double Log1p(double x) {
+  const double u = 1.0 + x;
+  if (u == 1.0) return x;
+  if (u == std::numeric_limits<double>::infinity()) return u;
+  return Log(u) * x / (u - 1.0);
+}
+
+// e^x - 1, accurate for tiny x, by the same correction as Log1p.
+inline double Expm1(double x) {
+  const double u = Exp(x);
+  if (u == 1.0) return x;
+  const double um1 = u - 1.0;
+  if (um1 == -1.0) return -1.0;
+  if (u == std::numeric_limits<double>::infinity()) return u;
+  return um1 * x / Log(u);
+}
+
+// tanh x = -expm1(-2|x|) / (2 + expm1(-2|x|)), with the sign of x.
+inline double Tanh(double x) {
+  if (x != x) return x;
+  const double ax = x < 0 ? -x : x;
+  if (ax > 22.0) return x < 0 ? -1.0 : 1.0;
+  const double e = Expm1(-2.0 * ax);
+  const double t = -e / (2.0 + e);
+  return x < 0 ? -t : t;
+}
+
+}  // namespace seqflow

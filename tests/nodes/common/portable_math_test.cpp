@@ -1,0 +1,111 @@
+#include "nodes/common/portable_math.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <random>
+
+namespace seqflow {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// |y - exact| in units of the last place of the double nearest exact; x87 long double (64-bit
+// mantissa) stands in for the exact value.
+double UlpError(double y, long double exact) {
+  const double rounded = static_cast<double>(exact);
+  const double ulp = std::nextafter(std::fabs(rounded), kInf) - std::fabs(rounded);
+  return static_cast<double>(std::fabs(static_cast<long double>(y) - exact) / ulp);
+}
+
+template <class Ours, class Exact>
+double MaxUlpError(double lo, double hi, int samples, Ours ours, Exact exact) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> uniform(lo, hi);
+  double worst = 0;
+  for (int i = 0; i < samples; ++i) {
+    const double x = uniform(rng);
+    worst = std::max(worst, UlpError(ours(x), exact(x)));
+  }
+  return worst;
+}
+
+TEST(PortableMath, ExpIsWithinOneUlpOverItsWholeRange) {
+  auto ours = [](double x) { return Exp(x); };
+  auto exact = [](double x) { return std::exp(static_cast<long double>(x)); };
+  EXPECT_LT(MaxUlpError(-0.35, 0.35, 200000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(-40, 40, 200000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(-708, 709.7, 200000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(-1e-9, 1e-9, 10000, ours, exact), 1.0);
+}
+
+TEST(PortableMath, ExpAtTheEdges) {
+  EXPECT_EQ(Exp(0.0), 1.0);
+  EXPECT_EQ(Exp(-kInf), 0.0);
+  EXPECT_EQ(Exp(kInf), kInf);
+  EXPECT_EQ(Exp(710.0), kInf);
+  EXPECT_EQ(Exp(-746.0), 0.0);
+  EXPECT_TRUE(std::isnan(Exp(std::nan(""))));
+  EXPECT_GT(Exp(-744.0), 0.0);  // subnormal results are kept
+  EXPECT_NEAR(Exp(-744.0) / 1e-323, std::exp(-744.0) / 1e-323, 0.1);
+  EXPECT_LT(UlpError(Exp(709.78), std::exp(static_cast<long double>(709.78))), 1.0);
+  EXPECT_LT(UlpError(Exp(1.0), std::exp(static_cast<long double>(1.0))), 1.0);
+}
+
+TEST(PortableMath, ExpLanesHasTheScalarBitsInEveryLane) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> uniform(-750, 712);
+  const double specials[] = {0.0, -0.0, 1e-30, -1e-300, kInf, -kInf, std::nan(""), 709.78, -745.1, 0.3465, -0.3466};
+  for (int round = 0; round < 20000; ++round) {
+    Lanes<8> x;
+    for (int l = 0; l < 8; ++l) x[l] = round == 0 ? specials[l] : uniform(rng) / (l % 3 == 0 ? 1.0 : 97.0);
+    const Lanes<8> y = ExpLanes<8>(x);
+    for (int l = 0; l < 8; ++l) {
+      const double want = Exp(x[l]);
+      ASSERT_TRUE(std::bit_cast<uint64_t>(y[l]) == std::bit_cast<uint64_t>(want) || (want != want && y[l] != y[l]))
+          << x[l];
+    }
+  }
+}
+
+TEST(PortableMath, LogIsWithinOneUlpOverItsWholeRange) {
+  auto ours = [](double x) { return Log(x); };
+  auto exact = [](double x) { return std::log(static_cast<long double>(x)); };
+  EXPECT_LT(MaxUlpError(0.7, 1.42, 200000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(1 - 1e-6, 1 + 1e-6, 100000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(1e-300, 1e-290, 100000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(1e-3, 1e6, 200000, ours, exact), 1.0);
+  EXPECT_LT(MaxUlpError(1e300, 1.7e308, 100000, ours, exact), 1.0);
+}
+
+TEST(PortableMath, LogAtTheEdges) {
+  EXPECT_EQ(Log(1.0), 0.0);
+  EXPECT_EQ(Log(0.0), -kInf);
+  EXPECT_EQ(Log(kInf), kInf);
+  EXPECT_TRUE(std::isnan(Log(-1.0)));
+  EXPECT_TRUE(std::isnan(Log(std::nan(""))));
+  EXPECT_EQ(Log(2.0), std::numbers::ln2);
+  const double denormal = 4.9406564584124654e-324;
+  EXPECT_LT(UlpError(Log(denormal), std::log(static_cast<long double>(denormal))), 1.0);
+}
+
+TEST(PortableMath, Log1pExpm1AndTanhAreAccurateNearZeroAndBeyond) {
+  for (double x : {1e-300, 1e-17, -3e-12, 1e-8, -0.3, 0.7, 5.0, 40.0}) {
+    EXPECT_LT(UlpError(Log1p(std::fabs(x)), std::log1p(static_cast<long double>(std::fabs(x)))), 4.0) << x;
+    EXPECT_LT(UlpError(Expm1(x), std::expm1(static_cast<long double>(x))), 4.0) << x;
+    EXPECT_LT(UlpError(Tanh(x), std::tanh(static_cast<long double>(x))), 4.0) << x;
+  }
+  EXPECT_EQ(Log1p(-1.0), -kInf);
+  EXPECT_EQ(Log1p(kInf), kInf);
+  EXPECT_EQ(Expm1(kInf), kInf);
+  EXPECT_EQ(Expm1(-kInf), -1.0);
+  EXPECT_EQ(Tanh(-30.0), -1.0);
+  EXPECT_EQ(Tanh(0.0), 0.0);
+}
+
+}  // namespace
+}  // namespace seqflow
