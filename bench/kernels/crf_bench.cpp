@@ -112,7 +112,7 @@ void BM_ChainFbLanes(benchmark::State& state) {
   const auto labels = Labels(w.corpus);
   const std::vector<size_t> order = LengthSortedOrder(labels, 0, labels.size());
   ChainLanesWork work;
-  std::vector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  LaneVector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
   Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals(c.scores.rows(), K);
   for (auto _ : state) {
     double log_z = 0;

@@ -1,6 +1,10 @@
 // seqflow: run, plan and inspect YAML pipelines of semi-supervised sequence-labeling experiments.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
 
 namespace {
@@ -23,7 +27,13 @@ void AddRunOptions(CLI::App* cmd, RunArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const seqflow::Status isa = seqflow::cli::ApplyIsaChoice(std::getenv("SEQFLOW_ISA"));
+  if (!isa.ok()) {
+    std::fprintf(stderr, "error: %s\n", isa.message().c_str());
+    return 2;
+  }
   CLI::App app{"seqflow: semi-supervised sequence-labeling experiments as cached YAML pipelines"};
+  app.set_version_flag("--version", seqflow::cli::BuildDescription());
   app.require_subcommand(1);
   int code = 0;
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/base/log.h"
+#include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/progress_display.h"
 #include "engine/exec/executor.h"
@@ -90,6 +91,7 @@ int RunCommand(const RunArgs& args) {
   PipelineRecord record;
   std::vector<RunResult> results;  // results[i] holds the attachments of record.runs[i]
   record.pipeline = pipeline->name;
+  record.build = BuildDescription();
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
   // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.

@@ -2,6 +2,7 @@
 #include <mutex>
 
 #include "engine/base/hash.h"
+#include "engine/base/numerics.h"
 #include "engine/graph/build.h"
 
 namespace seqflow {
@@ -68,6 +69,8 @@ std::string CannotReadFile(const std::string& path, const Status& env_error) {
 void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node) {
   Hasher h;
   h.Add("seqflow.node.v1");
+  node.key_parts["numerics"] = std::string(NumericsId());
+  h.Add("numerics").Add(node.key_parts["numerics"]);
   node.key_parts["kind"] = bound.kind->name + "@" + bound.kind->version;
   h.Add("kind").Add(node.key_parts["kind"]);
   for (const auto& [name, value] : bound.params) {

@@ -19,8 +19,9 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
   std::set<std::string> names;
   for (const auto& [k, v] : now) names.insert(k);
   for (const auto& [k, v] : before) names.insert(k);
-  // Kind first, then parameters and files, then inputs: the most direct cause wins.
-  static const std::pair<const char*, PlanReason> kOrder[] = {{"kind", PlanReason::kKindChanged},
+  // The build first, then the kind, parameters and files, then inputs: the most direct cause wins.
+  static const std::pair<const char*, PlanReason> kOrder[] = {{"numerics", PlanReason::kBuildChanged},
+                                                             {"kind", PlanReason::kKindChanged},
                                                              {"param:", PlanReason::kParamsChanged},
                                                              {"file:", PlanReason::kFileChanged},
                                                              {"input:", PlanReason::kInputChanged}};
@@ -32,6 +33,7 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
       line.reason = reason;
       std::string field = name.substr(name.find(':') + 1);
       if (reason == PlanReason::kKindChanged) line.detail = a + " -> " + b;
+      else if (reason == PlanReason::kBuildChanged) line.detail = "numerics " + a + " -> " + b;
       else if (reason == PlanReason::kFileChanged) line.detail = field + " bytes changed";
       else if (reason == PlanReason::kInputChanged) line.detail = "input '" + field + "' changed";
       else line.detail = field + ": " + Shorten(ReadableParamText(a)) + " -> " + Shorten(ReadableParamText(b));
@@ -60,6 +62,7 @@ const char* PlanReasonName(PlanReason r) {
   switch (r) {
     case PlanReason::kCached: return "cached";
     case PlanReason::kNew: return "new";
+    case PlanReason::kBuildChanged: return "build changed";
     case PlanReason::kKindChanged: return "kind changed";
     case PlanReason::kParamsChanged: return "params changed";
     case PlanReason::kFileChanged: return "file changed";

@@ -17,7 +17,17 @@
 
 namespace seqflow {
 
-enum class PlanReason { kCached, kNew, kKindChanged, kParamsChanged, kFileChanged, kInputChanged, kMissing, kForced };
+enum class PlanReason {
+  kCached,
+  kNew,
+  kBuildChanged,  // another build's numerics (engine/base/numerics.h) made the last run's entries
+  kKindChanged,
+  kParamsChanged,
+  kFileChanged,
+  kInputChanged,
+  kMissing,
+  kForced
+};
 const char* PlanReasonName(PlanReason r);  // "cached", "new", "kind changed", ...
 
 struct PlanLine {

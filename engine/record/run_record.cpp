@@ -91,6 +91,7 @@ std::string RunRecordJson(const PipelineRecord& record) {
   for (const RunRecord& run : record.runs) runs.push_back(RunJson(run));
   Json j = {{"pipeline", record.pipeline}, {"seconds", Number(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
   if (!record.repeat_axis.empty()) j["repeat_axis"] = record.repeat_axis;
+  if (!record.build.empty()) j["build"] = record.build;
   return j.dump(2) + "\n";
 }
 

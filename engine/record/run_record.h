@@ -4,7 +4,8 @@
 // ParseRunRecord(RunRecordJson(r)) == r whenever r's numbers are finite.
 //
 // summary.json:
-//   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set),
+//   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set), "build": TEXT (the
+//    binary, its numerics and kernel variant: engine/cli/build_info.h),
 //    "kinds": {KIND: {"role": ROLE, "headline": [METRIC, ...], "chosen_lambda": METRIC,
 //                     "attachments": [{"suffix", "type", "x", "x_label", "y", "y_fallback",
 //                                      "mark_max", "x_is_lambda"}]}},
@@ -64,6 +65,7 @@ struct RunRecord {
 struct PipelineRecord {
   std::string pipeline;  // the pipeline's name
   double seconds = 0;    // wall time of the whole invocation
+  std::string build;     // the binary and its kernel variant (engine/cli/build_info.h); "" if unknown
   // The axis whose values are repetitions (seeds) of one setting — "repeat" when the pipeline
   // has a repeat: section — or "" when the runs are not repeated.
   std::string repeat_axis;

@@ -178,6 +178,7 @@ PipelineRecord ReadPipeline(const Json& j) {
   record.pipeline = String(*Find(j, "", "pipeline", true), "/pipeline");
   Optional(j, "", "seconds", record.seconds, Number);
   Optional(j, "", "repeat_axis", record.repeat_axis, String);
+  Optional(j, "", "build", record.build, String);
   if (const Json* kinds = Find(j, "", "kinds", false))
     for (const auto& [name, spec] : Object(*kinds, "/kinds").items())
       record.kinds[name] = ReadKind(spec, Key("/kinds", name));

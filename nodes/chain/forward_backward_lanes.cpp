@@ -5,8 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
+#include "nodes/common/isa.h"
 #include "nodes/common/lane_transpose.h"
+#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
@@ -33,9 +36,8 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
     }
     m_sum += std::bit_cast<V>(valid & std::bit_cast<IV>(m));
   }
-  Eigen::Map<Eigen::ArrayXd> table(reinterpret_cast<double*>(psi),
-                                   static_cast<Eigen::Index>(batch.length) * K * kLanes);
-  table = table.exp();
+  const size_t cells = static_cast<size_t>(batch.length) * K;
+  for (size_t i = 0; i < cells; ++i) psi[i] = ExpLanes<kLanes>(psi[i]);
   return m_sum;
 }
 
@@ -63,9 +65,9 @@ ForwardResult LogPartition(const ChainLanesTransition& tr, const LaneBatch<kLane
     double s = 0;
     for (int j = 0; j < K; ++j) s += alpha[static_cast<size_t>(n - 1) * K + j][l];
     if constexpr (kKind == Kind::kProbabilities) {
-      out.log_z[l] = static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+      out.log_z[l] = static_cast<double>(log2_sum[l]) * std::numbers::ln2 + Log(s);
     } else {
-      out.log_z[l] = m_sum[l] + (n - 1) * tr.shift + static_cast<double>(log2_sum[l]) * std::numbers::ln2 + std::log(s);
+      out.log_z[l] = m_sum[l] + (n - 1) * tr.shift + static_cast<double>(log2_sum[l]) * std::numbers::ln2 + Log(s);
     }
     out.inv_s[l] = 1.0 / s;
   }
@@ -77,8 +79,8 @@ ForwardResult LogPartition(const ChainLanesTransition& tr, const LaneBatch<kLane
 // One instantiation per kind, so each kind's steps are compiled for it alone. Flattened because
 // GCC otherwise leaves the gather and the K x K blocks as calls per step (5% of the HMM E-step).
 template <ChainPotentials::Kind kKind>
-[[gnu::flatten]] ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch,
-                      V m_sum, IV bad, ChainLanesWork& work) {
+[[gnu::flatten]] ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr,
+                                       const LaneBatch<kLanes>& batch, V m_sum, IV bad, ChainLanesWork& work) {
   const int K = tr.num_labels;
   V* alpha = work.alpha.data();
   IV log2_sum = {}, dead = bad;
@@ -170,13 +172,16 @@ void XiRow(const V* alpha, const V* w, int K, int T, int i0, V* xi) {
   DispatchTail<kXiCols>(K - j, [&](auto width) { XiBlock<IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
 }
 
-}  // namespace
-
-void ChainLanesAddOuter(const V* a, const V* w, int K, int T, V* acc) {
+void AddOuterKernel(const V* a, const V* w, int K, int T, V* acc) {
   int i = 0;
   for (; i + kXiRows <= K; i += kXiRows) XiRow<kXiRows>(a, w, K, T, i, acc);
   DispatchTail<kXiRows>(K - i, [&](auto rows) { XiRow<decltype(rows)::value>(a, w, K, T, i, acc); });
 }
+
+}  // namespace
+
+SEQFLOW_ISA_CLONES(void, ChainLanesAddOuter, (const V* a, const V* w, int K, int T, V* acc), AddOuterKernel,
+                   (a, w, K, T, acc))
 
 bool ChainLanesTables::live(int lane, const LaneBatch<kLanes>& batch) const {
   return batch.len(lane) > 0 && std::isfinite(log_z[lane]);
@@ -191,7 +196,7 @@ ChainLanesTransition ChainLanesTransition::FromLogPotentials(const Eigen::Ref<co
   out.et.resize(out.e.size());
   for (int i = 0; i < K; ++i) {
     for (int j = 0; j < K; ++j) {
-      out.e[static_cast<size_t>(i) * K + j] = std::exp(transition(i, j) - out.shift);
+      out.e[static_cast<size_t>(i) * K + j] = Exp(transition(i, j) - out.shift);
       out.et[static_cast<size_t>(j) * K + i] = out.e[static_cast<size_t>(i) * K + j];
     }
   }
@@ -222,12 +227,13 @@ void ChainLanesWork::Reserve(int T, int K) {
   gamma.resize(K);
 }
 
+namespace {
+
 template <class Out>
-std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& potentials,
-                                                     const ChainLanesTransition& transition,
-                                                     const LaneBatch<kLanes>& batch, ChainLanesWork& work,
-                                                     const std::array<Out*, kLanes>& marginal_rows, V* xi,
-                                                     ChainLanesTables* tables) {
+std::array<double, kLanes> ForwardBackwardKernel(const ChainPotentials& potentials,
+                                                 const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
+                                                 ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows,
+                                                 V* xi, ChainLanesTables* tables) {
   const int K = transition.num_labels;
   work.Reserve(batch.length, K);
   IV bad = {};
@@ -246,12 +252,41 @@ std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& pote
     beta_rows = tables->beta.data();
   }
   Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows, beta_rows);
-  if (xi != nullptr) ChainLanesAddOuter(work.alpha.data(), work.w.data(), K, batch.length, xi);
+  if (xi != nullptr) AddOuterKernel(work.alpha.data(), work.w.data(), K, batch.length, xi);
   if (tables != nullptr) {
     KeepTables(batch, K, work, tables);
     tables->log_z = forward.log_z;
   }
   return forward.log_z;
+}
+
+using LogZ = std::array<double, kLanes>;
+using DoubleRows = std::array<double*, kLanes>;
+using FloatRows = std::array<float*, kLanes>;
+SEQFLOW_ISA_CLONES(LogZ, ForwardBackwardDouble,
+                   (const ChainPotentials& potentials, const ChainLanesTransition& transition,
+                    const LaneBatch<kLanes>& batch, ChainLanesWork& work, const DoubleRows& rows, V* xi,
+                    ChainLanesTables* tables),
+                   ForwardBackwardKernel<double>, (potentials, transition, batch, work, rows, xi, tables))
+SEQFLOW_ISA_CLONES(LogZ, ForwardBackwardFloat,
+                   (const ChainPotentials& potentials, const ChainLanesTransition& transition,
+                    const LaneBatch<kLanes>& batch, ChainLanesWork& work, const FloatRows& rows, V* xi,
+                    ChainLanesTables* tables),
+                   ForwardBackwardKernel<float>, (potentials, transition, batch, work, rows, xi, tables))
+
+}  // namespace
+
+template <class Out>
+std::array<double, kLanes> ChainLanesForwardBackward(const ChainPotentials& potentials,
+                                                     const ChainLanesTransition& transition,
+                                                     const LaneBatch<kLanes>& batch, ChainLanesWork& work,
+                                                     const std::array<Out*, kLanes>& marginal_rows, V* xi,
+                                                     ChainLanesTables* tables) {
+  if constexpr (std::is_same_v<Out, double>) {
+    return ForwardBackwardDouble(potentials, transition, batch, work, marginal_rows, xi, tables);
+  } else {
+    return ForwardBackwardFloat(potentials, transition, batch, work, marginal_rows, xi, tables);
+  }
 }
 
 double SumLanes(const V& v) {

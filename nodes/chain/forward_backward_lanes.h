@@ -67,12 +67,12 @@ struct ChainPotentials {
 
 // Scratch tables of one thread, reused across batches; [T x K] tables are time-major lanes.
 struct ChainLanesWork {
-  std::vector<Lanes<kLanes>> psi;    // [T x K] ψ_t
-  std::vector<Lanes<kLanes>> alpha;  // [T x K] α_t, each row sums to [1, 2)
-  std::vector<Lanes<kLanes>> w;      // [T x K] W_t
-  std::vector<Lanes<kLanes>> scale;  // [T] c_t
-  std::vector<Lanes<kLanes>> beta;   // [K] b_t
-  std::vector<Lanes<kLanes>> gamma;  // [K] P_t
+  LaneVector<Lanes<kLanes>> psi;    // [T x K] ψ_t
+  LaneVector<Lanes<kLanes>> alpha;  // [T x K] α_t, each row sums to [1, 2)
+  LaneVector<Lanes<kLanes>> w;      // [T x K] W_t
+  LaneVector<Lanes<kLanes>> scale;  // [T] c_t
+  LaneVector<Lanes<kLanes>> beta;   // [K] b_t
+  LaneVector<Lanes<kLanes>> gamma;  // [K] P_t
   void Reserve(int T, int K);
 };
 
@@ -84,9 +84,9 @@ struct ChainLanesWork {
 //   P_t = α_t ∘ b_t;  ξ_t(i, j) = α_{t-1}(i) E(i, j) Ê_t(j) b_t(j);  b = 0 past a lane's end.
 // α past a lane's end is whatever the recurrence gives: read it only at t < len.
 struct ChainLanesTables {
-  std::vector<Lanes<kLanes>> alpha;  // [T x K] α_t
-  std::vector<Lanes<kLanes>> beta;   // [T x K] b_t
-  std::vector<Lanes<kLanes>> emit;   // [T x K] Ê_t
+  LaneVector<Lanes<kLanes>> alpha;  // [T x K] α_t
+  LaneVector<Lanes<kLanes>> beta;   // [T x K] b_t
+  LaneVector<Lanes<kLanes>> emit;   // [T x K] Ê_t
   std::array<double, kLanes> log_z{};
   bool live(int lane, const LaneBatch<kLanes>& batch) const;  // a used lane with a finite log Z
 };

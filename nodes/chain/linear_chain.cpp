@@ -24,7 +24,7 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
     marginals->resize(T, K);
     marginal_rows[0] = marginals->data();
   }
-  std::vector<Lanes<kLanes>> xi(transition_counts ? static_cast<size_t>(K) * K : 0, Lanes<kLanes>{});
+  LaneVector<Lanes<kLanes>> xi(transition_counts ? static_cast<size_t>(K) * K : 0, Lanes<kLanes>{});
   const std::array<double, kLanes> log_z =
       ChainLanesForwardBackward<double>({rows.data(), ChainPotentials::Kind::kLogScores, nullptr}, lanes_transition,
                                         batch, work, marginal_rows, transition_counts ? xi.data() : nullptr);

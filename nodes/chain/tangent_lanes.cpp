@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "nodes/common/isa.h"
 #include "nodes/common/lane_transpose.h"
 
 namespace seqflow {
@@ -157,11 +158,9 @@ void AddBigramTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
   }
 }
 
-}  // namespace
-
-void ChainLanesTangent(const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
-                       const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
-                       const ChainTangentOutput& out) {
+void ChainLanesTangentKernel(const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
+                             const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
+                             const ChainTangentOutput& out) {
   Pass p{transition, batch, tables, u, work, transition.num_labels, u.transition != nullptr, {}};
   for (int l = 0; l < kLanes; ++l) p.live[l] = tables.live(l, batch);
   Prepare(p);
@@ -169,5 +168,13 @@ void ChainLanesTangent(const ChainLanesTransition& transition, const LaneBatch<k
   BackwardTangent(p, zeta, out);
   if (p.bigrams) AddBigramTangent(p, zeta, out);
 }
+
+}  // namespace
+
+SEQFLOW_ISA_CLONES(void, ChainLanesTangent,
+                   (const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
+                    const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
+                    const ChainTangentOutput& out),
+                   ChainLanesTangentKernel, (transition, batch, tables, u, work, out))
 
 }  // namespace seqflow

@@ -47,12 +47,12 @@ struct ChainTangentOutput {
 
 // Scratch space of ChainLanesTangent; one per thread.
 struct ChainTangentWork {
-  std::vector<Lanes<kLanes>> u;          // [T x K] U_t, 0 past a lane's end
-  std::vector<Lanes<kLanes>> alpha_dot;  // [T x K] ȧ_t
-  std::vector<Lanes<kLanes>> beta_dot;   // [2 K] ḃ_t and ḃ_{t+1}
-  std::vector<Lanes<kLanes>> scratch;    // [2 K] the step's vector, then dP_t; the U_E term
-  std::vector<Lanes<kLanes>> w, w_dot;   // [T x K] W_t, Ẇ_t (with U_E only)
-  std::vector<Lanes<kLanes>> x, y;       // [K x K] X and Y per lane (with U_E only)
+  LaneVector<Lanes<kLanes>> u;          // [T x K] U_t, 0 past a lane's end
+  LaneVector<Lanes<kLanes>> alpha_dot;  // [T x K] ȧ_t
+  LaneVector<Lanes<kLanes>> beta_dot;   // [2 K] ḃ_t and ḃ_{t+1}
+  LaneVector<Lanes<kLanes>> scratch;    // [2 K] the step's vector, then dP_t; the U_E term
+  LaneVector<Lanes<kLanes>> w, w_dot;   // [T x K] W_t, Ẇ_t (with U_E only)
+  LaneVector<Lanes<kLanes>> x, y;       // [K x K] X and Y per lane (with U_E only)
   std::vector<double> de, de_t;          // [K x K] E ∘ U_E and its transpose (with U_E only)
 };
 

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #endif
 
+#include "nodes/common/isa.h"
 #include "nodes/common/lane_transpose.h"
 
 namespace seqflow {
@@ -127,8 +128,10 @@ ViterbiF32Model::ViterbiF32Model(const ChainViterbiModel& exact_model, const dou
   }
 }
 
-void ViterbiF32Run(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
-                   const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified) {
+namespace {
+
+void ViterbiF32RunKernel(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
+                         const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified) {
   const int K = model.K;
   const size_t cells = static_cast<size_t>(batch.length) * K;
   if (work->delta.size() < cells) work->delta.resize(cells);
@@ -137,5 +140,12 @@ void ViterbiF32Run(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& bat
   Forward(model, batch, work);
   Backtrack(model, batch, work, paths, certified);
 }
+
+}  // namespace
+
+SEQFLOW_ISA_CLONES(void, ViterbiF32Run,
+                   (const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
+                    const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified),
+                   ViterbiF32RunKernel, (model, batch, work, paths, certified))
 
 }  // namespace seqflow

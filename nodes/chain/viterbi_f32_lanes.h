@@ -44,9 +44,9 @@ struct ViterbiF32Model {
 };
 
 struct ViterbiF32Work {
-  std::vector<FloatLanes<kF32Lanes>> delta;   // [T x K]
-  std::vector<FloatLanes<kF32Lanes>> column;  // [K] log emissions, then log A(:, next) in backtrack
-  std::vector<Int32Lanes<kF32Lanes>> args;    // [T] the backtrack's choices
+  LaneVector<FloatLanes<kF32Lanes>> delta;   // [T x K]
+  LaneVector<FloatLanes<kF32Lanes>> column;  // [K] log emissions, then log A(:, next) in backtrack
+  LaneVector<Int32Lanes<kF32Lanes>> args;    // [T] the backtrack's choices
 };
 
 // Decodes the batch: paths[l] receives len(l) states (nullptr for an empty lane) and

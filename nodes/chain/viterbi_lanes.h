@@ -46,8 +46,8 @@ struct ChainViterbiTable {
 };
 
 struct ChainViterbiWork {
-  std::vector<Lanes<kLanes>> log_emit;  // [K] e_t of the current step
-  std::vector<Lanes<kLanes>> delta;     // [T x K]
+  LaneVector<Lanes<kLanes>> log_emit;  // [K] e_t of the current step
+  LaneVector<Lanes<kLanes>> delta;     // [T x K]
 };
 
 // Decodes the batch: paths[l] receives len(l) labels (nullptr for an empty lane) and

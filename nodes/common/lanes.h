@@ -12,20 +12,25 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace seqflow {
 
-// GCC/Clang vector extension; an alias template would drop the attribute, hence the trait.
+// GCC/Clang vector extension; an alias template would drop the attribute, hence the trait. The
+// alignment is stated because GCC otherwise caps it at the widest vector of the file's target (16
+// bytes for the x86-64-v2 baseline) while the AVX-512 clones of a kernel (nodes/common/isa.h)
+// move whole 64-byte vectors with aligned loads and stores.
 template <int L>
 struct LaneTraits {
-  typedef double Vec __attribute__((vector_size(8 * L)));
-  typedef int64_t Int __attribute__((vector_size(8 * L)));  // also the type of comparisons
-  typedef float Float __attribute__((vector_size(4 * L)));
-  typedef int32_t Int32 __attribute__((vector_size(4 * L)));  // comparisons of Float
+  typedef double Vec __attribute__((vector_size(8 * L), aligned(8 * L)));
+  typedef int64_t Int __attribute__((vector_size(8 * L), aligned(8 * L)));  // also the type of comparisons
+  typedef float Float __attribute__((vector_size(4 * L), aligned(4 * L)));
+  typedef int32_t Int32 __attribute__((vector_size(4 * L), aligned(4 * L)));  // comparisons of Float
 };
 template <int L>
 using Lanes = typename LaneTraits<L>::Vec;
@@ -58,6 +63,25 @@ inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2
   const IntLanes<L> bits = (2046 - biased) << 52;  // biased exponent of 2^(1023 - biased)
   return std::bit_cast<Lanes<L>>(bits);
 }
+
+// std::vector of lane values at their full alignment. std::vector<Lanes<L>> is not enough: a
+// template argument drops the alignment attribute (GCC's -Wignored-attributes, silenced for that
+// reason in CMakeLists.txt), and the AVX-512 clones load and store whole vectors aligned.
+template <class T>
+struct LaneAllocator {
+  using value_type = T;
+  LaneAllocator() = default;
+  template <class U>
+  LaneAllocator(const LaneAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(sizeof(T)))); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(sizeof(T))); }
+  template <class U>
+  bool operator==(const LaneAllocator<U>&) const {
+    return true;
+  }
+};
+template <class T>
+using LaneVector = std::vector<T, LaneAllocator<T>>;
 
 // 8 doubles: one AVX-512 register, or two AVX2 registers on older CPUs.
 inline constexpr int kLanes = 8;

@@ -4,13 +4,10 @@
 #include <cmath>
 #include <utility>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
+#include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/common/isa.h"
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
-#include "nodes/chain/forward_backward_lanes.h"
 
 namespace seqflow {
 namespace {
@@ -28,9 +25,59 @@ inline void PrefetchRow(const double* w, int64_t K, int32_t a) {
 
 constexpr int32_t kPrefetchAhead = 8;  // attributes; 3 to 16 measured the same
 
-// rows[t] = Σ_{a ∈ attrs(t)} x_a W(a, ·), x_a = row_values[a] or 1, for rows [T x K].
-void SentenceScoresScalar(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
-                          const double* row_values) {
+using V = Lanes<8>;
+
+// Labels [8 b, 8 b + 8) of a row: all 8 for b < NB - 1, the last block's Tail (<= 8) then zeros.
+// The counts are compile-time constants, so each load is one or two vector moves.
+template <int NB, int Tail, class T>
+inline V LoadBlock(const T* row, int b) {
+  V v = {};
+  if (b + 1 < NB) {
+    for (int j = 0; j < 8; ++j) v[j] = row[8 * b + j];
+  } else {
+    for (int j = 0; j < Tail; ++j) v[j] = row[8 * b + j];
+  }
+  return v;
+}
+
+template <int NB, int Tail>
+inline void StoreBlock(const V& v, int b, double* row) {
+  const int n = b + 1 < NB ? 8 : Tail;
+  for (int j = 0; j < n; ++j) row[8 * b + j] = v[j];
+}
+
+// Calls f(integral_constant NB, integral_constant Tail) for K = 8 (NB - 1) + Tail, NB <= 4, and
+// returns false for a larger K.
+template <class F>
+inline bool DispatchBlocks(int64_t K, F&& f) {
+  const int nb = static_cast<int>((K + 7) / 8);
+  if (nb > 4) return false;
+  const int tail = static_cast<int>(K - 8 * (nb - 1));
+  auto with_nb = [&](auto blocks) {
+    if (tail == 8) return f(blocks, std::integral_constant<int, 8>{});
+    DispatchTail<8>(tail, [&](auto t) { f(blocks, t); });
+  };
+  switch (nb) {
+    case 1:
+      with_nb(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      with_nb(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      with_nb(std::integral_constant<int, 3>{});
+      break;
+    default:
+      with_nb(std::integral_constant<int, 4>{});
+      break;
+  }
+  return true;
+}
+
+// rows[t] = Σ_{a ∈ attrs(t)} x_a W(a, ·), x_a = row_values[a] or 1, for rows [T x K]; each entry
+// summed from 0 in attribute order, so every form below gives the same bits.
+void SentenceScoresRows(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
+                        const double* row_values) {
   const int32_t T = sentence.size(), end = sentence.offsets[T];
   for (int32_t i = 0; i < std::min(kPrefetchAhead, end); ++i) PrefetchRow(w, K, sentence.ids[i]);
   std::fill(rows, rows + T * K, 0.0);
@@ -46,53 +93,39 @@ void SentenceScoresScalar(const double* w, int64_t K, const SentenceFeatures& se
   }
 }
 
-#if defined(__AVX512F__)
-// The same with a token's row held in NB registers of 8 labels (K <= 8 NB) while its attributes
-// are summed; the last block is loaded and stored under a mask. Sums in the same order as
-// SentenceScoresScalar.
-template <int NB>
+// The same with a token's row held in NB lane vectors of 8 labels (K <= 8 NB) while its
+// attributes are summed.
+template <int NB, int Tail>
 void SentenceScoresBlocked(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
                            const double* row_values) {
-  const __mmask8 tail = static_cast<__mmask8>((1u << (K - 8 * (NB - 1))) - 1);
   const int32_t T = sentence.size(), end = sentence.offsets[T];
   for (int32_t i = 0; i < std::min(kPrefetchAhead, end); ++i) PrefetchRow(w, K, sentence.ids[i]);
   for (int32_t t = 0; t < T; ++t) {
-    __m512d acc[NB];
-    for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_pd();
+    V acc[NB] = {};
     for (int32_t i = sentence.offsets[t]; i < sentence.offsets[t + 1]; ++i) {
       if (i + kPrefetchAhead < end) PrefetchRow(w, K, sentence.ids[i + kPrefetchAhead]);
       const int32_t a = sentence.ids[i];
-      const __m512d x = _mm512_set1_pd(row_values ? row_values[a] : 1.0);
+      const double x = row_values ? row_values[a] : 1.0;
       const double* wa = w + a * K;
-      for (int b = 0; b + 1 < NB; ++b) acc[b] = _mm512_fmadd_pd(x, _mm512_loadu_pd(wa + 8 * b), acc[b]);
-      acc[NB - 1] = _mm512_fmadd_pd(x, _mm512_maskz_loadu_pd(tail, wa + 8 * (NB - 1)), acc[NB - 1]);
+      for (int b = 0; b < NB; ++b) acc[b] += x * LoadBlock<NB, Tail>(wa, b);
     }
-    double* row = rows + t * K;
-    for (int b = 0; b + 1 < NB; ++b) _mm512_storeu_pd(row + 8 * b, acc[b]);
-    _mm512_mask_storeu_pd(row + 8 * (NB - 1), tail, acc[NB - 1]);
+    for (int b = 0; b < NB; ++b) StoreBlock<NB, Tail>(acc[b], b, rows + t * K);
   }
 }
-#endif
+
+void SentenceScoresKernel(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
+                          const double* row_values) {
+  const bool blocked = DispatchBlocks(K, [&](auto nb, auto tail) {
+    SentenceScoresBlocked<decltype(nb)::value, decltype(tail)::value>(w, K, sentence, rows, row_values);
+  });
+  if (!blocked) SentenceScoresRows(w, K, sentence, rows, row_values);
+}
 
 // Overwrites rows [T x K] with the sentence's scores.
-void SentenceScores(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
-                    const double* row_values) {
-#if defined(__AVX512F__)
-  switch ((K + 7) / 8) {
-    case 1:
-      return SentenceScoresBlocked<1>(w, K, sentence, rows, row_values);
-    case 2:
-      return SentenceScoresBlocked<2>(w, K, sentence, rows, row_values);
-    case 3:
-      return SentenceScoresBlocked<3>(w, K, sentence, rows, row_values);
-    case 4:
-      return SentenceScoresBlocked<4>(w, K, sentence, rows, row_values);
-    default:
-      break;
-  }
-#endif
-  SentenceScoresScalar(w, K, sentence, rows, row_values);
-}
+SEQFLOW_ISA_CLONES(void, SentenceScores,
+                   (const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
+                    const double* row_values),
+                   SentenceScoresKernel, (w, K, sentence, rows, row_values))
 
 // What pass 2 reads: the float marginals, the inverted index, the gold labels and the weights.
 struct GatherInputs {
@@ -113,82 +146,77 @@ inline void PrefetchOccurrence(const GatherInputs& in, int64_t i, int64_t end) {
   if (i + kAhead < end) __builtin_prefetch(in.marginals + static_cast<int64_t>(in.occurrence_token[i + kAhead]) * in.K);
 }
 
-// Gradient rows [begin, end) into g; returns ½ Σ ‖w_a‖² / δ² over them.
+// Gradient rows [begin, end) into g; returns ½ Σ ‖w_a‖² / δ² over them. In every form: an
+// attribute's marginal sums are summed from 0 in occurrence order and the gold counts subtracted
+// after, and ‖w‖² is summed in 8 partial sums (label k into sum k mod 8, attribute by attribute)
+// added in order at the end, so the forms give the same bits.
 double GatherGradientRowsScalar(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
   const int64_t K = in.K, stop = in.occurrence_start[end];
   std::vector<double> sum(K);
-  double squared = 0;
+  double squared[8] = {};
   for (int64_t a = begin; a < end; ++a) {
     std::fill(sum.begin(), sum.end(), 0.0);
-    for (int64_t i = in.occurrence_start[a]; i < in.occurrence_start[a + 1]; ++i) {
-      PrefetchOccurrence(in, i, stop);
-      const int32_t token = in.occurrence_token[i];
-      const float* p = in.marginals + static_cast<int64_t>(token) * K;
-      for (int64_t k = 0; k < K; ++k) sum[k] += p[k];
-      sum[in.token_label[token]] -= 1;
-    }
-    const double x = in.row_values ? in.row_values[a] : 1.0;
-    double* g = gradient + a * K;
-    const double* wa = in.w + a * K;
-    for (int64_t k = 0; k < K; ++k) g[k] = x * sum[k] + wa[k] * in.inv_sigma2, squared += wa[k] * wa[k];
-  }
-  return 0.5 * in.inv_sigma2 * squared;
-}
-
-#if defined(__AVX512F__)
-// The same with an attribute's sum held in NB registers of 8 labels (K <= 8 NB), the float rows
-// widened as they are loaded and the last block masked. Sums in the same order as the scalar code.
-template <int NB>
-double GatherGradientRowsBlocked(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
-  const int64_t K = in.K, stop = in.occurrence_start[end];
-  const __mmask8 tail = static_cast<__mmask8>((1u << (K - 8 * (NB - 1))) - 1);
-  const __m512d inv_sigma2 = _mm512_set1_pd(in.inv_sigma2);
-  __m512d squared = _mm512_setzero_pd();
-  alignas(64) double sum[8 * NB];
-  for (int64_t a = begin; a < end; ++a) {
-    __m512d acc[NB];
-    for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_pd();
     const int64_t first = in.occurrence_start[a], last = in.occurrence_start[a + 1];
     for (int64_t i = first; i < last; ++i) {
       PrefetchOccurrence(in, i, stop);
       const float* p = in.marginals + static_cast<int64_t>(in.occurrence_token[i]) * K;
-      for (int b = 0; b + 1 < NB; ++b) acc[b] = _mm512_add_pd(acc[b], _mm512_cvtps_pd(_mm256_loadu_ps(p + 8 * b)));
-      acc[NB - 1] = _mm512_add_pd(acc[NB - 1], _mm512_cvtps_pd(_mm256_maskz_loadu_ps(tail, p + 8 * (NB - 1))));
+      for (int64_t k = 0; k < K; ++k) sum[k] += p[k];
     }
-    for (int b = 0; b < NB; ++b) _mm512_store_pd(sum + 8 * b, acc[b]);
     for (int64_t i = first; i < last; ++i) sum[in.token_label[in.occurrence_token[i]]] -= 1;
-    const __m512d x = _mm512_set1_pd(in.row_values ? in.row_values[a] : 1.0);
+    const double x = in.row_values ? in.row_values[a] : 1.0;
+    double* g = gradient + a * K;
+    const double* wa = in.w + a * K;
+    for (int64_t k = 0; k < K; ++k) {
+      g[k] = x * sum[k] + wa[k] * in.inv_sigma2;
+      squared[k % 8] += wa[k] * wa[k];
+    }
+  }
+  double total = 0;
+  for (double s : squared) total += s;
+  return 0.5 * in.inv_sigma2 * total;
+}
+
+// The same with an attribute's sum held in NB lane vectors of 8 labels (K <= 8 NB).
+template <int NB, int Tail>
+double GatherGradientRowsBlocked(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
+  const int64_t K = in.K, stop = in.occurrence_start[end];
+  V squared = {};
+  for (int64_t a = begin; a < end; ++a) {
+    V acc[NB] = {};
+    const int64_t first = in.occurrence_start[a], last = in.occurrence_start[a + 1];
+    for (int64_t i = first; i < last; ++i) {
+      PrefetchOccurrence(in, i, stop);
+      const float* p = in.marginals + static_cast<int64_t>(in.occurrence_token[i]) * K;
+      for (int b = 0; b < NB; ++b) acc[b] += LoadBlock<NB, Tail>(p, b);
+    }
+    for (int64_t i = first; i < last; ++i) {
+      const int32_t label = in.token_label[in.occurrence_token[i]];
+      acc[label / 8][label % 8] -= 1;
+    }
+    const double x = in.row_values ? in.row_values[a] : 1.0;
     double* g = gradient + a * K;
     const double* wa = in.w + a * K;
     for (int b = 0; b < NB; ++b) {
-      const __mmask8 m = b + 1 < NB ? static_cast<__mmask8>(0xff) : tail;
-      const __m512d wb = _mm512_maskz_loadu_pd(m, wa + 8 * b);
-      _mm512_mask_storeu_pd(g + 8 * b, m,
-                            _mm512_fmadd_pd(x, _mm512_load_pd(sum + 8 * b), _mm512_mul_pd(wb, inv_sigma2)));
-      squared = _mm512_fmadd_pd(wb, wb, squared);
+      const V wb = LoadBlock<NB, Tail>(wa, b);
+      StoreBlock<NB, Tail>(x * acc[b] + wb * in.inv_sigma2, b, g);
+      squared += wb * wb;
     }
   }
-  return 0.5 * in.inv_sigma2 * _mm512_reduce_add_pd(squared);
+  double total = 0;
+  for (int l = 0; l < 8; ++l) total += squared[l];
+  return 0.5 * in.inv_sigma2 * total;
 }
-#endif
 
-double GatherGradientRows(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
-#if defined(__AVX512F__)
-  switch ((in.K + 7) / 8) {
-    case 1:
-      return GatherGradientRowsBlocked<1>(in, begin, end, gradient);
-    case 2:
-      return GatherGradientRowsBlocked<2>(in, begin, end, gradient);
-    case 3:
-      return GatherGradientRowsBlocked<3>(in, begin, end, gradient);
-    case 4:
-      return GatherGradientRowsBlocked<4>(in, begin, end, gradient);
-    default:
-      break;
-  }
-#endif
-  return GatherGradientRowsScalar(in, begin, end, gradient);
+double GatherGradientRowsKernel(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
+  double penalty = 0;
+  const bool blocked = DispatchBlocks(in.K, [&](auto nb, auto tail) {
+    penalty = GatherGradientRowsBlocked<decltype(nb)::value, decltype(tail)::value>(in, begin, end, gradient);
+  });
+  return blocked ? penalty : GatherGradientRowsScalar(in, begin, end, gradient);
 }
+
+SEQFLOW_ISA_CLONES(double, GatherGradientRows, (const GatherInputs& in, int64_t begin, int64_t end, double* gradient),
+                   GatherGradientRowsKernel, (in, begin, end, gradient))
 
 }  // namespace
 
@@ -237,7 +265,7 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   std::vector<ChainLanesWork> workspaces(slots);
   std::vector<std::vector<double>> slot_scores(slots);  // [shard tokens x K] row-major
   std::vector<std::vector<int32_t>> slot_row_ids(slots);
-  std::vector<std::vector<Lanes<kLanes>>> slot_xi(slots, std::vector<Lanes<kLanes>>(K * K, Lanes<kLanes>{}));
+  std::vector<LaneVector<Lanes<kLanes>>> slot_xi(slots, LaneVector<Lanes<kLanes>>(K * K, Lanes<kLanes>{}));
   RowMatrixXd bigrams = RowMatrixXd::Zero(K, K);
   double log_likelihood = 0;
   const double* values = row_values_.empty() ? nullptr : row_values_.data();
@@ -256,8 +284,7 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
           SentenceScores(w.data(), K, sentences_[n], rows, values);
           log_p += ChainScore(Eigen::Map<const RowMatrixXd>(rows, sentences_[n].size(), K), transition, labels_[n]);
         }
-        const std::span<const int32_t> row_ids =
-            ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
+        const std::span<const int32_t> row_ids = ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
         const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
         const std::vector<size_t> order = LengthSortedOrder(labels_, begin, end);
         for (size_t b = 0; b < order.size(); b += kLanes) {

@@ -52,7 +52,7 @@ double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, Ch
 // reduce, which keeps a shard's memory proportional to its tokens instead of K x V.
 struct ShardCounts {
   ChainLanesWork work;
-  std::vector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
+  LaneVector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
   Eigen::VectorXd initial;        // [K]
   std::vector<int32_t> symbols;   // [n] the shard's tokens, in batch order
   RowMajorMatrix gammas;          // [n x K] their posteriors (0 in impossible sentences)
@@ -140,7 +140,7 @@ double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> o
   const int T = static_cast<int>(obs.size());
   ChainLanesWork work;
   RowMajorMatrix gamma;
-  std::vector<Lanes<kLanes>> xi(static_cast<size_t>(K) * K, Lanes<kLanes>{});
+  LaneVector<Lanes<kLanes>> xi(static_cast<size_t>(K) * K, Lanes<kLanes>{});
   const double ll = SentencePosteriors(model, obs, &work, &gamma, xi.data());
   counts->log_likelihood += ll;
   counts->tokens += T;

@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "engine/base/hash.h"
+#include "engine/base/numerics.h"
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
@@ -59,11 +60,15 @@ TEST_F(DagTest, KeyPartsExplainTheKey) {
   auto dag = Build(kDiamond);
   ASSERT_OK(dag);
   const DagNode& src = dag->nodes[dag->Find("src")];
-  EXPECT_EQ(src.key_parts, (std::map<std::string, std::string>{
-                               {"kind", "t.source@1"}, {"param:encoding", "runs"}, {"file:path", HashHex("hello\n")}}));
+  EXPECT_EQ(src.key_parts, (std::map<std::string, std::string>{{"numerics", std::string(NumericsId())},
+                                                                {"kind", "t.source@1"},
+                                                                {"param:encoding", "runs"},
+                                                                {"file:path", HashHex("hello\n")}}));
   const DagNode& y = dag->nodes[dag->Find("y")];
-  EXPECT_EQ(y.key_parts, (std::map<std::string, std::string>{
-                             {"kind", "t.double@1"}, {"param:factor", "3"}, {"input:in", src.key}}));
+  EXPECT_EQ(y.key_parts, (std::map<std::string, std::string>{{"numerics", std::string(NumericsId())},
+                                                              {"kind", "t.double@1"},
+                                                              {"param:factor", "3"},
+                                                              {"input:in", src.key}}));
   const DagNode& merged = dag->nodes[dag->Find("merged")];
   EXPECT_EQ(merged.key_parts.at("input:items"), dag->nodes[dag->Find("x")].key + "," + y.key);
   EXPECT_EQ(merged.key_parts.at("kind"), "t.merge@2");

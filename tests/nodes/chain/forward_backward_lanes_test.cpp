@@ -48,7 +48,7 @@ void CheckBatch(int K, int lanes, double scale, std::mt19937& rng) {
     marginals[l].setZero(len[l], K);
     marginal_rows[l] = marginals[l].data();
   }
-  std::vector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  LaneVector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
   ChainLanesWork work;
   const ChainLanesTransition lanes_transition = ChainLanesTransition::FromLogPotentials(transition);
   const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};

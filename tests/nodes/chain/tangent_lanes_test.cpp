@@ -145,7 +145,7 @@ void Marginals(const Case& c, double eps, RowMatrixXd* marginals, RowMatrixXd* b
   marginals->setZero(scores.rows(), c.K);
   std::array<double*, kLanes> rows{};
   for (size_t l = 0; l < c.len.size(); ++l) rows[l] = marginals->row(c.first[l]).data();
-  std::vector<Lanes<kLanes>> xi(static_cast<size_t>(c.K) * c.K, Lanes<kLanes>{});
+  LaneVector<Lanes<kLanes>> xi(static_cast<size_t>(c.K) * c.K, Lanes<kLanes>{});
   ChainLanesWork work;
   ChainLanesForwardBackward<double>({scores.data(), ChainPotentials::Kind::kLogScores, nullptr}, tr, c.batch, work,
                                     rows, xi.data());

@@ -1,0 +1,70 @@
+#include "nodes/common/isa.h"
+
+#include <atomic>
+#include <cstdlib>
+
+namespace seqflow {
+namespace {
+
+constexpr std::string_view kNames[] = {"baseline", "avx2", "avx512"};
+
+std::atomic<int> active{-1};
+
+Isa BestIsa() {
+  if (CpuSupports(Isa::kAvx512)) return Isa::kAvx512;
+  if (CpuSupports(Isa::kAvx2)) return Isa::kAvx2;
+  return Isa::kBaseline;
+}
+
+// SEQFLOW_ISA when it names a variant this CPU runs (so benchmarks and tests can be pointed at
+// one), else the best; the command line rejects a bad SEQFLOW_ISA before any kernel runs.
+Isa DefaultIsa() {
+  const char* requested = std::getenv("SEQFLOW_ISA");
+  const std::optional<Isa> isa = ParseIsa(requested == nullptr ? "" : requested);
+  return isa && CpuSupports(*isa) ? *isa : BestIsa();
+}
+
+}  // namespace
+
+std::string_view IsaName(Isa isa) { return kNames[static_cast<int>(isa)]; }
+
+std::optional<Isa> ParseIsa(std::string_view name) {
+  for (int i = 0; i < 3; ++i) {
+    if (kNames[i] == name) return static_cast<Isa>(i);
+  }
+  return std::nullopt;
+}
+
+bool CpuSupports(Isa isa) {
+  __builtin_cpu_init();
+  switch (isa) {
+    case Isa::kAvx512:
+      return __builtin_cpu_supports("x86-64-v4");
+    case Isa::kAvx2:
+      return __builtin_cpu_supports("x86-64-v3");
+    case Isa::kBaseline:
+      return true;  // the whole binary is built for it
+  }
+  return false;
+}
+
+std::vector<Isa> SupportedIsas() {
+  std::vector<Isa> out;
+  for (Isa isa : {Isa::kBaseline, Isa::kAvx2, Isa::kAvx512}) {
+    if (CpuSupports(isa)) out.push_back(isa);
+  }
+  return out;
+}
+
+Isa ActiveIsa() {
+  int isa = active.load(std::memory_order_relaxed);
+  if (isa < 0) {
+    isa = static_cast<int>(DefaultIsa());
+    active.store(isa, std::memory_order_relaxed);
+  }
+  return static_cast<Isa>(isa);
+}
+
+void SetActiveIsa(Isa isa) { active.store(static_cast<int>(isa), std::memory_order_relaxed); }
+
+}  // namespace seqflow

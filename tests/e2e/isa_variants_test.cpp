@@ -1,0 +1,164 @@
+// The portable binary computes the same bits under every kernel variant this CPU runs
+// (SEQFLOW_ISA, nodes/common/isa.h): pipelines/tests/isa_variants.yaml (a CRF, its decoders,
+// HySOL and an EM_λ homotopy path on real data) writes byte-identical cache entries and
+// summary.json metrics under each, and pipelines/conll2000_crf.yaml gives the same summary.json
+// (every metric, every iteration count) under the baseline and the best variant. Fails, never
+// skips, without ../shared/data.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "engine/cache/entry_format.h"
+#include "engine/cli/session.h"
+#include "nodes/common/isa.h"
+#include "tests/e2e/cli_runner.h"
+
+namespace seqflow::testutil {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool IsTiming(const std::string& name) { return name.find("seconds") != std::string::npos; }
+
+std::vector<std::string> SplitCommas(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream s(line);
+  for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
+  return fields;
+}
+
+// A CSV attachment without its timing columns (a training trace's "seconds"); other attachments
+// come out with the same content in every variant too.
+std::string WithoutTimingColumns(const std::string& csv) {
+  std::istringstream in(csv);
+  std::vector<bool> keep;  // by the header's column names
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> fields = SplitCommas(line);
+    if (keep.empty()) {
+      for (const std::string& name : fields) keep.push_back(!IsTiming(name));
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i >= keep.size() || keep[i]) out += fields[i] + ",";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// Every cache entry by its path under the cache folder, re-encoded without what measures time
+// (the compute seconds, *seconds metrics and CSV columns): the artifact, its other metrics and
+// attachments, byte for byte. Run histories (which name the time of a run) are left out.
+std::map<std::string, std::string> CacheEntries(const fs::path& cache) {
+  std::map<std::string, std::string> entries;
+  for (const auto& file : fs::recursive_directory_iterator(cache)) {
+    if (!file.is_regular_file() || file.path().extension() != ".sfa") continue;
+    const std::string relative = fs::relative(file.path(), cache).string();
+    Result<CacheEntry> entry = DecodeEntry(Slurp(file.path()), cli::TheRegistry());
+    EXPECT_TRUE(entry.ok()) << relative << ": " << entry.status().ToString();
+    if (!entry.ok()) continue;
+    entry->seconds = 0;
+    std::erase_if(entry->metrics, [](const auto& metric) { return IsTiming(metric.first); });
+    for (auto& [suffix, content] : entry->attachments) content = WithoutTimingColumns(content);
+    entries[relative] = EncodeEntry(*entry);
+  }
+  return entries;
+}
+
+// Every node's key and metrics but timings, run by run: what must not depend on the variant (nor
+// the status: of two nodes with one key, which one computes and which one takes the other's
+// artifact is up to the scheduler).
+nlohmann::json Results(const nlohmann::json& summary) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& run : summary["runs"]) {
+    nlohmann::json nodes = nlohmann::json::object();
+    for (const auto& [name, node] : run["nodes"].items()) {
+      nlohmann::json metrics = nlohmann::json::object();
+      const nlohmann::json all = node.value("metrics", nlohmann::json::object());
+      for (const auto& [metric, value] : all.items()) {
+        if (!IsTiming(metric)) metrics[metric] = value;
+      }
+      nodes[name] = {{"key", node["key"]}, {"metrics", metrics}};
+    }
+    results.push_back(nodes);
+  }
+  return results;
+}
+
+struct VariantRun {
+  nlohmann::json summary;
+  std::map<std::string, std::string> cache;
+};
+
+VariantRun RunUnder(Isa isa, const std::string& pipeline, const std::string& tag,
+                    const std::vector<std::string>& extra = {}) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("isa_" + tag + "_" + std::string(IsaName(isa)));
+  fs::remove_all(dir);
+  ::setenv("SEQFLOW_ISA", std::string(IsaName(isa)).c_str(), 1);
+  std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", (dir / "cache").string(),
+                                   "--out", (dir / "out").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CliResult result = RunSeqflow(args);
+  ::unsetenv("SEQFLOW_ISA");
+  EXPECT_EQ(result.exit_code, 0) << IsaName(isa) << ": " << result.err;
+  VariantRun run;
+  run.summary = ReadSummary((dir / "out").string());
+  run.cache = CacheEntries(dir / "cache");
+  EXPECT_NE(run.summary.value("build", "").find("kernels " + std::string(IsaName(isa))), std::string::npos)
+      << run.summary.value("build", "");
+  return run;
+}
+
+TEST(IsaVariants, EveryVariantWritesTheSameCacheEntriesAndMetrics) {
+  const std::vector<Isa> isas = SupportedIsas();
+  ASSERT_GE(isas.size(), 2u) << "this machine runs only the baseline variant: nothing to compare";
+  const VariantRun baseline = RunUnder(Isa::kBaseline, "tests/isa_variants.yaml", "small");
+  ASSERT_GT(baseline.cache.size(), 10u);
+  EXPECT_GT(MetricOf(baseline.summary, "crf_viterbi", "f1"), 0.85);
+  for (size_t i = 1; i < isas.size(); ++i) {
+    const VariantRun run = RunUnder(isas[i], "tests/isa_variants.yaml", "small");
+    EXPECT_EQ(Results(run.summary), Results(baseline.summary)) << IsaName(isas[i]);
+    ASSERT_EQ(run.cache.size(), baseline.cache.size()) << IsaName(isas[i]);
+    for (const auto& [path, bytes] : baseline.cache) {
+      auto it = run.cache.find(path);
+      ASSERT_NE(it, run.cache.end()) << IsaName(isas[i]) << " has no entry " << path;
+      EXPECT_TRUE(it->second == bytes) << IsaName(isas[i]) << ": entry " << path << " differs";
+    }
+  }
+}
+
+TEST(IsaVariants, Conll2000CrfGivesTheSameSummaryUnderBaselineAndBestVariant) {
+  const VariantRun baseline = RunUnder(Isa::kBaseline, "conll2000_crf.yaml", "crf");
+  const VariantRun best = RunUnder(SupportedIsas().back(), "conll2000_crf.yaml", "crf");
+  EXPECT_EQ(Results(best.summary), Results(baseline.summary));
+  EXPECT_GT(MetricOf(baseline.summary, "score", "f1"), 0.93);
+}
+
+TEST(IsaVariants, AnUnknownOrUnsupportedChoiceIsAClearError) {
+  ::setenv("SEQFLOW_ISA", "avx1024", 1);
+  const CliResult unknown = RunSeqflow({"--version"});
+  ::unsetenv("SEQFLOW_ISA");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("SEQFLOW_ISA=avx1024: unknown instruction set; use one of baseline, avx2, avx512"),
+            std::string::npos)
+      << unknown.err;
+  const CliResult version = RunSeqflow({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("numerics portable-1, kernels " + std::string(IsaName(SupportedIsas().back()))),
+            std::string::npos)
+      << version.out;
+}
+
+}  // namespace
+}  // namespace seqflow::testutil

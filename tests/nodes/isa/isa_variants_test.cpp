@@ -1,0 +1,251 @@
+// Every instruction-set variant of the hot kernels this CPU runs (nodes/common/isa.h) computes the
+// same bits as the baseline variant: the chain library's forward-backward (score and probability
+// tables, marginals in double and float, bigram sums, kept tables), its tangent pass, Viterbi in
+// double and certified float, and the CRF objective and gradient (the scatter and the gather).
+// Outputs are compared as bit patterns, not within a tolerance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/chain/tangent_lanes.h"
+#include "nodes/chain/viterbi_f32_lanes.h"
+#include "nodes/chain/viterbi_lanes.h"
+#include "nodes/common/isa.h"
+#include "nodes/crf/crf_likelihood.h"
+#include "tests/testutil/chain_brute_force.h"
+
+namespace seqflow {
+namespace {
+
+// Bit patterns of everything a kernel wrote, in a fixed order.
+struct Bits {
+  std::vector<uint64_t> words;
+  void Add(double x) { words.push_back(std::bit_cast<uint64_t>(x)); }
+  void Add(float x) { words.push_back(std::bit_cast<uint32_t>(x)); }
+  void Add(int64_t x) { words.push_back(static_cast<uint64_t>(x)); }
+  template <class T>
+  void AddAll(const T* x, size_t n) {
+    for (size_t i = 0; i < n; ++i) Add(x[i]);
+  }
+  void AddLanes(const LaneVector<Lanes<kLanes>>& v) {
+    for (const auto& x : v)
+      for (int l = 0; l < kLanes; ++l) Add(x[l]);
+  }
+};
+
+// A batch of kLanes chains of lengths in [1, 40] over rows of one table of `rows` rows.
+struct Batch {
+  LaneBatch<kLanes> lanes;
+  std::array<int, kLanes> first{}, len{};
+  std::vector<int32_t> ids;
+  int rows = 0;
+};
+
+Batch MakeBatch(std::mt19937& rng) {
+  Batch b;
+  std::uniform_int_distribution<int> length(1, 40);
+  for (int l = 0; l < kLanes; ++l) {
+    b.first[l] = b.rows;
+    b.len[l] = length(rng);
+    b.rows += b.len[l];
+  }
+  const std::span<const int32_t> ids = ChainRowIds(b.rows, &b.ids);
+  for (int l = 0; l < kLanes; ++l) {
+    b.lanes.obs[l] = ids.subspan(b.first[l], b.len[l]);
+    b.lanes.length = std::max(b.lanes.length, b.len[l]);
+  }
+  return b;
+}
+
+Bits ForwardBackwardOnScores(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const RowMatrixXd transition = testutil::RandomRows(K, K, 3.0, rng);
+  Batch b = MakeBatch(rng);
+  const RowMatrixXd scores = testutil::RandomRows(b.rows, K, 3.0, rng);
+  std::vector<double> marginals(static_cast<size_t>(b.rows) * K);
+  std::vector<float> float_marginals(marginals.size());
+  std::array<double*, kLanes> rows{};
+  std::array<float*, kLanes> float_rows{};
+  for (int l = 0; l < kLanes; ++l) {
+    rows[l] = marginals.data() + static_cast<size_t>(b.first[l]) * K;
+    float_rows[l] = float_marginals.data() + static_cast<size_t>(b.first[l]) * K;
+  }
+  LaneVector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  ChainLanesWork work;
+  ChainLanesTables tables;
+  const ChainLanesTransition tr = ChainLanesTransition::FromLogPotentials(transition);
+  const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
+  Bits bits;
+  const auto log_z = ChainLanesForwardBackward<double>(potentials, tr, b.lanes, work, rows, xi.data(), &tables);
+  const auto float_log_z = ChainLanesForwardBackward<float>(potentials, tr, b.lanes, work, float_rows, nullptr);
+  bits.AddAll(log_z.data(), kLanes);
+  bits.AddAll(float_log_z.data(), kLanes);
+  bits.AddAll(marginals.data(), marginals.size());
+  bits.AddAll(float_marginals.data(), float_marginals.size());
+  bits.AddLanes(xi);
+  bits.AddLanes(tables.alpha);
+  bits.AddLanes(tables.beta);
+  bits.AddLanes(tables.emit);
+  std::vector<double> bigrams(static_cast<size_t>(K) * K, 0.0);
+  ChainLanesAddBigrams(tr, xi.data(), bigrams.data());
+  bits.AddAll(bigrams.data(), bigrams.size());
+  return bits;
+}
+
+// An HMM-like probability table: forward-backward with kept tables, then the tangent pass along
+// a random direction of emissions, initial and transition.
+Bits ForwardBackwardAndTangentOnProbabilities(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  Eigen::MatrixXd a(K, K);
+  for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = uniform(rng);
+  a = a.array().colwise() / a.rowwise().sum().array();
+  Batch b = MakeBatch(rng);
+  Eigen::MatrixXd emission(K, b.rows);  // column per position
+  for (Eigen::Index i = 0; i < emission.size(); ++i) emission.data()[i] = uniform(rng) * 1e-3;
+  Eigen::VectorXd initial = Eigen::VectorXd::Constant(K, 1.0 / K);
+  const ChainLanesTransition tr = ChainLanesTransition::FromProbabilities(a);
+  const ChainPotentials potentials{emission.data(), ChainPotentials::Kind::kProbabilities, initial.data()};
+  LaneVector<Lanes<kLanes>> xi(K * K, Lanes<kLanes>{});
+  ChainLanesWork work;
+  ChainLanesTables tables;
+  std::array<double*, kLanes> rows{};
+  const auto log_z = ChainLanesForwardBackward<double>(potentials, tr, b.lanes, work, rows, xi.data(), &tables);
+  Bits bits;
+  bits.AddAll(log_z.data(), kLanes);
+  bits.AddLanes(xi);
+  Eigen::MatrixXd u_position(K, b.rows);
+  Eigen::VectorXd u_initial(K);
+  RowMatrixXd u_transition(K, K);
+  std::normal_distribution<double> normal;
+  for (Eigen::Index i = 0; i < u_position.size(); ++i) u_position.data()[i] = normal(rng);
+  for (Eigen::Index i = 0; i < K; ++i) u_initial[i] = normal(rng);
+  for (Eigen::Index i = 0; i < u_transition.size(); ++i) u_transition.data()[i] = normal(rng);
+  Eigen::MatrixXd d_position = Eigen::MatrixXd::Zero(K, b.rows);
+  Eigen::VectorXd d_initial = Eigen::VectorXd::Zero(K);
+  RowMatrixXd d_transition = RowMatrixXd::Zero(K, K);
+  ChainTangentWork tangent_work;
+  ChainLanesTangent(tr, b.lanes, tables, {u_position.data(), u_initial.data(), u_transition.data()}, tangent_work,
+                    {d_position.data(), d_initial.data(), d_transition.data()});
+  bits.AddAll(d_position.data(), d_position.size());
+  bits.AddAll(d_initial.data(), d_initial.size());
+  bits.AddAll(d_transition.data(), d_transition.size());
+  return bits;
+}
+
+Bits ViterbiBothPrecisions(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  RowMatrixXd log_a(K, K);
+  for (Eigen::Index i = 0; i < log_a.size(); ++i) log_a.data()[i] = std::log(uniform(rng));
+  Batch b = MakeBatch(rng);
+  Eigen::MatrixXd log_table(K, b.rows);
+  for (Eigen::Index i = 0; i < log_table.size(); ++i) log_table.data()[i] = std::log(uniform(rng));
+  const ChainViterbiModel model = ChainViterbiModel::FromLogPotentials(log_a);
+  std::vector<int32_t> path(b.rows);
+  std::array<int32_t*, kLanes> paths{};
+  for (int l = 0; l < kLanes; ++l) paths[l] = path.data() + b.first[l];
+  ChainViterbiWork work;
+  std::array<double, kLanes> scores{};
+  ChainViterbiRun(model, {log_table.data(), false}, b.lanes, &work, paths, &scores);
+  Bits bits;
+  bits.AddAll(scores.data(), kLanes);
+  for (int32_t y : path) bits.Add(static_cast<int64_t>(y));
+  const ViterbiF32Model f32(model, log_table.data(), b.rows);
+  LaneBatch<kF32Lanes> batch16;
+  std::array<int32_t*, kF32Lanes> paths16{};
+  for (int l = 0; l < kLanes; ++l) {
+    batch16.obs[l] = b.lanes.obs[l];
+    paths16[l] = paths[l];
+  }
+  batch16.length = b.lanes.length;
+  std::fill(path.begin(), path.end(), -1);
+  ViterbiF32Work f32_work;
+  std::array<bool, kF32Lanes> certified{};
+  ViterbiF32Run(f32, batch16, &f32_work, paths16, &certified);
+  for (int32_t y : path) bits.Add(static_cast<int64_t>(y));
+  for (bool c : certified) bits.Add(static_cast<int64_t>(c));
+  return bits;
+}
+
+Bits CrfObjective(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int attributes = 500;
+  std::uniform_int_distribution<int> length(1, 30), attr(0, attributes - 1), label(0, K - 1), per_token(1, 12);
+  std::vector<SentenceFeatures> sentences;
+  std::vector<std::vector<int32_t>> labels;
+  for (int n = 0; n < 150; ++n) {
+    SentenceFeatures s;
+    s.offsets.push_back(0);
+    std::vector<int32_t> y;
+    for (int t = 0, T = length(rng); t < T; ++t) {
+      for (int i = 0, m = per_token(rng); i < m; ++i) s.ids.push_back(attr(rng));
+      s.offsets.push_back(static_cast<int32_t>(s.ids.size()));
+      y.push_back(label(rng));
+    }
+    sentences.push_back(std::move(s));
+    labels.push_back(std::move(y));
+  }
+  const CrfLayout layout{attributes, K};
+  std::normal_distribution<double> normal(0, 0.7);
+  Eigen::VectorXd w(layout.size());
+  for (Eigen::Index i = 0; i < w.size(); ++i) w[i] = normal(rng);
+  Bits bits;
+  for (int threads : {1, 2}) {
+    CrfLikelihood objective(sentences, labels, layout, 2.0, threads);
+    Eigen::VectorXd gradient;
+    bits.Add(objective.Evaluate(w, gradient));
+    bits.AddAll(gradient.data(), gradient.size());
+  }
+  return bits;
+}
+
+void ExpectEveryVariantMatchesBaseline(const std::function<Bits()>& run) {
+  SetActiveIsa(Isa::kBaseline);
+  const Bits want = run();
+  for (Isa isa : SupportedIsas()) {
+    SetActiveIsa(isa);
+    const Bits got = run();
+    ASSERT_EQ(got.words.size(), want.words.size()) << IsaName(isa);
+    const auto mismatch = std::mismatch(got.words.begin(), got.words.end(), want.words.begin());
+    EXPECT_TRUE(mismatch.first == got.words.end())
+        << IsaName(isa) << " differs from baseline at output " << (mismatch.first - got.words.begin()) << " of "
+        << got.words.size();
+  }
+  SetActiveIsa(SupportedIsas().back());
+}
+
+TEST(IsaVariants, ThisMachineRunsMoreThanTheBaseline) {
+  // The comparisons below are only worth their name where a wider variant runs; CI's machines
+  // have AVX2 at least (x86-64-v3, 2013 on).
+  EXPECT_GE(SupportedIsas().size(), 2u);
+}
+
+TEST(IsaVariants, ForwardBackwardOnScoresHasTheSameBits) {
+  for (int K : {5, 23, 40}) ExpectEveryVariantMatchesBaseline([&] { return ForwardBackwardOnScores(K, 11 + K); });
+}
+
+TEST(IsaVariants, ForwardBackwardAndTangentOnProbabilitiesHaveTheSameBits) {
+  for (int K : {3, 12, 33}) {
+    ExpectEveryVariantMatchesBaseline([&] { return ForwardBackwardAndTangentOnProbabilities(K, 5 + K); });
+  }
+}
+
+TEST(IsaVariants, ViterbiInDoubleAndFloatHasTheSameBits) {
+  for (int K : {4, 23, 45}) ExpectEveryVariantMatchesBaseline([&] { return ViterbiBothPrecisions(K, 3 + K); });
+}
+
+TEST(IsaVariants, CrfObjectiveAndGradientHaveTheSameBits) {
+  for (int K : {3, 8, 23, 40}) ExpectEveryVariantMatchesBaseline([&] { return CrfObjective(K, 7 + K); });
+}
+
+}  // namespace
+}  // namespace seqflow
