@@ -3,6 +3,10 @@
 //   γ_w = argmin_{γ ∈ simplex} (1 - λ_w) ||Q̂[:, w] - R̂ γ||² + λ_w ||γ - γ'_w||²     (Eq. 14, 26)
 //   O[h, w] = γ_w[h] p̂_w / Σ_w' γ_w'[h] p̂_w'                                       (Eq. 15-16)
 // with M, n_w and Q̂ from moment_counts.h and γ'_w = n_L(w, ·) / n_L(w) the labeled posterior.
+// A label with no anchors takes R̂[:, h] from its labeled tokens' contexts instead (the same
+// expectation E[ψ(Z) | H = h], estimated from the few labeled tokens), when those are given; a
+// label with neither (a label of the tag set the labeled sample never shows) is left out of the
+// QPs and gets a uniform emission row.
 // As in the paper's λ = 1 setting, λ_w = λ for words seen in the labeled data and 0 for the rest.
 // Departures, both needed for a usable HMM on little data: a word never seen in the unlabeled
 // text but seen labeled takes γ_w = γ'_w (no moments to fit); p̂_w counts labeled and unlabeled
@@ -39,15 +43,29 @@ struct AnchorEmissions {
   int64_t qps = 0;
   int64_t qp_iterations = 0;
   int64_t not_converged = 0;
+  int64_t absent_labels = 0;  // labels with neither anchors nor labeled tokens: uniform emission rows
 };
 
-// REQUIRES: labeled_counts is V x K with V = moments.num_symbols; anchors has K lists of symbols
-// in [0, V); label_names has K entries. Invalid naming a label whose anchors never occur in the
-// unlabeled text; Numerical naming a label whose emission mass is zero or when a QP fails.
+// The labeled data the estimate reads besides the moments.
+struct LabeledMoments {
+  Eigen::MatrixXd word_label;     // [V x K] n_L(w, h)
+  Eigen::MatrixXd context_label;  // [C x K] Σ ψ(z) over labeled tokens of h; may be empty (0 x 0)
+};
+
+// REQUIRES: word_label is V x K with V = moments.num_symbols; anchors has K lists of symbols in
+// [0, V); label_names has K entries. Invalid naming a label whose anchors never occur in the
+// unlabeled text, or that has no anchors and no labeled context; Numerical naming a label whose
+// emission mass is zero or when a QP fails.
 Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const std::vector<std::vector<int32_t>>& anchors,
-                                                const Eigen::MatrixXd& labeled_counts,
+                                                const LabeledMoments& labeled,
                                                 const std::vector<std::string>& label_names,
                                                 const AnchorEmissionOptions& options, const CancelToken& cancel);
+
+// Σ ψ(z) per label over labeled sentences (symbols and label ids), with moment_counts.h's
+// context ids: [C x K].
+Eigen::MatrixXd LabeledContextCounts(const std::vector<std::vector<int32_t>>& symbols,
+                                     const std::vector<std::vector<int32_t>>& labels, int32_t num_symbols,
+                                     int32_t num_labels);
 
 }  // namespace seqflow

@@ -52,7 +52,7 @@ Result<std::vector<std::vector<int32_t>>> SelectAnchors(const AnchorInputs& in, 
     std::stable_sort(a.begin(), a.end(),
                      [&](int32_t x, int32_t y) { return in.unlabeled_counts[x] > in.unlabeled_counts[y]; });
     if (static_cast<int64_t>(a.size()) > options.max_per_label) a.resize(static_cast<size_t>(options.max_per_label));
-    if (a.empty())
+    if (a.empty() && !options.allow_unanchored)
       return Status::Invalid("label '" + (*in.label_names)[h] + "' has no anchor word (threshold " +
                              Number(options.threshold) + ", min_labeled_count " +
                              std::to_string(options.min_labeled_count) + ", min_unlabeled_count " +

@@ -26,6 +26,9 @@ struct AnchorOptions {
   double threshold = 1.0;           // on p̂(h | w) in the labeled data
   int64_t min_labeled_count = 1;    // n_L(w) for token anchors
   int64_t min_unlabeled_count = 1;  // n_U(w)
+  // A label without anchors is an error unless this is set; then its list stays empty and the
+  // anchor HMM estimates its context moments from its labeled tokens instead.
+  bool allow_unanchored = false;
 };
 
 struct AnchorInputs {
@@ -36,8 +39,8 @@ struct AnchorInputs {
   std::vector<std::vector<int32_t>> dictionary;  // [V] labels the dictionary lists for w; empty: none
 };
 
-// anchors[h] = the anchor symbols of label h, most frequent first. Invalid naming the first label
-// without an anchor, e.g. "label 'X' has no anchor word (threshold 1, min_labeled_count 5,
+// anchors[h] = the anchor symbols of label h, most frequent first. Invalid (unless
+// allow_unanchored) naming the first label without an anchor, e.g. "label 'X' has no anchor word (threshold 1, min_labeled_count 5,
 // min_unlabeled_count 20): lower them or add labeled data".
 Result<std::vector<std::vector<int32_t>>> SelectAnchors(const AnchorInputs& in, const AnchorOptions& options);
 

@@ -108,6 +108,8 @@ ArtifactPtr RunAnchors(NodeContext& ctx, const AnchorOptions& options) {
     ctx.Metric("anchors." + out->label_names[h], static_cast<double>(out->symbols[h].size()));
   }
   ctx.Metric("anchors", static_cast<double>(total));
+  ctx.Metric("unanchored_labels", static_cast<double>(std::count_if(
+                                      out->symbols.begin(), out->symbols.end(), [](const auto& a) { return a.empty(); })));
   return out;
 }
 
@@ -122,7 +124,9 @@ ParamTable<AnchorOptions> AnchorParams() {
       .Int("min_labeled_count", &O::min_labeled_count, "minimum labeled occurrences of a token anchor")
       .Min(1)
       .Int("min_unlabeled_count", &O::min_unlabeled_count, "minimum unlabeled occurrences of any anchor")
-      .Min(1);
+      .Min(1)
+      .Bool("allow_unanchored", &O::allow_unanchored,
+            "let a label have no anchor (the anchor HMM then takes its contexts from its labeled tokens)");
   return table;
 }
 
@@ -157,26 +161,30 @@ ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) 
     throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
                                       labeled->source + "': build both from the same labeled data"));
   const Vocab& vocab = *moments->vocab;
-  Eigen::MatrixXd counts = LabeledCounts(*labeled, vocab, labeled->label_names, "labeled");
-  AnchorEmissionOptions emission_options = options.emissions;
-  emission_options.threads = ctx.threads();
-  AnchorEmissions emissions = ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, counts,
-                                                                   labeled->label_names, emission_options,
-                                                                   ctx.cancellation()));
   std::vector<std::vector<int32_t>> labels;
   for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
+  const auto k = static_cast<int32_t>(labeled->label_names.size());
+  LabeledMoments labeled_moments;
+  labeled_moments.word_label = LabeledCounts(*labeled, vocab, labeled->label_names, "labeled");
+  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), labels, vocab.size(), k);
+  AnchorEmissionOptions emission_options = options.emissions;
+  emission_options.threads = ctx.threads();
+  AnchorEmissions emissions = ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, labeled_moments,
+                                                                   labeled->label_names, emission_options,
+                                                                   ctx.cancellation()));
   auto model = std::make_shared<HmmModel>();
   model->label_names = labeled->label_names;
   model->encoding = labeled->encoding;
   model->vocab = moments->vocab;
   model->params = EstimateSupervisedHmm(CorpusSymbols(vocab, *labeled), labels,
-                                        static_cast<int>(labeled->label_names.size()), vocab.size(), options.smoothing);
+                                        k, vocab.size(), options.smoothing);
   model->params.emission = std::move(emissions.emission);
   ThrowIfError(ValidateHmmModel(*model, 1e-8));
   ctx.Metric("qps", static_cast<double>(emissions.qps));
   ctx.Metric("qp.mean_iterations",
              emissions.qps > 0 ? static_cast<double>(emissions.qp_iterations) / static_cast<double>(emissions.qps) : 0);
   ctx.Metric("qp.not_converged", static_cast<double>(emissions.not_converged));
+  ctx.Metric("absent_labels", static_cast<double>(emissions.absent_labels));
   ctx.Metric("seconds", SecondsSince(start));
   return model;
 }

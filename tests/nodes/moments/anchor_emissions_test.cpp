@@ -54,7 +54,7 @@ TEST(AnchorEmissions, RecoverTheGeneratingHmmFromMoments) {
   AnchorEmissionOptions options;
   options.lambda = 0;
   options.emission_floor = 0;
-  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, kAnchors, Eigen::MatrixXd::Zero(8, 3), kLabels, options, {});
+  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {});
   ASSERT_OK(e);
   EXPECT_EQ(e->qps, 8);
   EXPECT_EQ(e->not_converged, 0);
@@ -76,7 +76,7 @@ TEST(AnchorEmissions, LambdaOneKeepsTheLabeledPosteriorAndFloorsUnseenSymbols) {
   labeled.row(6) << 3, 1, 0;
   AnchorEmissionOptions options;
   options.lambda = 1;
-  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, kAnchors, labeled, kLabels, options, {});
+  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, kAnchors, {labeled, {}}, kLabels, options, {});
   ASSERT_OK(e);
   EXPECT_LE((e->posterior.col(6) - Eigen::Vector3d(0.75, 0.25, 0)).cwiseAbs().maxCoeff(), 1e-9);
   EXPECT_EQ(e->qps, 8);
@@ -97,8 +97,8 @@ TEST(AnchorEmissions, DoNotDependOnTheThreadCount) {
   one.threads = 1;
   two.threads = 2;
   Eigen::MatrixXd labeled = Eigen::MatrixXd::Zero(800, 3);
-  Result<AnchorEmissions> a = EstimateAnchorEmissions(*m, kAnchors, labeled, kLabels, one, {});
-  Result<AnchorEmissions> b = EstimateAnchorEmissions(*m, kAnchors, labeled, kLabels, two, {});
+  Result<AnchorEmissions> a = EstimateAnchorEmissions(*m, kAnchors, {labeled, {}}, kLabels, one, {});
+  Result<AnchorEmissions> b = EstimateAnchorEmissions(*m, kAnchors, {labeled, {}}, kLabels, two, {});
   ASSERT_OK(a);
   ASSERT_OK(b);
   EXPECT_EQ(a->emission, b->emission);
@@ -108,9 +108,49 @@ TEST(AnchorEmissions, AnchorsAbsentFromTheTextAreAnErrorNamingTheLabel) {
   Result<MomentCounts> m = CollectMomentCounts({{0, 2, 4}}, 8, 0, CancelToken());
   ASSERT_OK(m);
   Result<AnchorEmissions> e =
-      EstimateAnchorEmissions(*m, {{0}, {2}, {5}}, Eigen::MatrixXd::Zero(8, 3), kLabels, AnchorEmissionOptions(), {});
+      EstimateAnchorEmissions(*m, {{0}, {2}, {5}}, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, AnchorEmissionOptions(), {});
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().message(), "label 'C': its anchor words never occur in the unlabeled text");
+  Eigen::MatrixXd labeled_c = Eigen::MatrixXd::Zero(8, 3);
+  labeled_c(4, 2) = 1;
+  e = EstimateAnchorEmissions(*m, {{0}, {2}, {}}, {labeled_c, {}}, kLabels, AnchorEmissionOptions(), {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(), "label 'C' has no anchors and no labeled contexts");
+}
+
+// A label of the tag set that neither anchors nor labeled tokens show is left out of the QPs.
+TEST(AnchorEmissions, AbsentLabelGetsAUniformEmissionRow) {
+  auto text = Sample(TrueHmm(), 2000, nullptr);
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 0, CancelToken());
+  ASSERT_OK(m);
+  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, {{0, 1}, {2, 3}, {}}, {Eigen::MatrixXd::Zero(8, 3), {}},
+                                                      kLabels, AnchorEmissionOptions(), {});
+  ASSERT_OK(e);
+  EXPECT_EQ(e->absent_labels, 1);
+  EXPECT_EQ(e->posterior.row(2).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_LE((e->emission.row(2).array() - 1.0 / 8).abs().maxCoeff(), 1e-15);
+  for (int w = 0; w < 8; ++w) EXPECT_NEAR(e->posterior.col(w).sum(), 1.0, 1e-12);
+}
+
+// A label without anchors takes its context moments from labeled tokens: with the sampled states
+// as labels, R̂ of that label is the mean context of its tokens, and the QPs still recover p(h | w).
+TEST(AnchorEmissions, UnanchoredLabelUsesItsLabeledContexts) {
+  TrueHmm hmm;
+  std::vector<std::vector<int32_t>> states;
+  auto text = Sample(hmm, 20000, &states);
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 0, CancelToken());
+  ASSERT_OK(m);
+  LabeledMoments labeled{Eigen::MatrixXd::Zero(8, 3), LabeledContextCounts(text, states, 8, 3)};
+  AnchorEmissionOptions options;
+  options.lambda = 0;
+  Result<AnchorEmissions> with_anchors = EstimateAnchorEmissions(*m, kAnchors, labeled, kLabels, options, {});
+  Result<AnchorEmissions> without_c = EstimateAnchorEmissions(*m, {{0, 1}, {2, 3}, {}}, labeled, kLabels, options, {});
+  ASSERT_OK(with_anchors);
+  ASSERT_OK(without_c);
+  // Anchors of C have C's contexts in expectation, so both estimates of R̂[:, C] agree closely.
+  EXPECT_LE((with_anchors->context_label.col(2) - without_c->context_label.col(2)).cwiseAbs().maxCoeff(), 0.01);
+  EXPECT_NEAR(without_c->context_label.col(2).sum(), 2.0, 1e-12);
+  EXPECT_LE((with_anchors->posterior - without_c->posterior).cwiseAbs().maxCoeff(), 0.03);
 }
 
 }  // namespace

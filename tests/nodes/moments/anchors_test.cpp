@@ -50,6 +50,11 @@ TEST(SelectAnchors, MinimumCounts) {
   EXPECT_EQ(a.status().message(),
             "label 'NOUN' has no anchor word (threshold 1, min_labeled_count 2, min_unlabeled_count 20): lower them, "
             "add labeled data or a tag dictionary");
+  options.allow_unanchored = true;
+  a = SelectAnchors(Inputs(), options);
+  ASSERT_OK(a);
+  EXPECT_TRUE((*a)[0].empty());
+  EXPECT_EQ((*a)[2], (std::vector<int32_t>{3}));
 }
 
 TEST(SelectAnchors, DictionaryAddsTypeAnchorsAndVetoesAmbiguousWords) {
