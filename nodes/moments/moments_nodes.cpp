@@ -13,6 +13,7 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/moments.h"
+#include "nodes/moments/self_train_node.h"
 
 namespace seqflow {
 
@@ -236,6 +237,7 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddKind(CollectKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer));
   registry.AddKind(AnchorHmmKind().As(NodeRole::kTrainer));
+  registry.AddKind(SelfTrainKind().As(NodeRole::kTrainer));
 }
 
 }  // namespace seqflow
