@@ -47,8 +47,13 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const std::vector<std::vector<int32_t>>& anchors,
                                                 const LabeledMoments& labeled,
                                                 const std::vector<std::string>& label_names,
-                                                const AnchorEmissionOptions& options, const CancelToken& cancel) {
+                                                const AnchorEmissionOptions& options, const CancelToken& cancel,
+                                                const Eigen::MatrixXd* context_projection) {
   const Eigen::MatrixXd& labeled_counts = labeled.word_label;
+  if (context_projection && context_projection->rows() != moments.num_contexts())
+    return Status::Invalid("anchor emissions: the context projection has " +
+                           std::to_string(context_projection->rows()) + " rows for " +
+                           std::to_string(moments.num_contexts()) + " contexts");
   const Eigen::Index k = static_cast<Eigen::Index>(anchors.size()), v = moments.num_symbols;
   if (k < 1 || labeled_counts.rows() != v || labeled_counts.cols() != k ||
       static_cast<Eigen::Index>(label_names.size()) != k)
@@ -66,7 +71,10 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   if (present.empty()) return Status::Invalid("anchor emissions: no label has anchors or labeled tokens");
   out.absent_labels = k - static_cast<Eigen::Index>(present.size());
   const Eigen::Index kp = static_cast<Eigen::Index>(present.size());
-  const Eigen::MatrixXd r = out.context_label(Eigen::all, present);
+  const Eigen::MatrixXd r_contexts = out.context_label(Eigen::all, present);
+  // The columns the QPs fit q_w with: R̂ itself, or its projection P_Cᵀ R̂.
+  const Eigen::MatrixXd r = context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts)
+                                               : r_contexts;
   const Eigen::MatrixXd gram = r.transpose() * r;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kp, kp);
   const double lambda = options.lambda;
@@ -84,7 +92,7 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   ParallelShards(static_cast<size_t>(v), kShardSymbols, options.threads, [&](size_t shard, size_t begin, size_t end) {
     if (failed || cancel.requested()) return;
     SimplexQp qp0 = unsupervised, qp_lambda = interpolated;  // per-shard scratch space
-    Eigen::VectorXd b(kp), beta(kp), prior(kp), gamma(kp);
+    Eigen::VectorXd b(kp), beta(kp), prior(kp), gamma(kp), projected(context_projection ? r.rows() : 0);
     for (size_t wi = begin; wi < end; ++wi) {
       const auto w = static_cast<Eigen::Index>(wi);
       const bool seen_labeled = labeled_totals[w] > 0;
@@ -93,9 +101,16 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
         out.posterior(present, w) = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
         continue;
       }
-      b.setZero();
-      for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-        b += it.value() * r.row(it.row()).transpose();
+      if (context_projection) {
+        projected.setZero();
+        for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+          projected += it.value() * context_projection->row(it.row()).transpose();
+        b.noalias() = r.transpose() * projected;
+      } else {
+        b.setZero();
+        for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+          b += it.value() * r.row(it.row()).transpose();
+      }
       b /= moments.word_counts[w];
       const double lw = seen_labeled ? lambda : 0;
       beta = (1 - lw) * b;

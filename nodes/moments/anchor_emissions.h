@@ -56,11 +56,14 @@ struct LabeledMoments {
 // [0, V); label_names has K entries. Invalid naming a label whose anchors never occur in the
 // unlabeled text, or that has no anchors and no labeled context; Numerical naming a label whose
 // emission mass is zero or when a QP fails.
+// With `context_projection` (C x D, e.g. context_cca.h's P_C) the least squares of Eq. 14/26 are
+// taken between projected contexts, ||P_Cᵀ(q_w - R̂γ)||², as the paper's CCA features do.
 Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const std::vector<std::vector<int32_t>>& anchors,
                                                 const LabeledMoments& labeled,
                                                 const std::vector<std::string>& label_names,
-                                                const AnchorEmissionOptions& options, const CancelToken& cancel);
+                                                const AnchorEmissionOptions& options, const CancelToken& cancel,
+                                                const Eigen::MatrixXd* context_projection = nullptr);
 
 // Σ ψ(z) per label over labeled sentences (symbols and label ids), with moment_counts.h's
 // context ids: [C x K].

@@ -12,6 +12,8 @@
 #include "nodes/moments/anchor_emissions.h"
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
+#include "nodes/moments/context_cca.h"
+#include "nodes/moments/projection.h"
 #include "nodes/moments/moments.h"
 #include "nodes/moments/self_train_node.h"
 
@@ -146,6 +148,47 @@ KindSpec AnchorsKind() {
                   RunAnchors};
 }
 
+// --- features.cca ---
+
+ArtifactPtr RunCca(NodeContext& ctx, const ContextCcaOptions& options) {
+  auto moments = ctx.In<Moments>("moments");
+  const auto start = std::chrono::steady_clock::now();
+  ContextCca cca = ValueOrThrow(ComputeContextCca(moments->counts, options, ctx.cancellation()));
+  auto out = std::make_shared<Projection>();
+  out->context_projection = std::move(cca.context_projection);
+  out->correlations = std::move(cca.correlations);
+  ctx.Metric("dims", static_cast<double>(out->correlations.size()));
+  ctx.Metric("correlation.2", out->correlations.size() > 1 ? out->correlations[1] : 0);
+  ctx.Metric("correlation.last", out->correlations[out->correlations.size() - 1]);
+  ctx.Metric("seconds", SecondsSince(start));
+  return out;
+}
+
+ParamTable<ContextCcaOptions> CcaParams() {
+  using O = ContextCcaOptions;
+  ParamTable<O> table;
+  table.Int("dims", &O::dims, "D: canonical directions kept")
+      .Min(1)
+      .Int("oversample", &O::oversample, "extra columns of the randomized SVD")
+      .Min(0)
+      .Int("power_iterations", &O::power_iterations, "power steps of the randomized SVD")
+      .Min(0)
+      .Int("seed", &O::seed, "seed of the randomized SVD's test matrix");
+  return table;
+}
+
+KindSpec CcaKind() {
+  return KindSpec{"features.cca",
+                  "1",
+                  "CCA between words and their one-hot contexts from a Moments artifact (Marinho et al. 2016, section "
+                  "5; Dhillon et al. 2015): the top-D singular vectors of the whitened co-occurrence matrix by "
+                  "randomized SVD; moments.anchor_hmm fits its QPs on the projected contexts.",
+                  std::string(Projection::kType),
+                  {PortSpec{"moments", std::string(Moments::kType), false, false, "co-occurrence counts"}},
+                  CcaParams(),
+                  RunCca};
+}
+
 // --- moments.anchor_hmm ---
 
 struct AnchorHmmNodeOptions {
@@ -170,9 +213,10 @@ ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) 
   labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), labels, vocab.size(), k);
   AnchorEmissionOptions emission_options = options.emissions;
   emission_options.threads = ctx.threads();
-  AnchorEmissions emissions = ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, labeled_moments,
-                                                                   labeled->label_names, emission_options,
-                                                                   ctx.cancellation()));
+  auto projection = ctx.InOptional<Projection>("projection");
+  AnchorEmissions emissions = ValueOrThrow(EstimateAnchorEmissions(
+      moments->counts, anchors->symbols, labeled_moments, labeled->label_names, emission_options, ctx.cancellation(),
+      projection ? &projection->context_projection : nullptr));
   auto model = std::make_shared<HmmModel>();
   model->label_names = labeled->label_names;
   model->encoding = labeled->encoding;
@@ -224,7 +268,9 @@ KindSpec AnchorHmmKind() {
                   std::string(HmmModel::kType),
                   {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
                    PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-                   PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"}},
+                   PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+                   PortSpec{"projection", std::string(Projection::kType), false, true,
+                            "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
                   AnchorHmmParams(),
                   RunAnchorHmm};
 }
@@ -234,7 +280,9 @@ KindSpec AnchorHmmKind() {
 void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();
   registry.AddArtifactType<AnchorSet>();
+  registry.AddArtifactType<Projection>();
   registry.AddKind(CollectKind());
+  registry.AddKind(CcaKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer));
   registry.AddKind(AnchorHmmKind().As(NodeRole::kTrainer));
   registry.AddKind(SelfTrainKind().As(NodeRole::kTrainer));

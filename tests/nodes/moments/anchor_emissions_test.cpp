@@ -86,6 +86,29 @@ TEST(AnchorEmissions, LambdaOneKeepsTheLabeledPosteriorAndFloorsUnseenSymbols) {
   }
 }
 
+// Projecting contexts with the identity changes nothing; a projection with the wrong row count
+// is an error.
+TEST(AnchorEmissions, IdentityContextProjectionGivesTheOneHotFit) {
+  auto text = Sample(TrueHmm(), 2000, nullptr);
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 0, CancelToken());
+  ASSERT_OK(m);
+  AnchorEmissionOptions options;
+  options.lambda = 0;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(m->num_contexts(), m->num_contexts());
+  Result<AnchorEmissions> plain = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels,
+                                                          options, {});
+  Result<AnchorEmissions> projected = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}},
+                                                              kLabels, options, {}, &identity);
+  ASSERT_OK(plain);
+  ASSERT_OK(projected);
+  EXPECT_LE((plain->posterior - projected->posterior).cwiseAbs().maxCoeff(), 1e-9);
+  const Eigen::MatrixXd wrong = Eigen::MatrixXd::Identity(5, 5);
+  EXPECT_EQ(EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {}, &wrong)
+                .status()
+                .code(),
+            StatusCode::kInvalid);
+}
+
 TEST(AnchorEmissions, DoNotDependOnTheThreadCount) {
   auto text = Sample(TrueHmm(), 3000, nullptr);
   // Many symbols, so the QPs span several shards: each word w is split into w + 8 j copies.
