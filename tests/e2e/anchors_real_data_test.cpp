@@ -35,7 +35,7 @@ TEST(RealData, TwitterAnchorHmm) {
                             dir + "/cache", "--out", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json s = ReadSummary(dir + "/out");
-  ASSERT_EQ(s.at("runs").size(), 2u);
+  ASSERT_EQ(s.at("runs").size(), 6u);
 
   const size_t few = RunWithLabeled(s, "150"), all = RunWithLabeled(s, "1000");
   EXPECT_EQ(MetricOf(s, "test", "tokens", few), 7707);
