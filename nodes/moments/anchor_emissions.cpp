@@ -12,8 +12,8 @@ namespace {
 
 constexpr size_t kShardSymbols = 256;
 
-// R̂ of Eq. 12: the mean context vector of each label's anchor tokens, or of its labeled tokens
-// when it has no anchors.
+}  // namespace
+
 Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& m, const std::vector<std::vector<int32_t>>& anchors,
                                             const LabeledMoments& labeled,
                                             const std::vector<std::string>& label_names) {
@@ -40,8 +40,6 @@ Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& m, const std::ve
   }
   return r;
 }
-
-}  // namespace
 
 Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const std::vector<std::vector<int32_t>>& anchors,

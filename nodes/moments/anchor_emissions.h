@@ -65,6 +65,13 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const AnchorEmissionOptions& options, const CancelToken& cancel,
                                                 const Eigen::MatrixXd* context_projection = nullptr);
 
+// R̂ of Eq. 12 [C x K]: the mean context vector of each label's anchor tokens, or of its labeled
+// tokens when it has no anchors (a zero column when it has neither). Invalid as above.
+Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& moments,
+                                            const std::vector<std::vector<int32_t>>& anchors,
+                                            const LabeledMoments& labeled,
+                                            const std::vector<std::string>& label_names);
+
 // Σ ψ(z) per label over labeled sentences (symbols and label ids), with moment_counts.h's
 // context ids: [C x K].
 Eigen::MatrixXd LabeledContextCounts(const std::vector<std::vector<int32_t>>& symbols,

@@ -13,6 +13,7 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_cca.h"
+#include "nodes/moments/fhmm_nodes.h"
 #include "nodes/moments/projection.h"
 #include "nodes/moments/moments.h"
 #include "nodes/moments/self_train_node.h"
@@ -286,6 +287,8 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer));
   registry.AddKind(AnchorHmmKind().As(NodeRole::kTrainer));
   registry.AddKind(SelfTrainKind().As(NodeRole::kTrainer));
+  registry.AddKind(AnchorFhmmKind().As(NodeRole::kTrainer));
+  registry.AddKind(SupervisedFhmmKind().As(NodeRole::kTrainer));
 }
 
 }  // namespace seqflow

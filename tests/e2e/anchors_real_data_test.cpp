@@ -5,12 +5,14 @@
 // iteration, the dev-best) .7662 / .8353, self-training .7699 / .8387, anchors λ = 0
 // .5729 / .6104, anchors λ = 1 .7687 / .8404; on 100 CCA dims of the contexts λ = 0
 // .5871 / .5701, λ = 1 .7763 / .8407; with 20,000 Reuters sentences added (out of domain)
-// λ = 1 .7039 / .7972.
+// λ = 1 .7039 / .7972. Feature HMMs: supervised .7947 / .8436, anchors λ = 1 .7738 / .8408,
+// λ = 0 .5365 / .5643.
 // pipelines/malagasy_anchors.yaml (Table 3 with HMMs): 176 labeled sentences, the lc8 tag
 // dictionary, 777,678 raw tokens; measured on test.txt (12 universal tags; no NUM in the map):
 // supervised .8505, EM (1 iteration) .8450, self-training .8482, token anchors λ = 1 .8592
 // (λ = 0 .6241), type+token anchors λ = 1 .8624 (λ = 0 .6288); on 100 CCA dims token λ = 1
-// .8680, type+token λ = 1 .8678 (λ = 0 .6861).
+// .8680, type+token λ = 1 .8678 (λ = 0 .6861). Feature HMMs: supervised .8791, anchors with
+// per-feature QPs token .6184, type+token .6393, with the anchor HMM's means type+token .8618.
 // Thresholds sit about half a point under those. Fails, never skips, without ../shared/data.
 #include <gtest/gtest.h>
 
@@ -55,6 +57,13 @@ TEST(RealData, TwitterAnchorHmm) {
   EXPECT_GE(MetricOf(s, "anchor1_cca_score", "accuracy", few), 0.771);
   EXPECT_GE(MetricOf(s, "anchor1_cca_score", "accuracy", all), 0.835);
   EXPECT_NEAR(MetricOf(s, "cca", "correlation.2", few), 1.0, 0.2);
+  EXPECT_GE(MetricOf(s, "fhmm_supervised_score", "accuracy", few), 0.789);
+  EXPECT_GE(MetricOf(s, "fhmm_supervised_score", "accuracy", all), 0.838);
+  EXPECT_GE(MetricOf(s, "fhmm_anchor1_score", "accuracy", few), 0.768);
+  EXPECT_GE(MetricOf(s, "fhmm_anchor1_score", "accuracy", all), 0.835);
+  EXPECT_GE(MetricOf(s, "fhmm_anchor0_score", "accuracy", few), 0.531);
+  // Features help the supervised model with few labels, as in the paper (81.8 vs 71.7).
+  EXPECT_GT(MetricOf(s, "fhmm_supervised_score", "accuracy", few), MetricOf(s, "supervised_score", "accuracy", few));
   EXPECT_GE(MetricOf(s, "supervised_score", "accuracy", all), 0.833);
   EXPECT_GE(MetricOf(s, "em_score", "accuracy", all), 0.830);
   EXPECT_GE(MetricOf(s, "self_train_score", "accuracy", all), 0.834);
@@ -96,6 +105,10 @@ TEST(RealData, MalagasyAnchorHmm) {
   EXPECT_GE(MetricOf(s, "token1_cca_score", "accuracy", one), 0.862);
   EXPECT_GE(MetricOf(s, "type_token1_cca_score", "accuracy", one), 0.862);
   EXPECT_GE(MetricOf(s, "type_token0_cca_score", "accuracy", one), 0.680);
+  EXPECT_GE(MetricOf(s, "fhmm_supervised_score", "accuracy", one), 0.874);
+  EXPECT_GE(MetricOf(s, "fhmm_token1_score", "accuracy", one), 0.613);
+  EXPECT_GE(MetricOf(s, "fhmm_type_token1_score", "accuracy", one), 0.634);
+  EXPECT_GE(MetricOf(s, "fhmm_type_token1_words_score", "accuracy", one), 0.856);
   // The CCA projection helps the moments-only fit (λ = 0), as in the paper's setup.
   EXPECT_GT(MetricOf(s, "type_token0_cca_score", "accuracy", one), MetricOf(s, "type_token0_score", "accuracy", one));
   // As in Table 3: type+token anchors beat token anchors, which beat the supervised model.
