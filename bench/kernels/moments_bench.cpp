@@ -47,13 +47,13 @@ const RawText& MalagasyRaw() {
 void BM_CollectMoments(benchmark::State& state) {
   const RawText& raw = MalagasyRaw();
   for (auto _ : state) {
-    MomentCounts m = std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, static_cast<int>(state.range(0)),
-                                                   CancelToken()))
-                         .value();
+    MomentCounts m =
+        std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, static_cast<int>(state.range(0)), CancelToken()))
+            .value();
     benchmark::DoNotOptimize(m.tokens);
   }
-  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(raw.tokens) * static_cast<double>(state.iterations()),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["tokens/s"] = benchmark::Counter(
+      static_cast<double>(raw.tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_CollectMoments)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -29,7 +29,8 @@ Result<TagMap> ParseTagMap(std::string_view bytes, const std::string& file) {
 
 Result<std::string> MapTag(const TagMap& map, std::string_view tag, const SourceLoc& loc) {
   auto it = map.to.find(std::string(tag));
-  if (it == map.to.end()) return Status::Invalid("tag '" + std::string(tag) + "' is not in the tag map '" + map.file + "'", loc);
+  if (it == map.to.end())
+    return Status::Invalid("tag '" + std::string(tag) + "' is not in the tag map '" + map.file + "'", loc);
   return it->second;
 }
 

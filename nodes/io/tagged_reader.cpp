@@ -43,8 +43,8 @@ Result<Corpus> ParseTaggedLines(std::string_view bytes, const std::string& file,
       const size_t cut = token.rfind(options.delimiter);
       const std::string where = "token " + std::to_string(sentence.size() + 1) + " '" + token + "'";
       if (cut == std::string::npos)
-        return Status::Invalid(where + " has no '" + options.delimiter + "' (expected WORD" + options.delimiter + "TAG)",
-                               loc);
+        return Status::Invalid(
+            where + " has no '" + options.delimiter + "' (expected WORD" + options.delimiter + "TAG)", loc);
       std::string word = token.substr(0, cut);
       std::string tag = token.substr(cut + options.delimiter.size());
       if (word.empty() || tag.empty()) return Status::Invalid(where + " has an empty word or tag", loc);

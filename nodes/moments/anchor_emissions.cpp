@@ -21,8 +21,8 @@ Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& m, const std::ve
   for (size_t h = 0; h < anchors.size(); ++h) {
     const auto col = static_cast<Eigen::Index>(h);
     if (anchors[h].empty()) {
-      const bool has_contexts = labeled.context_label.cols() == r.cols() &&
-                                labeled.context_label.rows() == r.rows() && labeled.context_label.col(col).sum() > 0;
+      const bool has_contexts = labeled.context_label.cols() == r.cols() && labeled.context_label.rows() == r.rows() &&
+                                labeled.context_label.col(col).sum() > 0;
       if (!has_contexts && labeled.word_label.col(col).sum() > 0)
         return Status::Invalid("label '" + label_names[h] + "' has no anchors and no labeled contexts");
       // A label with no labeled token at all stays a zero column: EstimateAnchorEmissions leaves it out.
@@ -71,8 +71,8 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   const Eigen::Index kp = static_cast<Eigen::Index>(present.size());
   const Eigen::MatrixXd r_contexts = out.context_label(Eigen::all, present);
   // The columns the QPs fit q_w with: R̂ itself, or its projection P_Cᵀ R̂.
-  const Eigen::MatrixXd r = context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts)
-                                               : r_contexts;
+  const Eigen::MatrixXd r =
+      context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
   const Eigen::MatrixXd gram = r.transpose() * r;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kp, kp);
   const double lambda = options.lambda;
@@ -82,8 +82,8 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   const Eigen::VectorXd labeled_totals = labeled_counts.rowwise().sum();
 
   out.posterior = Eigen::MatrixXd::Zero(k, v);
-  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(v), kShardSymbols)),
-      shard_iterations(shard_qps.size()), shard_missed(shard_qps.size());
+  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(v), kShardSymbols)), shard_iterations(shard_qps.size()),
+      shard_missed(shard_qps.size());
   std::mutex error_mutex;
   Status error;
   std::atomic<bool> failed{false};
@@ -169,4 +169,3 @@ Eigen::MatrixXd LabeledContextCounts(const std::vector<std::vector<int32_t>>& sy
 }
 
 }  // namespace seqflow
-

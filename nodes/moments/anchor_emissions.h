@@ -69,8 +69,7 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
 // tokens when it has no anchors (a zero column when it has neither). Invalid as above.
 Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& moments,
                                             const std::vector<std::vector<int32_t>>& anchors,
-                                            const LabeledMoments& labeled,
-                                            const std::vector<std::string>& label_names);
+                                            const LabeledMoments& labeled, const std::vector<std::string>& label_names);
 
 // Σ ψ(z) per label over labeled sentences (symbols and label ids), with moment_counts.h's
 // context ids: [C x K].

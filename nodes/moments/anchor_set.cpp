@@ -28,9 +28,9 @@ std::string AnchorSet::Describe() const {
     total += symbols[h].size();
     if (symbols[h].size() < symbols[fewest].size()) fewest = h;
   }
-  std::string out = "anchors for " + std::to_string(label_names.size()) + " labels: " + std::to_string(total) + " words";
-  if (!symbols.empty())
-    out += " (fewest: " + label_names[fewest] + " " + std::to_string(symbols[fewest].size()) + ")";
+  std::string out =
+      "anchors for " + std::to_string(label_names.size()) + " labels: " + std::to_string(total) + " words";
+  if (!symbols.empty()) out += " (fewest: " + label_names[fewest] + " " + std::to_string(symbols[fewest].size()) + ")";
   return out;
 }
 

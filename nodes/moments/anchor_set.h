@@ -16,8 +16,8 @@ class AnchorSet final : public Artifact {
   static constexpr std::string_view kType = "Anchors";
   static constexpr uint32_t kVersion = 1;
 
-  std::vector<std::string> label_names;        // [K]
-  std::vector<std::vector<int32_t>> symbols;   // [K][anchors of h]
+  std::vector<std::string> label_names;         // [K]
+  std::vector<std::vector<int32_t>> symbols;    // [K][anchors of h]
   std::vector<std::vector<std::string>> words;  // the same anchors as text
 
   std::string_view type() const override { return kType; }

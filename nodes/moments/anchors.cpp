@@ -27,8 +27,9 @@ int32_t DictionaryLabel(const AnchorInputs& in, int32_t w) {
 Result<std::vector<std::vector<int32_t>>> SelectAnchors(const AnchorInputs& in, const AnchorOptions& options) {
   const auto k = static_cast<int32_t>(in.labeled_counts.cols());
   const auto v = static_cast<int32_t>(in.labeled_counts.rows());
-  if (in.label_names == nullptr || static_cast<int32_t>(in.label_names->size()) != k || in.unlabeled_counts.size() != v ||
-      (!in.dictionary.empty() && static_cast<int32_t>(in.dictionary.size()) != v) || in.num_known > v)
+  if (in.label_names == nullptr || static_cast<int32_t>(in.label_names->size()) != k ||
+      in.unlabeled_counts.size() != v || (!in.dictionary.empty() && static_cast<int32_t>(in.dictionary.size()) != v) ||
+      in.num_known > v)
     return Status::Invalid("anchor selection: inputs disagree in size");
   std::vector<std::vector<int32_t>> anchors(k);
   for (int32_t w = 0; w < in.num_known; ++w) {
@@ -53,11 +54,10 @@ Result<std::vector<std::vector<int32_t>>> SelectAnchors(const AnchorInputs& in, 
                      [&](int32_t x, int32_t y) { return in.unlabeled_counts[x] > in.unlabeled_counts[y]; });
     if (static_cast<int64_t>(a.size()) > options.max_per_label) a.resize(static_cast<size_t>(options.max_per_label));
     if (a.empty() && !options.allow_unanchored)
-      return Status::Invalid("label '" + (*in.label_names)[h] + "' has no anchor word (threshold " +
-                             Number(options.threshold) + ", min_labeled_count " +
-                             std::to_string(options.min_labeled_count) + ", min_unlabeled_count " +
-                             std::to_string(options.min_unlabeled_count) +
-                             "): lower them, add labeled data or a tag dictionary");
+      return Status::Invalid(
+          "label '" + (*in.label_names)[h] + "' has no anchor word (threshold " + Number(options.threshold) +
+          ", min_labeled_count " + std::to_string(options.min_labeled_count) + ", min_unlabeled_count " +
+          std::to_string(options.min_unlabeled_count) + "): lower them, add labeled data or a tag dictionary");
   }
   return anchors;
 }

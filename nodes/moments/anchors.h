@@ -32,16 +32,16 @@ struct AnchorOptions {
 };
 
 struct AnchorInputs {
-  const std::vector<std::string>* label_names;  // [K], for messages
-  int32_t num_known = 0;                        // symbols [0, num_known) are words; the rest unknown classes
-  Eigen::MatrixXd labeled_counts;               // [V x K] n_L(w, h)
-  Eigen::VectorXd unlabeled_counts;             // [V] n_U(w)
+  const std::vector<std::string>* label_names;   // [K], for messages
+  int32_t num_known = 0;                         // symbols [0, num_known) are words; the rest unknown classes
+  Eigen::MatrixXd labeled_counts;                // [V x K] n_L(w, h)
+  Eigen::VectorXd unlabeled_counts;              // [V] n_U(w)
   std::vector<std::vector<int32_t>> dictionary;  // [V] labels the dictionary lists for w; empty: none
 };
 
 // anchors[h] = the anchor symbols of label h, most frequent first. Invalid (unless
-// allow_unanchored) naming the first label without an anchor, e.g. "label 'X' has no anchor word (threshold 1, min_labeled_count 5,
-// min_unlabeled_count 20): lower them or add labeled data".
+// allow_unanchored) naming the first label without an anchor, e.g. "label 'X' has no anchor word (threshold 1,
+// min_labeled_count 5, min_unlabeled_count 20): lower them or add labeled data".
 Result<std::vector<std::vector<int32_t>>> SelectAnchors(const AnchorInputs& in, const AnchorOptions& options);
 
 }  // namespace seqflow

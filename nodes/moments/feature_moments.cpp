@@ -18,9 +18,8 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
                                                 const LabeledMoments& labeled,
                                                 const std::vector<std::string>& label_names,
                                                 const Eigen::SparseMatrix<double>& phi,
-                                                const std::vector<bool>& identity,
-                                                const AnchorEmissionOptions& options, const CancelToken& cancel,
-                                                const Eigen::MatrixXd* context_projection) {
+                                                const std::vector<bool>& identity, const AnchorEmissionOptions& options,
+                                                const CancelToken& cancel, const Eigen::MatrixXd* context_projection) {
   const Eigen::Index k = static_cast<Eigen::Index>(anchors.size()), v = moments.num_symbols, nf = phi.cols();
   if (phi.rows() != v || static_cast<Eigen::Index>(identity.size()) != nf || labeled.word_label.rows() != v ||
       labeled.word_label.cols() != k || static_cast<Eigen::Index>(label_names.size()) != k)
@@ -54,7 +53,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
         word_fit.col(w) += it.value() * r.row(it.row()).transpose();
     }
   }
-  const Eigen::MatrixXd feature_fit = word_fit * phi;                          // [K' x W]
+  const Eigen::MatrixXd feature_fit = word_fit * phi;                            // [K' x W]
   const Eigen::VectorXd feature_tokens = phi.transpose() * moments.word_counts;  // Σ_w φ_j(w) n_w
   const Eigen::MatrixXd feature_label = phi.transpose() * labeled.word_label;    // [W x K]
   const Eigen::VectorXd labeled_totals = labeled.word_label.rowwise().sum();

@@ -21,21 +21,18 @@
 namespace seqflow {
 
 struct FeatureMeans {
-  Eigen::MatrixXd mu;          // [K x W]; rows of absent labels are zero
-  std::vector<bool> present;   // [K]
+  Eigen::MatrixXd mu;         // [K x W]; rows of absent labels are zero
+  std::vector<bool> present;  // [K]
   int64_t qps = 0;
   int64_t not_converged = 0;
 };
 
 // identity[j]: feature j is a word-identity feature. Errors as EstimateAnchorEmissions.
-Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
-                                                const std::vector<std::vector<int32_t>>& anchors,
-                                                const LabeledMoments& labeled,
-                                                const std::vector<std::string>& label_names,
-                                                const Eigen::SparseMatrix<double>& phi,
-                                                const std::vector<bool>& identity,
-                                                const AnchorEmissionOptions& options, const CancelToken& cancel,
-                                                const Eigen::MatrixXd* context_projection = nullptr);
+Result<FeatureMeans> EstimateAnchorFeatureMeans(
+    const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
+    const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
+    const std::vector<bool>& identity, const AnchorEmissionOptions& options, const CancelToken& cancel,
+    const Eigen::MatrixXd* context_projection = nullptr);
 
 // The supervised mean parameters: μ_h = Σ_w n_L(w, h) φ(w) / n_L(h). Labels without labeled
 // tokens are absent.

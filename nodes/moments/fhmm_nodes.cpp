@@ -40,8 +40,8 @@ std::vector<std::vector<int32_t>> LabelsOf(const Corpus& corpus) {
 
 Eigen::MatrixXd WordLabelCounts(const Corpus& labeled, const Vocab& vocab) {
   if (!labeled.labeled())
-    throw StatusError(Status::Invalid("port 'labeled' needs a labeled corpus, but '" + labeled.source +
-                                      "' has no labels"));
+    throw StatusError(
+        Status::Invalid("port 'labeled' needs a labeled corpus, but '" + labeled.source + "' has no labels"));
   Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(vocab.size(), static_cast<Eigen::Index>(labeled.label_names.size()));
   for (const Sentence& s : labeled.sentences)
     for (size_t t = 0; t < s.size(); ++t) counts(vocab.Id(s.words()[t]), s.labels[t]) += 1;
@@ -54,15 +54,15 @@ std::shared_ptr<HmmModel> FhmmFromMeans(NodeContext& ctx, const Corpus& labeled,
                                         const WordFeatures& features, const FeatureMeans& means,
                                         const FhmmNodeOptions& options) {
   const auto k = static_cast<int>(labeled.label_names.size());
-  Eigen::MatrixXd emission = ValueOrThrow(FitLogLinearEmissions(features.phi, means.mu, options.loglinear,
-                                                                ctx.cancellation()));
+  Eigen::MatrixXd emission =
+      ValueOrThrow(FitLogLinearEmissions(features.phi, means.mu, options.loglinear, ctx.cancellation()));
   for (int h = 0; h < k; ++h)
     if (!means.present[h]) emission.row(h).setConstant(1.0 / static_cast<double>(vocab->size()));
   auto model = std::make_shared<HmmModel>();
   model->label_names = labeled.label_names;
   model->encoding = labeled.encoding;
-  model->params = EstimateSupervisedHmm(CorpusSymbols(*vocab, labeled), LabelsOf(labeled), k, vocab->size(),
-                                        options.smoothing);
+  model->params =
+      EstimateSupervisedHmm(CorpusSymbols(*vocab, labeled), LabelsOf(labeled), k, vocab->size(), options.smoothing);
   model->params.emission = std::move(emission);
   model->vocab = std::move(vocab);
   ThrowIfError(ValidateHmmModel(*model, 1e-8));
@@ -88,9 +88,8 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
   const WordFeatures features = BuildWordFeatures(vocab);
   LabeledMoments labeled_moments;
   labeled_moments.word_label = WordLabelCounts(*labeled, vocab);
-  labeled_moments.context_label =
-      LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
-                           static_cast<int32_t>(labeled->label_names.size()));
+  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
+                                                       static_cast<int32_t>(labeled->label_names.size()));
   AnchorEmissionOptions emission_options = options.emissions;
   emission_options.threads = ctx.threads();
   auto projection = ctx.InOptional<Projection>("projection");
@@ -102,9 +101,9 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
                                                     emission_options, ctx.cancellation(), context_projection));
   } else {
     emission_options.emission_floor = 0;
-    AnchorEmissions words = ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, labeled_moments,
-                                                                 labeled->label_names, emission_options,
-                                                                 ctx.cancellation(), context_projection));
+    AnchorEmissions words =
+        ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, labeled_moments, labeled->label_names,
+                                             emission_options, ctx.cancellation(), context_projection));
     means.mu = words.emission * features.phi;
     for (Eigen::Index h = 0; h < words.posterior.rows(); ++h) means.present.push_back(words.posterior.row(h).sum() > 0);
     means.qps = words.qps;
@@ -127,8 +126,9 @@ ArtifactPtr RunSupervisedFhmm(NodeContext& ctx, const FhmmNodeOptions& options) 
 
 template <class O>
 void AddLogLinearParams(ParamTable<O>& table) {
-  table.Double("regularization", At(&O::loglinear, &LogLinearOptions::regularization),
-               "epsilon of Eq. 25 (squared L2 on the feature weights)")
+  table
+      .Double("regularization", At(&O::loglinear, &LogLinearOptions::regularization),
+              "epsilon of Eq. 25 (squared L2 on the feature weights)")
       .Greater(0)
       .Int("max_iterations", At(&O::loglinear, &LogLinearOptions::lbfgs, &LbfgsOptions::max_iterations),
            "L-BFGS iterations per label")
@@ -142,8 +142,9 @@ void AddLogLinearParams(ParamTable<O>& table) {
 ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
   using O = FhmmNodeOptions;
   ParamTable<O> table;
-  table.Double("lambda", At(&O::emissions, &AnchorEmissionOptions::lambda),
-               "Eq. 26 interpolation with the labeled p(h|feature), for features seen labeled")
+  table
+      .Double("lambda", At(&O::emissions, &AnchorEmissionOptions::lambda),
+              "Eq. 26 interpolation with the labeled p(h|feature), for features seen labeled")
       .Min(0)
       .Max(1)
       .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
@@ -167,32 +168,34 @@ ParamTable<FhmmNodeOptions> SupervisedFhmmParams() {
 }  // namespace
 
 KindSpec AnchorFhmmKind() {
-  return KindSpec{"moments.anchor_fhmm",
-                  "1",
-                  "The anchor feature HMM (Marinho et al. 2016, Algorithm 2): one simplex QP per word feature (Eq. 22 with "
-                  "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
-                  "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",
-                  std::string(HmmModel::kType),
-                  {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-                   PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-                   PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
-                   PortSpec{"projection", std::string(Projection::kType), false, true,
-                            "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
-                  AnchorFhmmParams(),
-                  RunAnchorFhmm};
+  return KindSpec{
+      "moments.anchor_fhmm",
+      "1",
+      "The anchor feature HMM (Marinho et al. 2016, Algorithm 2): one simplex QP per word feature (Eq. 22 with "
+      "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
+      "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",
+      std::string(HmmModel::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+       PortSpec{"projection", std::string(Projection::kType), false, true,
+                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorFhmmParams(),
+      RunAnchorFhmm};
 }
 
 KindSpec SupervisedFhmmKind() {
-  return KindSpec{"fhmm.supervised",
-                  "1",
-                  "The supervised feature HMM: log-linear emissions (Eq. 2) fitted by L-BFGS to the labeled feature means "
-                  "of each label (Eq. 25 with the empirical mean parameters), transitions counted with add-one "
-                  "smoothing; an HmmModel over the Vocab's symbols.",
-                  std::string(HmmModel::kType),
-                  {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled training sentences"},
-                   PortSpec{"vocab", std::string(Vocab::kType), false, false, "the symbols emitted"}},
-                  SupervisedFhmmParams(),
-                  RunSupervisedFhmm};
+  return KindSpec{
+      "fhmm.supervised",
+      "1",
+      "The supervised feature HMM: log-linear emissions (Eq. 2) fitted by L-BFGS to the labeled feature means "
+      "of each label (Eq. 25 with the empirical mean parameters), transitions counted with add-one "
+      "smoothing; an HmmModel over the Vocab's symbols.",
+      std::string(HmmModel::kType),
+      {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled training sentences"},
+       PortSpec{"vocab", std::string(Vocab::kType), false, false, "the symbols emitted"}},
+      SupervisedFhmmParams(),
+      RunSupervisedFhmm};
 }
 
 }  // namespace seqflow

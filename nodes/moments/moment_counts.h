@@ -23,9 +23,9 @@
 namespace seqflow {
 
 struct MomentCounts {
-  int32_t num_symbols = 0;                  // V
-  int64_t tokens = 0;                       // N
-  Eigen::VectorXd word_counts;              // [V] n_w
+  int32_t num_symbols = 0;                   // V
+  int64_t tokens = 0;                        // N
+  Eigen::VectorXd word_counts;               // [V] n_w
   Eigen::SparseMatrix<double> cooccurrence;  // [C x V] M, C = 2 (V + 1)
 
   int32_t num_contexts() const { return 2 * (num_symbols + 1); }

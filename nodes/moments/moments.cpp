@@ -48,8 +48,8 @@ std::shared_ptr<const Moments> Moments::Load(ByteReader& r) {
   for (int32_t row : inner)
     if (row < 0 || row >= c.num_contexts()) Corrupt("co-occurrence row out of range");
   c.cooccurrence = Eigen::Map<const Eigen::SparseMatrix<double>>(c.num_contexts(), static_cast<Eigen::Index>(v),
-                                                                 static_cast<Eigen::Index>(values.size()),
-                                                                 outer.data(), inner.data(), values.data());
+                                                                 static_cast<Eigen::Index>(values.size()), outer.data(),
+                                                                 inner.data(), values.data());
   return m;
 }
 

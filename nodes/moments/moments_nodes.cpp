@@ -14,8 +14,8 @@
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_cca.h"
 #include "nodes/moments/fhmm_nodes.h"
-#include "nodes/moments/projection.h"
 #include "nodes/moments/moments.h"
+#include "nodes/moments/projection.h"
 #include "nodes/moments/self_train_node.h"
 
 namespace seqflow {
@@ -30,8 +30,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 Eigen::MatrixXd LabeledCounts(const Corpus& labeled, const Vocab& vocab, const std::vector<std::string>& label_names,
                               const std::string& port) {
   if (!labeled.labeled())
-    throw StatusError(Status::Invalid("port '" + port + "' needs a labeled corpus, but '" + labeled.source +
-                                      "' has no labels"));
+    throw StatusError(
+        Status::Invalid("port '" + port + "' needs a labeled corpus, but '" + labeled.source + "' has no labels"));
   std::vector<int32_t> label_of(labeled.label_names.size());
   for (size_t i = 0; i < labeled.label_names.size(); ++i) {
     auto it = std::find(label_names.begin(), label_names.end(), labeled.label_names[i]);
@@ -70,16 +70,17 @@ ArtifactPtr RunCollect(NodeContext& ctx) {
 }
 
 KindSpec CollectKind() {
-  return KindSpec{"moments.collect",
-                  "1",
-                  "One pass over unlabeled text: co-occurrence counts of each word symbol with one-hot context features "
-                  "(previous and next word symbol, BOS/EOS), i.e. Q, q-bar and p-hat of Marinho et al. (2016) Eqs. 5-7. "
-                  "The Vocab's min_count is the frequency cut-off for words and contexts alike.",
-                  std::string(Moments::kType),
-                  {PortSpec{"vocab", std::string(Vocab::kType), false, false, "word symbols (rare words pooled)"},
-                   PortSpec{"data", std::string(Corpus::kType), true, false, "unlabeled corpora (labels ignored)"}},
-                  std::vector<ParamSpec>{},
-                  RunCollect};
+  return KindSpec{
+      "moments.collect",
+      "1",
+      "One pass over unlabeled text: co-occurrence counts of each word symbol with one-hot context features "
+      "(previous and next word symbol, BOS/EOS), i.e. Q, q-bar and p-hat of Marinho et al. (2016) Eqs. 5-7. "
+      "The Vocab's min_count is the frequency cut-off for words and contexts alike.",
+      std::string(Moments::kType),
+      {PortSpec{"vocab", std::string(Vocab::kType), false, false, "word symbols (rare words pooled)"},
+       PortSpec{"data", std::string(Corpus::kType), true, false, "unlabeled corpora (labels ignored)"}},
+      std::vector<ParamSpec>{},
+      RunCollect};
 }
 
 // --- moments.anchors ---
@@ -112,8 +113,8 @@ ArtifactPtr RunAnchors(NodeContext& ctx, const AnchorOptions& options) {
     ctx.Metric("anchors." + out->label_names[h], static_cast<double>(out->symbols[h].size()));
   }
   ctx.Metric("anchors", static_cast<double>(total));
-  ctx.Metric("unanchored_labels", static_cast<double>(std::count_if(
-                                      out->symbols.begin(), out->symbols.end(), [](const auto& a) { return a.empty(); })));
+  ctx.Metric("unanchored_labels", static_cast<double>(std::count_if(out->symbols.begin(), out->symbols.end(),
+                                                                    [](const auto& a) { return a.empty(); })));
   return out;
 }
 
@@ -135,18 +136,19 @@ ParamTable<AnchorOptions> AnchorParams() {
 }
 
 KindSpec AnchorsKind() {
-  return KindSpec{"moments.anchors",
-                  "1",
-                  "Anchor words per label (Marinho et al. 2016, sections 3.2 and 5): words whose labeled p(h|w) reaches "
-                  "the threshold (token supervision) or that a tag dictionary lists with one label only (type), most "
-                  "frequent in the unlabeled text first. A label with no anchor fails the node, naming the label.",
-                  std::string(AnchorSet::kType),
-                  {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-                   PortSpec{"labeled", std::string(Corpus::kType), false, false, "token supervision; fixes the labels"},
-                   PortSpec{"dictionary", std::string(Corpus::kType), false, true,
-                            "type supervision: word|tag entries (read.tagged), one or more tags per word"}},
-                  AnchorParams(),
-                  RunAnchors};
+  return KindSpec{
+      "moments.anchors",
+      "1",
+      "Anchor words per label (Marinho et al. 2016, sections 3.2 and 5): words whose labeled p(h|w) reaches "
+      "the threshold (token supervision) or that a tag dictionary lists with one label only (type), most "
+      "frequent in the unlabeled text first. A label with no anchor fails the node, naming the label.",
+      std::string(AnchorSet::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "token supervision; fixes the labels"},
+       PortSpec{"dictionary", std::string(Corpus::kType), false, true,
+                "type supervision: word|tag entries (read.tagged), one or more tags per word"}},
+      AnchorParams(),
+      RunAnchors};
 }
 
 // --- features.cca ---
@@ -222,8 +224,7 @@ ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) 
   model->label_names = labeled->label_names;
   model->encoding = labeled->encoding;
   model->vocab = moments->vocab;
-  model->params = EstimateSupervisedHmm(CorpusSymbols(vocab, *labeled), labels,
-                                        k, vocab.size(), options.smoothing);
+  model->params = EstimateSupervisedHmm(CorpusSymbols(vocab, *labeled), labels, k, vocab.size(), options.smoothing);
   model->params.emission = std::move(emissions.emission);
   ThrowIfError(ValidateHmmModel(*model, 1e-8));
   ctx.Metric("qps", static_cast<double>(emissions.qps));
@@ -239,8 +240,9 @@ ParamTable<AnchorHmmNodeOptions> AnchorHmmParams() {
   using O = AnchorHmmNodeOptions;
   auto emissions = [](auto member) { return At(&O::emissions, member); };
   ParamTable<O> table;
-  table.Double("lambda", emissions(&AnchorEmissionOptions::lambda),
-               "Eq. 26 interpolation with the labeled p(h|w), for words seen labeled (0: moments only)")
+  table
+      .Double("lambda", emissions(&AnchorEmissionOptions::lambda),
+              "Eq. 26 interpolation with the labeled p(h|w), for words seen labeled (0: moments only)")
       .Min(0)
       .Max(1)
       .Double("emission_floor", emissions(&AnchorEmissionOptions::emission_floor),
@@ -261,19 +263,20 @@ ParamTable<AnchorHmmNodeOptions> AnchorHmmParams() {
 }
 
 KindSpec AnchorHmmKind() {
-  return KindSpec{"moments.anchor_hmm",
-                  "1",
-                  "The anchor HMM (Marinho et al. 2016, Algorithm 1): context-label moments of the anchors (Eq. 12), one "
-                  "simplex QP per word (Eq. 14, interpolated with the labeled posterior by lambda as Eq. 26), emissions "
-                  "by Bayes' rule (Eq. 15-16), transitions from the labeled data with add-one smoothing.",
-                  std::string(HmmModel::kType),
-                  {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-                   PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-                   PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
-                   PortSpec{"projection", std::string(Projection::kType), false, true,
-                            "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
-                  AnchorHmmParams(),
-                  RunAnchorHmm};
+  return KindSpec{
+      "moments.anchor_hmm",
+      "1",
+      "The anchor HMM (Marinho et al. 2016, Algorithm 1): context-label moments of the anchors (Eq. 12), one "
+      "simplex QP per word (Eq. 14, interpolated with the labeled posterior by lambda as Eq. 26), emissions "
+      "by Bayes' rule (Eq. 15-16), transitions from the labeled data with add-one smoothing.",
+      std::string(HmmModel::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+       PortSpec{"projection", std::string(Projection::kType), false, true,
+                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorHmmParams(),
+      RunAnchorHmm};
 }
 
 }  // namespace

@@ -43,11 +43,6 @@ Result<SimplexQp> SimplexQp::Create(const Eigen::MatrixXd& A, SimplexQpOptions o
   return SimplexQp(A, lipschitz, options);
 }
 
-double SimplexQp::Objective(const Eigen::Ref<const Eigen::VectorXd>& beta,
-                            const Eigen::Ref<const Eigen::VectorXd>& x) const {
-  return 0.5 * x.dot(a_ * x) - beta.dot(x);
-}
-
 Result<SimplexQpStats> SimplexQp::Solve(const Eigen::Ref<const Eigen::VectorXd>& beta,
                                         Eigen::Ref<Eigen::VectorXd> x) const {
   if (beta.size() != a_.rows() || x.size() != a_.rows())

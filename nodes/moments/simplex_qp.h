@@ -43,16 +43,10 @@ class SimplexQp {
   // A should be symmetric positive semi-definite (only its lower triangle is read for L).
   static Result<SimplexQp> Create(const Eigen::MatrixXd& A, SimplexQpOptions options = {});
 
-  int size() const { return static_cast<int>(a_.rows()); }
-  double lipschitz() const { return lipschitz_; }
-
   // Solves for `beta` starting from `x` (a warm start; any vector: it is projected first) and
   // leaves the solution in `x`. Numerical if beta is not finite or the iterates stop being
   // finite. Not converging within max_iter is not an error: the stats say so.
   Result<SimplexQpStats> Solve(const Eigen::Ref<const Eigen::VectorXd>& beta, Eigen::Ref<Eigen::VectorXd> x) const;
-
-  // ½ xᵀ A x - βᵀ x.
-  double Objective(const Eigen::Ref<const Eigen::VectorXd>& beta, const Eigen::Ref<const Eigen::VectorXd>& x) const;
 
  private:
   SimplexQp(Eigen::MatrixXd a, double lipschitz, SimplexQpOptions options);

@@ -17,7 +17,7 @@
 namespace seqflow {
 
 struct WordFeatures {
-  std::vector<std::string> names;  // [W]
+  std::vector<std::string> names;   // [W]
   Eigen::SparseMatrix<double> phi;  // [V x W], entries 1
 };
 

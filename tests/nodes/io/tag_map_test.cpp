@@ -74,7 +74,8 @@ TEST(TaggedReader, SplitsOnTheLastDelimiter) {
 TEST(TaggedReader, ErrorsNameFileLineAndToken) {
   EXPECT_EQ(ParseTaggedLines("ny|DT\nny DT\n", "t.txt", {}).status().ToString(),
             "t.txt:2: token 1 'ny' has no '|' (expected WORD|TAG)");
-  EXPECT_EQ(ParseTaggedLines("ny|\n", "t.txt", {}).status().ToString(), "t.txt:1: token 1 'ny|' has an empty word or tag");
+  EXPECT_EQ(ParseTaggedLines("ny|\n", "t.txt", {}).status().ToString(),
+            "t.txt:1: token 1 'ny|' has an empty word or tag");
   TaggedTextOptions options;
   options.tag_map = MapOf("DT DET\n");
   EXPECT_EQ(ParseTaggedLines("ny|DT zaza|N\n", "t.txt", options).status().ToString(),

@@ -17,9 +17,8 @@ const std::vector<std::string> kLabels = {"A", "B", "C"};
 // 3 states, 8 words: 0-1 anchor A, 2-3 anchor B, 4-5 anchor C, 6 = A or B, 7 = B or C.
 struct TrueHmm {
   Eigen::MatrixXd transition{{0.1, 0.6, 0.3}, {0.5, 0.1, 0.4}, {0.3, 0.6, 0.1}};
-  Eigen::MatrixXd emission{{0.3, 0.2, 0, 0, 0, 0, 0.5, 0},
-                           {0, 0, 0.3, 0.2, 0, 0, 0.2, 0.3},
-                           {0, 0, 0, 0, 0.4, 0.3, 0, 0.3}};
+  Eigen::MatrixXd emission{
+      {0.3, 0.2, 0, 0, 0, 0, 0.5, 0}, {0, 0, 0.3, 0.2, 0, 0, 0.2, 0.3}, {0, 0, 0, 0, 0.4, 0.3, 0, 0.3}};
 };
 
 std::vector<std::vector<int32_t>> Sample(const TrueHmm& hmm, int sentences, std::vector<std::vector<int32_t>>* states) {
@@ -54,7 +53,8 @@ TEST(AnchorEmissions, RecoverTheGeneratingHmmFromMoments) {
   AnchorEmissionOptions options;
   options.lambda = 0;
   options.emission_floor = 0;
-  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {});
+  Result<AnchorEmissions> e =
+      EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {});
   ASSERT_OK(e);
   EXPECT_EQ(e->qps, 8);
   EXPECT_EQ(e->not_converged, 0);
@@ -95,10 +95,10 @@ TEST(AnchorEmissions, IdentityContextProjectionGivesTheOneHotFit) {
   AnchorEmissionOptions options;
   options.lambda = 0;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(m->num_contexts(), m->num_contexts());
-  Result<AnchorEmissions> plain = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels,
-                                                          options, {});
-  Result<AnchorEmissions> projected = EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}},
-                                                              kLabels, options, {}, &identity);
+  Result<AnchorEmissions> plain =
+      EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {});
+  Result<AnchorEmissions> projected =
+      EstimateAnchorEmissions(*m, kAnchors, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, options, {}, &identity);
   ASSERT_OK(plain);
   ASSERT_OK(projected);
   EXPECT_LE((plain->posterior - projected->posterior).cwiseAbs().maxCoeff(), 1e-9);
@@ -130,8 +130,8 @@ TEST(AnchorEmissions, DoNotDependOnTheThreadCount) {
 TEST(AnchorEmissions, AnchorsAbsentFromTheTextAreAnErrorNamingTheLabel) {
   Result<MomentCounts> m = CollectMomentCounts({{0, 2, 4}}, 8, 0, CancelToken());
   ASSERT_OK(m);
-  Result<AnchorEmissions> e =
-      EstimateAnchorEmissions(*m, {{0}, {2}, {5}}, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels, AnchorEmissionOptions(), {});
+  Result<AnchorEmissions> e = EstimateAnchorEmissions(*m, {{0}, {2}, {5}}, {Eigen::MatrixXd::Zero(8, 3), {}}, kLabels,
+                                                      AnchorEmissionOptions(), {});
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().message(), "label 'C': its anchor words never occur in the unlabeled text");
   Eigen::MatrixXd labeled_c = Eigen::MatrixXd::Zero(8, 3);

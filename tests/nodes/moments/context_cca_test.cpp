@@ -2,12 +2,11 @@
 // counts, and the projection's use in the anchor QPs.
 #include "nodes/moments/context_cca.h"
 
-#include "nodes/moments/projection.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "nodes/moments/projection.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -57,8 +56,9 @@ TEST(ContextCca, MatchesTheDenseCcaOnSmallRandomCounts) {
     ASSERT_OK(cca);
     DenseCca dense = Dense(m, 4);
     EXPECT_NEAR(cca->correlations[0], 1.0, 1e-9);  // the constant pair
-    EXPECT_LE((cca->correlations - dense.correlations).cwiseAbs().maxCoeff(), 1e-6) << cca->correlations.transpose()
-                                                                                   << "\n" << dense.correlations.transpose();
+    EXPECT_LE((cca->correlations - dense.correlations).cwiseAbs().maxCoeff(), 1e-6)
+        << cca->correlations.transpose() << "\n"
+        << dense.correlations.transpose();
     // The same subspace (signs of singular vectors are arbitrary): equal projectors P Pᵀ; the
     // subspace converges more slowly than the values (σ4 and σ5 are close).
     Eigen::MatrixXd ours = cca->context_projection * cca->context_projection.transpose();

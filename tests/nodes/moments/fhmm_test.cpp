@@ -117,8 +117,8 @@ TEST(FeatureMeans, IdentityFeaturesGiveTheAnchorHmmEmissions) {
   options.emission_floor = 0;
   Eigen::SparseMatrix<double> identity(8, 8);
   identity.setIdentity();
-  Result<FeatureMeans> means = EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity,
-                                                          std::vector<bool>(8, true), options, {});
+  Result<FeatureMeans> means =
+      EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity, std::vector<bool>(8, true), options, {});
   Result<AnchorEmissions> emissions = EstimateAnchorEmissions(*m, anchors, labeled, labels, options, {});
   ASSERT_OK(means);
   ASSERT_OK(emissions);

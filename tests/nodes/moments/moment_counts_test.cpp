@@ -34,7 +34,7 @@ TEST(MomentCounts, MatchTheDirectCountOnATinyCorpus) {
   EXPECT_EQ(m->word_counts, Eigen::Vector3d(1, 3, 2));
   EXPECT_EQ(Eigen::MatrixXd(m->cooccurrence), DirectCounts(sentences, 3));
   // Word 1 follows BOS once (sentence 2) and word 0 once; it precedes 2, 1 and EOS.
-  EXPECT_EQ(m->cooccurrence.coeff(3, 1), 1);  // prev = BOS
+  EXPECT_EQ(m->cooccurrence.coeff(3, 1), 1);      // prev = BOS
   EXPECT_EQ(m->cooccurrence.coeff(4 + 3, 1), 1);  // next = EOS
   // q̄ (Eq. 6): each token has two features, so q̄ sums to 2.
   EXPECT_NEAR(m->ContextMean().sum(), 2.0, 1e-15);
