@@ -103,6 +103,13 @@ class ParamTable final : public ParamBinding {
         ParamSpec::Path(name, std::move(doc)), field, [name](const Params& p) { return p.GetString(name); },
         [](const std::string& v) { return ParamValue(v); });
   }
+  // A file that may be left out: the member receives "" when it is, else the absolute path.
+  template <class F>
+  ParamTable& OptionalPath(std::string name, F field, std::string doc) {
+    return Add(
+        ParamSpec::OptionalPath(name, std::move(doc)), field, [name](const Params& p) { return p.GetString(name); },
+        [](const std::string& v) { return ParamValue(v); });
+  }
   template <class F>
   ParamTable& StringList(std::string name, F field, std::string doc) {
     return Add(

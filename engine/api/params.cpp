@@ -93,6 +93,9 @@ ParamSpec ParamSpec::DoubleList(std::string name, std::optional<std::vector<doub
 ParamSpec ParamSpec::Path(std::string name, std::string doc) {
   return {std::move(name), ParamType::kPath, std::nullopt, {}, nullptr, std::move(doc)};
 }
+ParamSpec ParamSpec::OptionalPath(std::string name, std::string doc) {
+  return {std::move(name), ParamType::kPath, ParamValue(std::string()), {}, nullptr, std::move(doc)};
+}
 
 static double NumericOf(const ParamValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);

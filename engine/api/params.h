@@ -60,6 +60,8 @@ struct ParamSpec {
                               std::vector<std::string> choices = {});
   static ParamSpec DoubleList(std::string name, std::optional<std::vector<double>> def, std::string doc);
   static ParamSpec Path(std::string name, std::string doc);
+  // A file that may be left out: the default "" means none (it is neither resolved nor hashed).
+  static ParamSpec OptionalPath(std::string name, std::string doc);
   // Chainable checks.
   ParamSpec&& Min(double lo) &&;            // value >= lo (Int/Double)
   ParamSpec&& Greater(double lo) &&;        // value > lo

@@ -100,6 +100,12 @@ class ConllParser {
     if (fields[0] == kDocStart) return EndSentence();
     if (!layout_) SEQFLOW_RETURN_IF_ERROR(SetLayout(fields.size(), number));
     SEQFLOW_RETURN_IF_ERROR(CheckFields(fields, number));
+    std::string mapped;
+    if (options_.tag_map) {
+      SEQFLOW_ASSIGN_OR_RETURN(mapped, MapTag(*options_.tag_map, fields[layout_->label_index], SourceLoc{file_, number}));
+      fields[layout_->label_index] = mapped;
+    }
+    SEQFLOW_RETURN_IF_ERROR(CheckTag(fields[layout_->label_index], number));
     AddToken(fields);
     return Status::Ok();
   }
@@ -139,8 +145,12 @@ class ConllParser {
     for (size_t i = 0; i < fields.size(); ++i)
       if (fields[i].empty())
         return Status::Invalid("empty field in column " + std::to_string(i + 1) + " (" + names[i] + ")", loc);
-    std::string problem = TagProblem(fields[layout_->label_index], options_.encoding);
-    return problem.empty() ? Status::Ok() : Status::Invalid(problem, loc);
+    return Status::Ok();
+  }
+
+  Status CheckTag(std::string_view tag, int number) {
+    std::string problem = TagProblem(tag, options_.encoding);
+    return problem.empty() ? Status::Ok() : Status::Invalid(problem, SourceLoc{file_, number});
   }
 
   void AddToken(const std::vector<std::string_view>& fields) {

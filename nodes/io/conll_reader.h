@@ -11,12 +11,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/base/status.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/tag_map.h"
 #include "nodes/io/text_encoding.h"
 
 namespace seqflow {
@@ -33,6 +35,9 @@ struct ConllOptions {
   FileEncoding file_encoding = FileEncoding::kUtf8;
   // kTab splits only on '\t', so a token may contain spaces or U+00A0.
   Separator separator = Separator::kWhitespace;
+  // When set, every label is replaced by its mapping as it is read (an unmapped label is an
+  // error at its line); the encoding is checked on the mapped label.
+  std::shared_ptr<const TagMap> tag_map;
 };
 
 // A labeled corpus: Corpus::columns are the file's columns without the label column.

@@ -5,6 +5,7 @@
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/gzip.h"
 #include "nodes/io/split.h"
+#include "nodes/io/tagged_reader.h"
 
 namespace seqflow {
 
@@ -13,7 +14,15 @@ namespace {
 // What read.conll reads: the file and how to parse it.
 struct ReadConllNodeOptions {
   std::string path;
+  std::string map;  // "" = labels as written
   ConllOptions conll;
+};
+
+// What read.tagged reads: the file, an optional tag map, and how to parse it.
+struct ReadTaggedNodeOptions {
+  std::string path;
+  std::string map;  // "" = tags as written
+  TaggedTextOptions tagged;
 };
 
 // What read.text reads (ParseTextLines's arguments).
@@ -35,9 +44,27 @@ void ReportSize(NodeContext& ctx, const Corpus& corpus) {
   ctx.Metric("tokens", static_cast<double>(corpus.num_tokens()));
 }
 
+// The tag map at `path`, or null when no map is given.
+std::shared_ptr<const TagMap> LoadTagMap(NodeContext& ctx, const std::string& path) {
+  if (path.empty()) return nullptr;
+  return std::make_shared<const TagMap>(ValueOrThrow(ParseTagMap(ValueOrThrow(ctx.ReadFile(path)), path)));
+}
+
 ArtifactPtr RunReadConll(NodeContext& ctx, const ReadConllNodeOptions& options) {
   std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
-  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseConll(bytes, options.path, options.conll)));
+  ConllOptions conll = options.conll;
+  conll.tag_map = LoadTagMap(ctx, options.map);
+  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseConll(bytes, options.path, conll)));
+  ReportSize(ctx, *corpus);
+  ctx.Metric("labels", static_cast<double>(corpus->label_names.size()));
+  return corpus;
+}
+
+ArtifactPtr RunReadTagged(NodeContext& ctx, const ReadTaggedNodeOptions& options) {
+  std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
+  TaggedTextOptions tagged = options.tagged;
+  tagged.tag_map = LoadTagMap(ctx, options.map);
+  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseTaggedLines(bytes, options.path, tagged)));
   ReportSize(ctx, *corpus);
   ctx.Metric("labels", static_cast<double>(corpus->label_names.size()));
   return corpus;
@@ -63,6 +90,7 @@ ParamTable<ReadConllNodeOptions> ReadConllParams() {
   auto conll = [](auto member) { return At(&O::conll, member); };
   ParamTable<O> table;
   table.Path("path", &O::path, "the CoNLL file")
+      .OptionalPath("map", &O::map, "two-column tag map FROM TO applied to every label; an unmapped label is an error")
       .StringList("columns", conll(&ConllOptions::columns),
                   "column names in file order, the first 'word' (default: word, col1, ..., label)")
       .String("label_column", conll(&ConllOptions::label_column),
@@ -74,6 +102,21 @@ ParamTable<ReadConllNodeOptions> ReadConllParams() {
   table.Enum("separator", conll(&ConllOptions::separator),
              {Separator::kWhitespace, Separator::kTab}, SeparatorName,
              "tab splits only on tabs, so tokens may contain spaces or U+00A0");
+  return table;
+}
+
+ParamTable<ReadTaggedNodeOptions> ReadTaggedParams() {
+  using O = ReadTaggedNodeOptions;
+  auto tagged = [](auto member) { return At(&O::tagged, member); };
+  ParamTable<O> table;
+  table.Path("path", &O::path, "the word|tag file, one sentence a line")
+      .OptionalPath("map", &O::map, "two-column tag map FROM TO applied to every tag; an unmapped tag is an error")
+      .String("delimiter", tagged(&TaggedTextOptions::delimiter), "joins word and tag; a token splits on its last one")
+      .Check([](const ParamValue& v) { return std::get<std::string>(v).empty() ? "must not be empty" : ""; })
+      .Enum("encoding", tagged(&TaggedTextOptions::encoding),
+            {TagEncoding::kIob1, TagEncoding::kIob2, TagEncoding::kRuns}, TagEncodingName,
+            "how labels form segments; runs: a segment is a maximal run of one label");
+  AddFileEncoding(table, tagged(&TaggedTextOptions::file_encoding));
   return table;
 }
 
@@ -111,6 +154,17 @@ KindSpec ReadConllKind() {
                   RunReadConll};
 }
 
+KindSpec ReadTaggedKind() {
+  return KindSpec{"read.tagged",
+                  "1",
+                  "Reads word|tag text, one sentence a line (Garrette & Baldridge's Malagasy files), into a labeled "
+                  "Corpus; a token splits on its last delimiter; label ids follow the sorted label names.",
+                  std::string(Corpus::kType),
+                  {},
+                  ReadTaggedParams(),
+                  RunReadTagged};
+}
+
 KindSpec ReadTextKind() {
   return KindSpec{"read.text",
                   "1",
@@ -138,6 +192,7 @@ KindSpec SplitKind() {
 void RegisterIoNodes(Registry& registry) {
   registry.AddArtifactType<Corpus>();
   registry.AddKind(ReadConllKind());
+  registry.AddKind(ReadTaggedKind());
   registry.AddKind(ReadTextKind());
   registry.AddKind(SplitKind());
 }

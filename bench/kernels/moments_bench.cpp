@@ -1,0 +1,86 @@
+// Moment collection and the anchor HMM's QPs on the Malagasy raw text (Garrette et al.; 43,600
+// sentences, 777,678 tokens; data root $SEQFLOW_DATA, else ../shared/data), words with fewer than
+// 3 occurrences pooled into shape classes.
+// BM_CollectMoments/threads: one pass (nodes/moments/moment_counts.h). Counter: tokens/s.
+// BM_AnchorEmissions/threads: R̂, one QP per symbol (K = 12 synthetic labels whose anchors are
+//   12 disjoint blocks of 20 frequent words) and Bayes' rule. Counters: QPs/s, iterations per QP.
+// Run: build/bench/kernels/moments_bench
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+#include "engine/base/env.h"
+#include "nodes/features/vocab_builder.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/io/conll_reader.h"
+#include "nodes/moments/anchor_emissions.h"
+
+namespace seqflow {
+namespace {
+
+struct RawText {
+  std::vector<std::vector<int32_t>> symbols;
+  int32_t num_symbols = 0;
+  int64_t tokens = 0;
+};
+
+const RawText& MalagasyRaw() {
+  static const RawText raw = [] {
+    const char* env = std::getenv("SEQFLOW_DATA");
+    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "malagasy_pos/raw.txt");
+    Result<std::string> bytes = Env::Default()->ReadFile(path);
+    if (!bytes.ok()) throw StatusError(bytes.status());
+    Result<Corpus> corpus = ParseTextLines(*bytes, path, 0, FileEncoding::kUtf8);
+    if (!corpus.ok()) throw StatusError(corpus.status());
+    VocabOptions options;
+    options.min_count = 3;
+    Vocab vocab = BuildVocab({&*corpus}, options);
+    RawText out;
+    out.symbols = CorpusSymbols(vocab, *corpus);
+    out.num_symbols = vocab.size();
+    out.tokens = static_cast<int64_t>(corpus->num_tokens());
+    return out;
+  }();
+  return raw;
+}
+
+void BM_CollectMoments(benchmark::State& state) {
+  const RawText& raw = MalagasyRaw();
+  for (auto _ : state) {
+    MomentCounts m =
+        std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, static_cast<int>(state.range(0)), CancelToken()))
+            .value();
+    benchmark::DoNotOptimize(m.tokens);
+  }
+  state.counters["tokens/s"] = benchmark::Counter(
+      static_cast<double>(raw.tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CollectMoments)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AnchorEmissions(benchmark::State& state) {
+  const RawText& raw = MalagasyRaw();
+  static const MomentCounts moments =
+      std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, 0, CancelToken())).value();
+  std::vector<std::vector<int32_t>> anchors(12);
+  for (int32_t w = 0; w < 240; ++w) anchors[w % 12].push_back(w);
+  std::vector<std::string> labels;
+  for (int h = 0; h < 12; ++h) labels.push_back("L" + std::to_string(h));
+  AnchorEmissionOptions options;
+  options.lambda = 0;
+  options.threads = static_cast<int>(state.range(0));
+  const LabeledMoments labeled{Eigen::MatrixXd::Zero(raw.num_symbols, 12), {}};
+  int64_t qps = 0, iterations = 0;
+  for (auto _ : state) {
+    AnchorEmissions e = std::move(EstimateAnchorEmissions(moments, anchors, labeled, labels, options, {})).value();
+    qps += e.qps;
+    iterations += e.qp_iterations;
+  }
+  state.counters["QPs/s"] = benchmark::Counter(static_cast<double>(qps), benchmark::Counter::kIsRate);
+  state.counters["iterations"] = static_cast<double>(iterations) / static_cast<double>(qps);
+}
+BENCHMARK(BM_AnchorEmissions)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace seqflow
+
+BENCHMARK_MAIN();

@@ -1,0 +1,201 @@
+// Adapters for the feature HMM (Marinho et al. 2016, §2.2 and §4, Algorithm 2).
+#include "nodes/moments/fhmm_nodes.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "engine/api/node.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/hmm/supervised.h"
+#include "nodes/moments/anchor_set.h"
+#include "nodes/moments/feature_moments.h"
+#include "nodes/moments/loglinear_emissions.h"
+#include "nodes/moments/moments.h"
+#include "nodes/moments/projection.h"
+#include "nodes/moments/word_features.h"
+
+namespace seqflow {
+
+namespace {
+
+// Where moments.anchor_fhmm takes its mean parameters from.
+enum class MeanSource {
+  kFeatures,  // one QP per feature (Eq. 22-24)
+  kWords,     // the anchor HMM's emissions (Eq. 14-16), μ_h = Σ_w O[h, w] φ(w): consistent by construction
+};
+
+struct FhmmNodeOptions {
+  AnchorEmissionOptions emissions;  // lambda and the QPs (anchor_fhmm only)
+  MeanSource means = MeanSource::kFeatures;
+  LogLinearOptions loglinear;
+  HmmSmoothing smoothing{1.0, 1.0, 0.0};  // add-one on transitions (section 3.5)
+};
+
+std::vector<std::vector<int32_t>> LabelsOf(const Corpus& corpus) {
+  std::vector<std::vector<int32_t>> labels;
+  for (const Sentence& s : corpus.sentences) labels.push_back(s.labels);
+  return labels;
+}
+
+Eigen::MatrixXd WordLabelCounts(const Corpus& labeled, const Vocab& vocab) {
+  if (!labeled.labeled())
+    throw StatusError(
+        Status::Invalid("port 'labeled' needs a labeled corpus, but '" + labeled.source + "' has no labels"));
+  Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(vocab.size(), static_cast<Eigen::Index>(labeled.label_names.size()));
+  for (const Sentence& s : labeled.sentences)
+    for (size_t t = 0; t < s.size(); ++t) counts(vocab.Id(s.words()[t]), s.labels[t]) += 1;
+  return counts;
+}
+
+// The HMM with log-linear emissions fitted to `means` (uniform rows for absent labels) and
+// transitions counted on `labeled`.
+std::shared_ptr<HmmModel> FhmmFromMeans(NodeContext& ctx, const Corpus& labeled, std::shared_ptr<const Vocab> vocab,
+                                        const WordFeatures& features, const FeatureMeans& means,
+                                        const FhmmNodeOptions& options) {
+  const auto k = static_cast<int>(labeled.label_names.size());
+  Eigen::MatrixXd emission =
+      ValueOrThrow(FitLogLinearEmissions(features.phi, means.mu, options.loglinear, ctx.cancellation()));
+  for (int h = 0; h < k; ++h)
+    if (!means.present[h]) emission.row(h).setConstant(1.0 / static_cast<double>(vocab->size()));
+  auto model = std::make_shared<HmmModel>();
+  model->label_names = labeled.label_names;
+  model->encoding = labeled.encoding;
+  model->params =
+      EstimateSupervisedHmm(CorpusSymbols(*vocab, labeled), LabelsOf(labeled), k, vocab->size(), options.smoothing);
+  model->params.emission = std::move(emission);
+  model->vocab = std::move(vocab);
+  ThrowIfError(ValidateHmmModel(*model, 1e-8));
+  ctx.Metric("features", static_cast<double>(features.names.size()));
+  return model;
+}
+
+std::vector<bool> IdentityFeatures(const WordFeatures& features) {
+  std::vector<bool> identity;
+  for (const std::string& name : features.names) identity.push_back(name.rfind("w=", 0) == 0);
+  return identity;
+}
+
+ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto moments = ctx.In<Moments>("moments");
+  auto anchors = ctx.In<AnchorSet>("anchors");
+  auto labeled = ctx.In<Corpus>("labeled");
+  if (anchors->label_names != labeled->label_names)
+    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
+                                      labeled->source + "': build both from the same labeled data"));
+  const Vocab& vocab = *moments->vocab;
+  const WordFeatures features = BuildWordFeatures(vocab);
+  LabeledMoments labeled_moments;
+  labeled_moments.word_label = WordLabelCounts(*labeled, vocab);
+  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
+                                                       static_cast<int32_t>(labeled->label_names.size()));
+  AnchorEmissionOptions emission_options = options.emissions;
+  emission_options.threads = ctx.threads();
+  auto projection = ctx.InOptional<Projection>("projection");
+  const Eigen::MatrixXd* context_projection = projection ? &projection->context_projection : nullptr;
+  FeatureMeans means;
+  if (options.means == MeanSource::kFeatures) {
+    means = ValueOrThrow(EstimateAnchorFeatureMeans(moments->counts, anchors->symbols, labeled_moments,
+                                                    labeled->label_names, features.phi, IdentityFeatures(features),
+                                                    emission_options, ctx.cancellation(), context_projection));
+  } else {
+    emission_options.emission_floor = 0;
+    AnchorEmissions words =
+        ValueOrThrow(EstimateAnchorEmissions(moments->counts, anchors->symbols, labeled_moments, labeled->label_names,
+                                             emission_options, ctx.cancellation(), context_projection));
+    means.mu = words.emission * features.phi;
+    for (Eigen::Index h = 0; h < words.posterior.rows(); ++h) means.present.push_back(words.posterior.row(h).sum() > 0);
+    means.qps = words.qps;
+    means.not_converged = words.not_converged;
+  }
+  auto model = FhmmFromMeans(ctx, *labeled, moments->vocab, features, means, options);
+  ctx.Metric("qps", static_cast<double>(means.qps));
+  ctx.Metric("qp.not_converged", static_cast<double>(means.not_converged));
+  ctx.Metric("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return model;
+}
+
+ArtifactPtr RunSupervisedFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
+  auto labeled = ctx.In<Corpus>("data");
+  auto vocab = ctx.In<Vocab>("vocab");
+  const WordFeatures features = BuildWordFeatures(*vocab);
+  FeatureMeans means = LabeledFeatureMeans(WordLabelCounts(*labeled, *vocab), features.phi);
+  return FhmmFromMeans(ctx, *labeled, vocab, features, means, options);
+}
+
+template <class O>
+void AddLogLinearParams(ParamTable<O>& table) {
+  table
+      .Double("regularization", At(&O::loglinear, &LogLinearOptions::regularization),
+              "epsilon of Eq. 25 (squared L2 on the feature weights)")
+      .Greater(0)
+      .Int("max_iterations", At(&O::loglinear, &LogLinearOptions::lbfgs, &LbfgsOptions::max_iterations),
+           "L-BFGS iterations per label")
+      .Min(1)
+      .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
+      .Min(0)
+      .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition), "added to every transition count")
+      .Min(0);
+}
+
+ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
+  using O = FhmmNodeOptions;
+  ParamTable<O> table;
+  table
+      .Double("lambda", At(&O::emissions, &AnchorEmissionOptions::lambda),
+              "Eq. 26 interpolation with the labeled p(h|feature), for features seen labeled")
+      .Min(0)
+      .Max(1)
+      .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
+              "KKT residual at which a QP stops")
+      .Greater(0)
+      .Int("qp.max_iter", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::max_iter),
+           "iteration limit per QP")
+      .Min(1)
+      .Enum("means", &O::means, {{"features", MeanSource::kFeatures}, {"words", MeanSource::kWords}},
+            "features: one QP per feature (Eq. 22-24); words: feature means of the anchor HMM's emissions");
+  AddLogLinearParams(table);
+  return table;
+}
+
+ParamTable<FhmmNodeOptions> SupervisedFhmmParams() {
+  ParamTable<FhmmNodeOptions> table;
+  AddLogLinearParams(table);
+  return table;
+}
+
+}  // namespace
+
+KindSpec AnchorFhmmKind() {
+  return KindSpec{
+      "moments.anchor_fhmm",
+      "1",
+      "The anchor feature HMM (Marinho et al. 2016, Algorithm 2): one simplex QP per word feature (Eq. 22 with "
+      "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
+      "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",
+      std::string(HmmModel::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+       PortSpec{"projection", std::string(Projection::kType), false, true,
+                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorFhmmParams(),
+      RunAnchorFhmm};
+}
+
+KindSpec SupervisedFhmmKind() {
+  return KindSpec{
+      "fhmm.supervised",
+      "1",
+      "The supervised feature HMM: log-linear emissions (Eq. 2) fitted by L-BFGS to the labeled feature means "
+      "of each label (Eq. 25 with the empirical mean parameters), transitions counted with add-one "
+      "smoothing; an HmmModel over the Vocab's symbols.",
+      std::string(HmmModel::kType),
+      {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled training sentences"},
+       PortSpec{"vocab", std::string(Vocab::kType), false, false, "the symbols emitted"}},
+      SupervisedFhmmParams(),
+      RunSupervisedFhmm};
+}
+
+}  // namespace seqflow

@@ -1,0 +1,117 @@
+#include "nodes/moments/moment_counts.h"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "nodes/common/parallel.h"
+
+namespace seqflow {
+
+namespace {
+
+constexpr size_t kShardSentences = 2048;
+
+// A (symbol, context) pair packed so that sorting orders by symbol, then context: the
+// column-major order of the sparse matrix.
+uint64_t Key(int32_t symbol, int32_t context) {
+  return (static_cast<uint64_t>(symbol) << 32) | static_cast<uint32_t>(context);
+}
+
+struct KeyCount {
+  uint64_t key;
+  double count;
+};
+
+// Sorted (key, count) runs of `keys`.
+void CountRuns(std::vector<uint64_t>& keys, std::vector<KeyCount>& out) {
+  std::sort(keys.begin(), keys.end());
+  out.clear();
+  for (uint64_t key : keys) {
+    if (!out.empty() && out.back().key == key)
+      out.back().count += 1;
+    else
+      out.push_back({key, 1});
+  }
+}
+
+}  // namespace
+
+Eigen::VectorXd MomentCounts::ContextMean() const {
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(num_contexts());
+  for (int w = 0; w < cooccurrence.outerSize(); ++w)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(cooccurrence, w); it; ++it) sum[it.row()] += it.value();
+  return tokens > 0 ? Eigen::VectorXd(sum / static_cast<double>(tokens)) : sum;
+}
+
+Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>& sentences, int32_t num_symbols,
+                                         int threads, const CancelToken& cancel) {
+  if (num_symbols < 1) return Status::Invalid("moment counts need at least one symbol");
+  for (size_t s = 0; s < sentences.size(); ++s)
+    for (size_t t = 0; t < sentences[s].size(); ++t)
+      if (sentences[s][t] < 0 || sentences[s][t] >= num_symbols)
+        return Status::Invalid("sentence " + std::to_string(s + 1) + " token " + std::to_string(t + 1) + ": symbol " +
+                               std::to_string(sentences[s][t]) + " outside [0, " + std::to_string(num_symbols) + ")");
+  const int32_t v = num_symbols;
+  const size_t slots = OrderedSlots(threads);
+  std::vector<std::vector<uint64_t>> keys(slots);
+  std::vector<std::vector<KeyCount>> runs(slots);
+  std::vector<KeyCount> total, merged;
+  std::atomic<bool> cancelled{false};
+  ParallelShardsOrdered(
+      sentences.size(), kShardSentences, threads, slots,
+      [&](size_t, size_t begin, size_t end, size_t slot) {
+        if (cancel.requested()) {
+          cancelled = true;
+          return;
+        }
+        std::vector<uint64_t>& k = keys[slot];
+        k.clear();
+        for (size_t s = begin; s < end; ++s) {
+          const std::vector<int32_t>& x = sentences[s];
+          for (size_t t = 0; t < x.size(); ++t) {
+            const int32_t prev = t == 0 ? v : x[t - 1];
+            const int32_t next = t + 1 == x.size() ? v : x[t + 1];
+            k.push_back(Key(x[t], PreviousContext(prev, v)));
+            k.push_back(Key(x[t], NextContext(next, v)));
+          }
+        }
+        CountRuns(k, runs[slot]);
+      },
+      [&](size_t, size_t slot) {
+        // Merge this shard's sorted runs into the running total, in shard order.
+        merged.clear();
+        merged.reserve(total.size() + runs[slot].size());
+        auto a = total.begin(), b = runs[slot].begin();
+        while (a != total.end() || b != runs[slot].end()) {
+          if (b == runs[slot].end() || (a != total.end() && a->key < b->key)) {
+            merged.push_back(*a++);
+          } else if (a == total.end() || b->key < a->key) {
+            merged.push_back(*b++);
+          } else {
+            merged.push_back({a->key, a->count + b->count});
+            ++a, ++b;
+          }
+        }
+        total.swap(merged);
+      });
+  if (cancelled || cancel.requested()) return Status::Cancelled("moment collection cancelled");
+  MomentCounts out;
+  out.num_symbols = v;
+  out.word_counts = Eigen::VectorXd::Zero(v);
+  out.cooccurrence.resize(out.num_contexts(), v);
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(total.size());
+  for (const KeyCount& kc : total) {
+    const auto w = static_cast<int32_t>(kc.key >> 32);
+    const auto c = static_cast<int32_t>(kc.key & 0xffffffffu);
+    triplets.emplace_back(c, w, kc.count);
+    // Every token has exactly one previous-word feature: those counts sum to n_w.
+    if (c <= v) out.word_counts[w] += kc.count;
+  }
+  out.cooccurrence.setFromTriplets(triplets.begin(), triplets.end());
+  out.tokens = static_cast<int64_t>(out.word_counts.sum());
+  return out;
+}
+
+}  // namespace seqflow

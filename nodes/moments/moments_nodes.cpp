@@ -1,0 +1,297 @@
+// Adapters between the engine and the moments kernels (Marinho et al. 2016, Algorithm 1).
+#include "nodes/moments/moments_nodes.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "engine/api/node.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/hmm/supervised.h"
+#include "nodes/moments/anchor_emissions.h"
+#include "nodes/moments/anchor_set.h"
+#include "nodes/moments/anchors.h"
+#include "nodes/moments/context_cca.h"
+#include "nodes/moments/fhmm_nodes.h"
+#include "nodes/moments/moments.h"
+#include "nodes/moments/projection.h"
+#include "nodes/moments/self_train_node.h"
+
+namespace seqflow {
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// n_L(w, h) over `labeled`, words as symbols of `vocab`, labels as ids of `label_names`.
+Eigen::MatrixXd LabeledCounts(const Corpus& labeled, const Vocab& vocab, const std::vector<std::string>& label_names,
+                              const std::string& port) {
+  if (!labeled.labeled())
+    throw StatusError(
+        Status::Invalid("port '" + port + "' needs a labeled corpus, but '" + labeled.source + "' has no labels"));
+  std::vector<int32_t> label_of(labeled.label_names.size());
+  for (size_t i = 0; i < labeled.label_names.size(); ++i) {
+    auto it = std::find(label_names.begin(), label_names.end(), labeled.label_names[i]);
+    if (it == label_names.end())
+      throw StatusError(Status::Invalid("label '" + labeled.label_names[i] + "' of '" + labeled.source + "' (port '" +
+                                        port + "') is not a label of the labeled training data"));
+    label_of[i] = static_cast<int32_t>(it - label_names.begin());
+  }
+  Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(vocab.size(), static_cast<Eigen::Index>(label_names.size()));
+  for (const Sentence& s : labeled.sentences)
+    for (size_t t = 0; t < s.size(); ++t) counts(vocab.Id(s.words()[t]), label_of[s.labels[t]]) += 1;
+  return counts;
+}
+
+// --- moments.collect ---
+
+ArtifactPtr RunCollect(NodeContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  auto moments = std::make_shared<Moments>();
+  moments->vocab = ctx.In<Vocab>("vocab");
+  std::vector<std::vector<int32_t>> sentences;
+  for (const auto& corpus : ctx.InList<Corpus>("data")) {
+    auto ids = CorpusSymbols(*moments->vocab, *corpus);
+    sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
+  }
+  moments->counts =
+      ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation()));
+  const double seconds = SecondsSince(start);
+  ctx.Metric("tokens", static_cast<double>(moments->counts.tokens));
+  ctx.Metric("symbols", moments->counts.num_symbols);
+  ctx.Metric("contexts", moments->counts.num_contexts());
+  ctx.Metric("nonzeros", static_cast<double>(moments->counts.cooccurrence.nonZeros()));
+  ctx.Metric("seconds", seconds);
+  ctx.Metric("tokens_per_second", seconds > 0 ? static_cast<double>(moments->counts.tokens) / seconds : 0);
+  return moments;
+}
+
+KindSpec CollectKind() {
+  return KindSpec{
+      "moments.collect",
+      "1",
+      "One pass over unlabeled text: co-occurrence counts of each word symbol with one-hot context features "
+      "(previous and next word symbol, BOS/EOS), i.e. Q, q-bar and p-hat of Marinho et al. (2016) Eqs. 5-7. "
+      "The Vocab's min_count is the frequency cut-off for words and contexts alike.",
+      std::string(Moments::kType),
+      {PortSpec{"vocab", std::string(Vocab::kType), false, false, "word symbols (rare words pooled)"},
+       PortSpec{"data", std::string(Corpus::kType), true, false, "unlabeled corpora (labels ignored)"}},
+      std::vector<ParamSpec>{},
+      RunCollect};
+}
+
+// --- moments.anchors ---
+
+ArtifactPtr RunAnchors(NodeContext& ctx, const AnchorOptions& options) {
+  auto moments = ctx.In<Moments>("moments");
+  auto labeled = ctx.In<Corpus>("labeled");
+  const Vocab& vocab = *moments->vocab;
+  AnchorInputs in;
+  in.label_names = &labeled->label_names;
+  in.num_known = vocab.num_known();
+  in.labeled_counts = LabeledCounts(*labeled, vocab, labeled->label_names, "labeled");
+  in.unlabeled_counts = moments->counts.word_counts;
+  if (auto dictionary = ctx.InOptional<Corpus>("dictionary")) {
+    Eigen::MatrixXd listed = LabeledCounts(*dictionary, vocab, labeled->label_names, "dictionary");
+    in.dictionary.resize(static_cast<size_t>(vocab.size()));
+    for (int32_t w = 0; w < vocab.num_known(); ++w)
+      for (Eigen::Index h = 0; h < listed.cols(); ++h)
+        if (listed(w, h) > 0) in.dictionary[w].push_back(static_cast<int32_t>(h));
+  }
+  auto out = std::make_shared<AnchorSet>();
+  out->label_names = labeled->label_names;
+  out->symbols = ValueOrThrow(SelectAnchors(in, options));
+  size_t total = 0;
+  for (size_t h = 0; h < out->symbols.size(); ++h) {
+    std::vector<std::string> words;
+    for (int32_t w : out->symbols[h]) words.push_back(vocab.Name(w));
+    out->words.push_back(std::move(words));
+    total += out->symbols[h].size();
+    ctx.Metric("anchors." + out->label_names[h], static_cast<double>(out->symbols[h].size()));
+  }
+  ctx.Metric("anchors", static_cast<double>(total));
+  ctx.Metric("unanchored_labels", static_cast<double>(std::count_if(out->symbols.begin(), out->symbols.end(),
+                                                                    [](const auto& a) { return a.empty(); })));
+  return out;
+}
+
+ParamTable<AnchorOptions> AnchorParams() {
+  using O = AnchorOptions;
+  ParamTable<O> table;
+  table.Int("max_per_label", &O::max_per_label, "keep at most this many anchors per label, most frequent first")
+      .Min(1)
+      .Double("threshold", &O::threshold, "minimum labeled p(h|w) of a token anchor")
+      .Greater(0)
+      .Max(1)
+      .Int("min_labeled_count", &O::min_labeled_count, "minimum labeled occurrences of a token anchor")
+      .Min(1)
+      .Int("min_unlabeled_count", &O::min_unlabeled_count, "minimum unlabeled occurrences of any anchor")
+      .Min(1)
+      .Bool("allow_unanchored", &O::allow_unanchored,
+            "let a label have no anchor (the anchor HMM then takes its contexts from its labeled tokens)");
+  return table;
+}
+
+KindSpec AnchorsKind() {
+  return KindSpec{
+      "moments.anchors",
+      "1",
+      "Anchor words per label (Marinho et al. 2016, sections 3.2 and 5): words whose labeled p(h|w) reaches "
+      "the threshold (token supervision) or that a tag dictionary lists with one label only (type), most "
+      "frequent in the unlabeled text first. A label with no anchor fails the node, naming the label.",
+      std::string(AnchorSet::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "token supervision; fixes the labels"},
+       PortSpec{"dictionary", std::string(Corpus::kType), false, true,
+                "type supervision: word|tag entries (read.tagged), one or more tags per word"}},
+      AnchorParams(),
+      RunAnchors};
+}
+
+// --- features.cca ---
+
+ArtifactPtr RunCca(NodeContext& ctx, const ContextCcaOptions& options) {
+  auto moments = ctx.In<Moments>("moments");
+  const auto start = std::chrono::steady_clock::now();
+  ContextCca cca = ValueOrThrow(ComputeContextCca(moments->counts, options, ctx.cancellation()));
+  auto out = std::make_shared<Projection>();
+  out->context_projection = std::move(cca.context_projection);
+  out->correlations = std::move(cca.correlations);
+  ctx.Metric("dims", static_cast<double>(out->correlations.size()));
+  ctx.Metric("correlation.2", out->correlations.size() > 1 ? out->correlations[1] : 0);
+  ctx.Metric("correlation.last", out->correlations[out->correlations.size() - 1]);
+  ctx.Metric("seconds", SecondsSince(start));
+  return out;
+}
+
+ParamTable<ContextCcaOptions> CcaParams() {
+  using O = ContextCcaOptions;
+  ParamTable<O> table;
+  table.Int("dims", &O::dims, "D: canonical directions kept")
+      .Min(1)
+      .Int("oversample", &O::oversample, "extra columns of the randomized SVD")
+      .Min(0)
+      .Int("power_iterations", &O::power_iterations, "power steps of the randomized SVD")
+      .Min(0)
+      .Int("seed", &O::seed, "seed of the randomized SVD's test matrix");
+  return table;
+}
+
+KindSpec CcaKind() {
+  return KindSpec{"features.cca",
+                  "1",
+                  "CCA between words and their one-hot contexts from a Moments artifact (Marinho et al. 2016, section "
+                  "5; Dhillon et al. 2015): the top-D singular vectors of the whitened co-occurrence matrix by "
+                  "randomized SVD; moments.anchor_hmm fits its QPs on the projected contexts.",
+                  std::string(Projection::kType),
+                  {PortSpec{"moments", std::string(Moments::kType), false, false, "co-occurrence counts"}},
+                  CcaParams(),
+                  RunCca};
+}
+
+// --- moments.anchor_hmm ---
+
+struct AnchorHmmNodeOptions {
+  AnchorEmissionOptions emissions;
+  HmmSmoothing smoothing{1.0, 1.0, 1.0};  // add-one on transitions (section 3.5)
+};
+
+ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto moments = ctx.In<Moments>("moments");
+  auto anchors = ctx.In<AnchorSet>("anchors");
+  auto labeled = ctx.In<Corpus>("labeled");
+  if (anchors->label_names != labeled->label_names)
+    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
+                                      labeled->source + "': build both from the same labeled data"));
+  const Vocab& vocab = *moments->vocab;
+  std::vector<std::vector<int32_t>> labels;
+  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
+  const auto k = static_cast<int32_t>(labeled->label_names.size());
+  LabeledMoments labeled_moments;
+  labeled_moments.word_label = LabeledCounts(*labeled, vocab, labeled->label_names, "labeled");
+  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), labels, vocab.size(), k);
+  AnchorEmissionOptions emission_options = options.emissions;
+  emission_options.threads = ctx.threads();
+  auto projection = ctx.InOptional<Projection>("projection");
+  AnchorEmissions emissions = ValueOrThrow(EstimateAnchorEmissions(
+      moments->counts, anchors->symbols, labeled_moments, labeled->label_names, emission_options, ctx.cancellation(),
+      projection ? &projection->context_projection : nullptr));
+  auto model = std::make_shared<HmmModel>();
+  model->label_names = labeled->label_names;
+  model->encoding = labeled->encoding;
+  model->vocab = moments->vocab;
+  model->params = EstimateSupervisedHmm(CorpusSymbols(vocab, *labeled), labels, k, vocab.size(), options.smoothing);
+  model->params.emission = std::move(emissions.emission);
+  ThrowIfError(ValidateHmmModel(*model, 1e-8));
+  ctx.Metric("qps", static_cast<double>(emissions.qps));
+  ctx.Metric("qp.mean_iterations",
+             emissions.qps > 0 ? static_cast<double>(emissions.qp_iterations) / static_cast<double>(emissions.qps) : 0);
+  ctx.Metric("qp.not_converged", static_cast<double>(emissions.not_converged));
+  ctx.Metric("absent_labels", static_cast<double>(emissions.absent_labels));
+  ctx.Metric("seconds", SecondsSince(start));
+  return model;
+}
+
+ParamTable<AnchorHmmNodeOptions> AnchorHmmParams() {
+  using O = AnchorHmmNodeOptions;
+  auto emissions = [](auto member) { return At(&O::emissions, member); };
+  ParamTable<O> table;
+  table
+      .Double("lambda", emissions(&AnchorEmissionOptions::lambda),
+              "Eq. 26 interpolation with the labeled p(h|w), for words seen labeled (0: moments only)")
+      .Min(0)
+      .Max(1)
+      .Double("emission_floor", emissions(&AnchorEmissionOptions::emission_floor),
+              "weight of the uniform distribution mixed into each emission row")
+      .Min(0)
+      .Max(1)
+      .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
+              "KKT residual at which a QP stops")
+      .Greater(0)
+      .Int("qp.max_iter", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::max_iter),
+           "iteration limit per QP")
+      .Min(1)
+      .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
+      .Min(0)
+      .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition), "added to every transition count")
+      .Min(0);
+  return table;
+}
+
+KindSpec AnchorHmmKind() {
+  return KindSpec{
+      "moments.anchor_hmm",
+      "1",
+      "The anchor HMM (Marinho et al. 2016, Algorithm 1): context-label moments of the anchors (Eq. 12), one "
+      "simplex QP per word (Eq. 14, interpolated with the labeled posterior by lambda as Eq. 26), emissions "
+      "by Bayes' rule (Eq. 15-16), transitions from the labeled data with add-one smoothing.",
+      std::string(HmmModel::kType),
+      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+       PortSpec{"projection", std::string(Projection::kType), false, true,
+                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorHmmParams(),
+      RunAnchorHmm};
+}
+
+}  // namespace
+
+void RegisterMomentsNodes(Registry& registry) {
+  registry.AddArtifactType<Moments>();
+  registry.AddArtifactType<AnchorSet>();
+  registry.AddArtifactType<Projection>();
+  registry.AddKind(CollectKind());
+  registry.AddKind(CcaKind());
+  registry.AddKind(AnchorsKind().As(NodeRole::kTrainer));
+  registry.AddKind(AnchorHmmKind().As(NodeRole::kTrainer));
+  registry.AddKind(SelfTrainKind().As(NodeRole::kTrainer));
+  registry.AddKind(AnchorFhmmKind().As(NodeRole::kTrainer));
+  registry.AddKind(SupervisedFhmmKind().As(NodeRole::kTrainer));
+}
+
+}  // namespace seqflow

@@ -1,0 +1,103 @@
+// CCA of words and one-hot contexts: the randomized SVD against a dense CCA on small random
+// counts, and the projection's use in the anchor QPs.
+#include "nodes/moments/context_cca.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "nodes/moments/projection.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+MomentCounts RandomCounts(int v, int sentences, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<int32_t>> text(sentences);
+  for (auto& s : text) {
+    s.resize(3 + rng() % 8);
+    int32_t w = static_cast<int32_t>(rng() % v);
+    for (auto& x : s) {  // a Markov chain, so contexts and words correlate
+      x = w;
+      w = (rng() % 3 == 0) ? static_cast<int32_t>(rng() % v) : (w * 7 + 3) % v;
+    }
+  }
+  return std::move(CollectMomentCounts(text, v, 1, CancelToken())).value();
+}
+
+// The dense CCA: the whitened cross-covariance's SVD, the covariances taken as dense matrices.
+struct DenseCca {
+  Eigen::VectorXd correlations;
+  Eigen::MatrixXd projection;
+};
+DenseCca Dense(const MomentCounts& m, int dims) {
+  Eigen::MatrixXd cross(m.cooccurrence);
+  Eigen::MatrixXd cov_c = cross.rowwise().sum().asDiagonal(), cov_w = cross.colwise().sum().asDiagonal();
+  auto inv_sqrt = [](const Eigen::MatrixXd& d) {
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(d.rows(), d.cols());
+    for (Eigen::Index i = 0; i < d.rows(); ++i) out(i, i) = d(i, i) > 0 ? 1 / std::sqrt(d(i, i)) : 0;
+    return out;
+  };
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(inv_sqrt(cov_c) * cross * inv_sqrt(cov_w), Eigen::ComputeThinU);
+  return {svd.singularValues().head(dims), inv_sqrt(cov_c) * svd.matrixU().leftCols(dims)};
+}
+
+TEST(ContextCca, MatchesTheDenseCcaOnSmallRandomCounts) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    MomentCounts m = RandomCounts(30, 400, seed);
+    ContextCcaOptions options;
+    options.dims = 4;
+    options.seed = seed;
+    // Random counts have a flat spectrum (σ2..σ5 within 0.05), where the randomized SVD converges
+    // slowly: enough power steps to reach the dense answer.
+    options.power_iterations = 60;
+    Result<ContextCca> cca = ComputeContextCca(m, options, CancelToken());
+    ASSERT_OK(cca);
+    DenseCca dense = Dense(m, 4);
+    EXPECT_NEAR(cca->correlations[0], 1.0, 1e-9);  // the constant pair
+    EXPECT_LE((cca->correlations - dense.correlations).cwiseAbs().maxCoeff(), 1e-6)
+        << cca->correlations.transpose() << "\n"
+        << dense.correlations.transpose();
+    // The same subspace (signs of singular vectors are arbitrary): equal projectors P Pᵀ; the
+    // subspace converges more slowly than the values (σ4 and σ5 are close).
+    Eigen::MatrixXd ours = cca->context_projection * cca->context_projection.transpose();
+    Eigen::MatrixXd theirs = dense.projection * dense.projection.transpose();
+    EXPECT_LE((ours - theirs).cwiseAbs().maxCoeff(), 1e-3 * theirs.cwiseAbs().maxCoeff());
+  }
+}
+
+TEST(ProjectionArtifact, RoundTripsBitExactAndRejectsTruncation) {
+  ContextCcaOptions options;
+  options.dims = 3;
+  Result<ContextCca> cca = ComputeContextCca(RandomCounts(10, 50, 4), options, CancelToken());
+  ASSERT_OK(cca);
+  Projection p;
+  p.context_projection = cca->context_projection;
+  p.correlations = cca->correlations;
+  ByteWriter w;
+  p.Save(w);
+  ByteReader r(w.bytes());
+  auto back = Projection::Load(r);
+  r.ExpectEnd();
+  EXPECT_EQ(back->context_projection, p.context_projection);
+  EXPECT_EQ(back->correlations, p.correlations);
+  std::string cut = w.bytes().substr(0, w.bytes().size() - 8);
+  ByteReader truncated(cut);
+  EXPECT_THROW(Projection::Load(truncated), StatusError);
+}
+
+TEST(ContextCca, Errors) {
+  MomentCounts m = RandomCounts(5, 20, 1);
+  ContextCcaOptions options;
+  options.dims = 6;  // > V
+  EXPECT_EQ(ComputeContextCca(m, options, CancelToken()).status().code(), StatusCode::kInvalid);
+  options.dims = 0;
+  EXPECT_EQ(ComputeContextCca(m, options, CancelToken()).status().code(), StatusCode::kInvalid);
+  options.dims = 2;
+  std::atomic<bool> flag{true};
+  EXPECT_EQ(ComputeContextCca(m, options, CancelToken(&flag)).status().code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace seqflow

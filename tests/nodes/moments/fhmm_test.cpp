@@ -1,0 +1,129 @@
+// The feature HMM's kernels: word features, the log-linear fit (finite differences, recovery of a
+// known distribution), and the mean parameters (with identity features only they are the anchor
+// HMM's emissions by Bayes' rule; supervised means are feature averages).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "nodes/moments/feature_moments.h"
+#include "nodes/moments/loglinear_emissions.h"
+#include "nodes/moments/word_features.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+std::vector<std::string> FeaturesOfSymbol(const WordFeatures& f, int32_t w) {
+  std::vector<std::string> out;
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> rows(f.phi);
+  for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(rows, w); it; ++it)
+    out.push_back(f.names[it.col()]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(WordFeatures, DescribeWordsAndUnknownClasses) {
+  Vocab vocab({"@bob", "Obama", "runs", "walks"}, UnknownScheme::kSingle, false);
+  WordFeatures f = BuildWordFeatures(vocab);
+  EXPECT_EQ(FeaturesOfSymbol(f, vocab.Id("Obama")),
+            (std::vector<std::string>{"cap", "pre1=o", "pre2=ob", "pre3=oba", "shape=Xx", "suf1=a", "suf2=ma",
+                                      "suf3=ama", "title", "w=Obama"}));
+  std::vector<std::string> at = FeaturesOfSymbol(f, vocab.Id("@bob"));
+  EXPECT_NE(std::find(at.begin(), at.end(), "at"), at.end());
+  EXPECT_EQ(FeaturesOfSymbol(f, vocab.Id("zzz")), (std::vector<std::string>{"unknown", "w=<UNK>"}));
+  // A feature is one column however many words have it.
+  EXPECT_EQ(std::count(f.names.begin(), f.names.end(), "shape=x"), 1);
+}
+
+Eigen::SparseMatrix<double> RandomPhi(int v, int w, std::mt19937_64& rng) {
+  std::vector<Eigen::Triplet<double>> t;
+  for (int i = 0; i < v; ++i) {
+    t.emplace_back(i, i % w, 1.0);
+    t.emplace_back(i, static_cast<int>(rng() % w), 1.0);
+  }
+  Eigen::SparseMatrix<double> phi(v, w);
+  phi.setFromTriplets(t.begin(), t.end(), [](double a, double) { return a; });
+  return phi;
+}
+
+TEST(LogLinearObjective, GradientMatchesFiniteDifferences) {
+  std::mt19937_64 rng(3);
+  Eigen::SparseMatrix<double> phi = RandomPhi(20, 7, rng);
+  Eigen::VectorXd mu = Eigen::VectorXd::LinSpaced(7, 0.1, 0.7), theta = Eigen::VectorXd::LinSpaced(7, -1, 1), g, tmp;
+  LogLinearObjective f(phi, mu, 0.3);
+  f.Evaluate(theta, g);
+  for (int i = 0; i < 7; ++i) {
+    Eigen::VectorXd up = theta, down = theta;
+    up[i] += 1e-6;
+    down[i] -= 1e-6;
+    EXPECT_NEAR(g[i], (f.Evaluate(up, tmp) - f.Evaluate(down, tmp)) / 2e-6, 1e-7);
+  }
+}
+
+TEST(LogLinearEmissions, RecoverTheDistributionWhoseMeansTheyFit) {
+  std::mt19937_64 rng(5);
+  Eigen::SparseMatrix<double> phi = RandomPhi(30, 12, rng);
+  Eigen::MatrixXd truth(2, 30), mu(2, 12);
+  for (int h = 0; h < 2; ++h) {
+    Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(12, -1.5 + h, 1.5 - 2 * h);
+    LogLinearObjective f(phi, mu.row(h).transpose(), 0);
+    Eigen::VectorXd p = f.Distribution(theta);
+    truth.row(h) = p.transpose();
+    mu.row(h) = (phi.transpose() * p).transpose();
+  }
+  LogLinearOptions options;
+  options.regularization = 1e-9;
+  options.lbfgs.gradient_tolerance = 1e-10;
+  options.lbfgs.delta = 1e-14;
+  Result<Eigen::MatrixXd> fit = FitLogLinearEmissions(phi, mu, options, {});
+  ASSERT_OK(fit);
+  // Moment matching: the fitted distribution has the target feature means, and (a unique
+  // maximum-entropy solution) is the generating one.
+  EXPECT_LE((fit->row(0) * phi - mu.row(0)).cwiseAbs().maxCoeff(), 1e-4);
+  EXPECT_LE((*fit - truth).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(FeatureMeans, SupervisedMeansAreFeatureAverages) {
+  std::mt19937_64 rng(2);
+  Eigen::SparseMatrix<double> phi = RandomPhi(6, 4, rng);
+  Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(6, 3);
+  counts(0, 0) = 2;
+  counts(3, 0) = 1;
+  counts(5, 1) = 4;
+  FeatureMeans m = LabeledFeatureMeans(counts, phi);
+  EXPECT_EQ(m.present, (std::vector<bool>{true, true, false}));
+  Eigen::MatrixXd dense(phi);
+  EXPECT_LE((m.mu.row(0) - (2 * dense.row(0) + dense.row(3)) / 3).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_LE((m.mu.row(1) - dense.row(5)).cwiseAbs().maxCoeff(), 1e-15);
+}
+
+// With one identity feature per word, Eq. 22-24 reduce to Eq. 14-16: μ_h is the anchor HMM's
+// emission row.
+TEST(FeatureMeans, IdentityFeaturesGiveTheAnchorHmmEmissions) {
+  std::mt19937_64 rng(8);
+  std::vector<std::vector<int32_t>> text(3000);
+  for (auto& s : text) {
+    s.resize(8);
+    for (size_t t = 0; t < s.size(); ++t) s[t] = static_cast<int32_t>((t % 2) * 4 + rng() % 4);
+  }
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 1, CancelToken());
+  ASSERT_OK(m);
+  const std::vector<std::string> labels = {"A", "B"};
+  const std::vector<std::vector<int32_t>> anchors = {{0, 1}, {4, 5}};
+  LabeledMoments labeled{Eigen::MatrixXd::Zero(8, 2), {}};
+  labeled.word_label(2, 0) = 3;
+  AnchorEmissionOptions options;
+  options.lambda = 0.5;
+  options.emission_floor = 0;
+  Eigen::SparseMatrix<double> identity(8, 8);
+  identity.setIdentity();
+  Result<FeatureMeans> means =
+      EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity, std::vector<bool>(8, true), options, {});
+  Result<AnchorEmissions> emissions = EstimateAnchorEmissions(*m, anchors, labeled, labels, options, {});
+  ASSERT_OK(means);
+  ASSERT_OK(emissions);
+  EXPECT_LE((means->mu - emissions->emission).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+}  // namespace
+}  // namespace seqflow
