@@ -7,6 +7,7 @@
 #include "nodes/hmm/hmm_nodes.h"
 #include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/io/io_nodes.h"
+#include "nodes/multiview/multiview_nodes.h"
 
 namespace seqflow {
 
@@ -20,6 +21,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterDecodeNodes(registry);
   RegisterEvalNodes(registry);
   RegisterHomotopyNodes(registry);
+  RegisterMultiviewNodes(registry);
 }
 
 }  // namespace seqflow
