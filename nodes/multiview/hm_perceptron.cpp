@@ -3,13 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
-#include "nodes/chain/linear_chain.h"
+#include "nodes/chain/viterbi_lanes.h"
 
 namespace seqflow {
 
 namespace {
+
+constexpr int32_t kPrefetchAhead = 8;  // attributes
+
+void PrefetchRow(const double* w, Eigen::Index K, int32_t a) {
+  const char* row = reinterpret_cast<const char*>(w + static_cast<Eigen::Index>(a) * K);
+  for (Eigen::Index byte = 0; byte < K * 8; byte += 64) __builtin_prefetch(row + byte);
+  __builtin_prefetch(row + K * 8 - 1);
+}
 
 bool InView(const std::vector<int32_t>* view_of, int32_t a, int v) {
   return view_of == nullptr ? v == 0 : (*view_of)[static_cast<size_t>(a)] == v;
@@ -84,11 +93,37 @@ class PerceptronState {
   HmPerceptronWeights w_, u_;
 };
 
-std::vector<int32_t> DecodeView(const HmPerceptronWeights& w, const SentenceFeatures& x,
-                                const std::vector<int32_t>* view_of, int v, RowMatrixXd* scores) {
-  ViewScores(w.observation, x, view_of, v, scores);
-  return ChainViterbi(*scores, w.transition[static_cast<size_t>(v)]);
-}
+// Eq. 14 for one view on the chain library's Viterbi (lane 0 of viterbi_lanes.h), keeping the log
+// tables of each view's transitions until that view is updated and the buffers across sentences.
+class ViewDecoder {
+ public:
+  explicit ViewDecoder(int views) : models_(static_cast<size_t>(views)), stale_(static_cast<size_t>(views), true) {}
+
+  void Invalidate(int v) { stale_[static_cast<size_t>(v)] = true; }
+
+  const std::vector<int32_t>& Decode(const HmPerceptronWeights& w, const SentenceFeatures& x,
+                                     const std::vector<int32_t>* view_of, int v) {
+    if (stale_[static_cast<size_t>(v)]) {
+      models_[static_cast<size_t>(v)] = ChainViterbiModel::FromLogPotentials(w.transition[static_cast<size_t>(v)]);
+      stale_[static_cast<size_t>(v)] = false;
+    }
+    ViewScores(w.observation, x, view_of, v, &scores_);
+    LaneBatch<kLanes> batch;
+    batch.obs[0] = ChainRowIds(static_cast<size_t>(x.size()), &row_ids_);
+    batch.length = x.size();
+    path_.resize(static_cast<size_t>(x.size()));
+    std::array<double, kLanes> best;
+    ChainViterbiRun(models_[static_cast<size_t>(v)], {scores_.data(), false}, batch, &work_, {path_.data()}, &best);
+    return path_;
+  }
+
+ private:
+  std::vector<ChainViterbiModel> models_;
+  std::vector<bool> stale_;
+  RowMatrixXd scores_;
+  std::vector<int32_t> row_ids_, path_;
+  ChainViterbiWork work_;
+};
 
 }  // namespace
 
@@ -99,13 +134,22 @@ double UnlabeledWeight(const HmPerceptronOptions& o, int epoch) {
 
 void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
                 RowMatrixXd* scores) {
-  const int32_t T = x.size();
-  scores->setZero(T, observation.cols());
-  for (int32_t t = 0; t < T; ++t)
+  const int32_t T = x.size(), end = x.offsets[T];
+  const Eigen::Index K = observation.cols();
+  scores->setZero(T, K);
+  // The gathers of W's rows are an epoch's main cost: raw rows of K, fetched kPrefetchAhead ahead.
+  const double* w = observation.data();
+  for (int32_t i = 0; i < std::min(kPrefetchAhead, end); ++i) PrefetchRow(w, K, x.ids[static_cast<size_t>(i)]);
+  for (int32_t t = 0; t < T; ++t) {
+    double* row = scores->data() + t * K;
     for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+      if (j + kPrefetchAhead < end) PrefetchRow(w, K, x.ids[static_cast<size_t>(j + kPrefetchAhead)]);
       const int32_t a = x.ids[static_cast<size_t>(j)];
-      if (InView(view_of, a, v)) scores->row(t) += observation.row(a);
+      if (!InView(view_of, a, v)) continue;
+      const double* wa = w + static_cast<Eigen::Index>(a) * K;
+      for (Eigen::Index k = 0; k < K; ++k) row[k] += wa[k];
     }
+  }
 }
 
 void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
@@ -135,7 +179,7 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
   const std::vector<int32_t>* view_of = V == 1 ? nullptr : data.view;
   PerceptronState state(static_cast<int32_t>(data.view->size()), data.num_labels, V, options.averaged);
   HmPerceptronResult result;
-  RowMatrixXd scores;
+  ViewDecoder decoder(V);
   std::vector<std::vector<int32_t>> decoded(static_cast<size_t>(V));
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.perceptron"));
@@ -143,20 +187,23 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     for (size_t n = 0; n < data.labeled->size(); ++n) {
       const SentenceFeatures& x = (*data.labeled)[n];
       const std::vector<int32_t>& y = (*data.labels)[n];
-      for (int v = 0; v < V; ++v) decoded[v] = DecodeView(state.current(), x, view_of, v, &scores);
+      for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), x, view_of, v);
       for (int v = 0; v < V; ++v)
         if (decoded[v] != y) {
           state.Update(x, view_of, v, y, decoded[v], 1.0);
+          decoder.Invalidate(v);
           ++counts.labeled_errors;
         }
       state.Visited();
     }
     if (V == 2 && counts.c_u > 0) {
       for (const SentenceFeatures& x : *data.unlabeled) {
-        for (int v = 0; v < V; ++v) decoded[v] = DecodeView(state.current(), x, view_of, v, &scores);
+        for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), x, view_of, v);
         if (decoded[0] != decoded[1]) {
           state.Update(x, view_of, 0, decoded[1], decoded[0], counts.c_u);
           state.Update(x, view_of, 1, decoded[0], decoded[1], counts.c_u);
+          decoder.Invalidate(0);
+          decoder.Invalidate(1);
           ++counts.disagreements;
         }
         state.Visited();
