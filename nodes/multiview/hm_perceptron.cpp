@@ -24,21 +24,23 @@ bool InView(const std::vector<int32_t>* view_of, int32_t a, int v) {
   return view_of == nullptr ? v == 0 : (*view_of)[static_cast<size_t>(a)] == v;
 }
 
-Status CheckData(const HmPerceptronData& d, int views) {
-  if (views != 1 && views != 2) return Status::Invalid(fmt::format("multiview.perceptron: views {} (1 or 2)", views));
-  if (d.num_labels < 1) return Status::Invalid("multiview.perceptron: no labels");
-  if (d.labeled->empty()) return Status::Invalid("multiview.perceptron: no labeled sentences");
+}  // namespace
+
+Status CheckSequenceData(const HmPerceptronData& d, int views) {
+  if (views != 1 && views != 2) return Status::Invalid(fmt::format("multiview: views {} (1 or 2)", views));
+  if (d.num_labels < 1) return Status::Invalid("multiview: no labels");
+  if (d.labeled->empty()) return Status::Invalid("multiview: no labeled sentences");
   if (d.labeled->size() != d.labels->size())
-    return Status::Invalid(fmt::format("multiview.perceptron: {} labeled sentences, {} label sequences",
+    return Status::Invalid(fmt::format("multiview: {} labeled sentences, {} label sequences",
                                        d.labeled->size(), d.labels->size()));
   const auto A = static_cast<int32_t>(d.view->size());
   auto check_ids = [&](const std::vector<SentenceFeatures>& part, const char* what) -> Status {
     for (size_t n = 0; n < part.size(); ++n) {
       if (part[n].size() == 0)
-        return Status::Invalid(fmt::format("multiview.perceptron: {} sentence {} is empty", what, n + 1));
+        return Status::Invalid(fmt::format("multiview: {} sentence {} is empty", what, n + 1));
       for (int32_t a : part[n].ids)
         if (a < 0 || a >= A)
-          return Status::Invalid(fmt::format("multiview.perceptron: {} sentence {} has attribute {} of {}", what,
+          return Status::Invalid(fmt::format("multiview: {} sentence {} has attribute {} of {}", what,
                                              n + 1, a, A));
     }
     return Status::Ok();
@@ -48,15 +50,17 @@ Status CheckData(const HmPerceptronData& d, int views) {
   for (size_t n = 0; n < d.labels->size(); ++n) {
     const auto& y = (*d.labels)[n];
     if (static_cast<int32_t>(y.size()) != (*d.labeled)[n].size())
-      return Status::Invalid(fmt::format("multiview.perceptron: labeled sentence {} has {} tokens and {} labels", n + 1,
+      return Status::Invalid(fmt::format("multiview: labeled sentence {} has {} tokens and {} labels", n + 1,
                                          (*d.labeled)[n].size(), y.size()));
     for (int32_t k : y)
       if (k < 0 || k >= d.num_labels)
-        return Status::Invalid(fmt::format("multiview.perceptron: labeled sentence {} has label id {} of {}", n + 1, k,
+        return Status::Invalid(fmt::format("multiview: labeled sentence {} has label id {} of {}", n + 1, k,
                                            d.num_labels));
   }
   return Status::Ok();
 }
+
+namespace {
 
 // The model being trained and, when averaging, U = Σ_j (j − 1) Δw_j over the updates Δw_j made at
 // visit j, so that the mean of w after each of N visits is w − U / N (Daumé's lazy average).
@@ -174,7 +178,7 @@ void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* vie
 Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const HmPerceptronOptions& options,
                                              const std::function<void(const HmPerceptronEpoch&)>& after_epoch,
                                              const CancelToken& cancel) {
-  SEQFLOW_RETURN_IF_ERROR(CheckData(data, options.views));
+  SEQFLOW_RETURN_IF_ERROR(CheckSequenceData(data, options.views));
   const int V = options.views;
   const std::vector<int32_t>* view_of = V == 1 ? nullptr : data.view;
   PerceptronState state(static_cast<int32_t>(data.view->size()), data.num_labels, V, options.averaged);

@@ -73,6 +73,10 @@ struct HmPerceptronResult {
   std::vector<HmPerceptronEpoch> epochs;
 };
 
+// Status::Invalid on malformed data: views not 1 or 2, no labels or labeled sentences, labels not
+// matching a sentence's length or out of range, an empty sentence, an attribute id outside view.
+Status CheckSequenceData(const HmPerceptronData& data, int views);
+
 // C_u of epoch t (1-based) under `options`.
 double UnlabeledWeight(const HmPerceptronOptions& options, int epoch);
 

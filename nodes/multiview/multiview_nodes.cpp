@@ -10,6 +10,7 @@
 #include "nodes/multiview/draw.h"
 #include "nodes/multiview/feature_views.h"
 #include "nodes/multiview/hm_perceptron.h"
+#include "nodes/multiview/hm_svm.h"
 #include "nodes/multiview/multiview_model.h"
 #include "nodes/multiview/view_assignment.h"
 
@@ -189,6 +190,86 @@ KindSpec PerceptronKind() {
       RunPerceptron};
 }
 
+// ---- multiview.hmsvm ----
+
+ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmOptions& options) {
+  auto views = ctx.In<FeatureViews>("views");
+  auto labeled = ctx.In<Corpus>("labeled");
+  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
+  if (!labeled->labeled())
+    throw StatusError(Status::Invalid("multiview.hmsvm: its labeled input " + labeled->source + " has no labels"));
+  const Clock::time_point start = Clock::now();
+  const std::vector<SentenceFeatures> labeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
+  std::vector<SentenceFeatures> unlabeled_x;
+  if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
+  std::vector<std::vector<int32_t>> labels;
+  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
+  const HmPerceptronData data{&labeled_x, &labels, &unlabeled_x, &views->view,
+                              static_cast<int32_t>(labeled->label_names.size())};
+  HmSvmResult trained = ValueOrThrow(TrainHmSvm(
+      data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+  const HmSvmEpoch& last = trained.epochs.back();
+  ctx.Metric("margin_violations", static_cast<double>(last.margin_violations));
+  ctx.Metric("disagreements", static_cast<double>(last.disagreements));
+  ctx.Metric("support_sequences", static_cast<double>(last.support_sequences));
+  ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  auto model = std::make_shared<MultiViewModel>();
+  model->label_names = labeled->label_names;
+  model->encoding = labeled->encoding;
+  model->dictionary = views->dictionary;
+  model->views = options.views;
+  model->view = options.views == 1 ? std::vector<int32_t>(views->view.size(), 0) : views->view;
+  model->observation = std::move(trained.weights.observation);
+  model->transition = trained.weights.transition[0];
+  for (size_t v = 1; v < trained.weights.transition.size(); ++v) model->transition += trained.weights.transition[v];
+  return model;
+}
+
+ParamTable<HmSvmOptions> HmSvmParams() {
+  using O = HmSvmOptions;
+  ParamTable<O> table;
+  table.Int("views", &O::views, "2: multi-view (Tables 2-3); 1: the HM-SVM on the concatenated views")
+      .Min(1)
+      .Max(2)
+      .Int("norm", &O::norm, "1: linear slack penalty (Eq. 26); 2: quadratic (Eq. 27)")
+      .Min(1)
+      .Max(2)
+      .Double("c", &O::c, "C, the trade-off of margin and slack")
+      .Greater(0)
+      .Double("c_u", &O::c_u, "C_u, the weight of the unlabeled examples' slack")
+      .Min(0)
+      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
+            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
+      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
+      .Min(1)
+      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
+      .Greater(0)
+      .Max(1)
+      .Int("r_max", &O::r_max, "repetitions without consensus on an unlabeled example (Table 3)")
+      .Min(1)
+      .Int("epochs", &O::epochs, "passes over all examples")
+      .Min(1)
+      .Int("max_working_set", &O::max_working_set, "pseudo sequences Table 2 adds to one example at most per visit")
+      .Min(1);
+  return table;
+}
+
+KindSpec HmSvmKind() {
+  return KindSpec{
+      "multiview.hmsvm",
+      "1",
+      "Multi-view hidden Markov SVM (Brefeld et al. 2005, Eq. 25-27): per example and view, a working set of "
+      "pseudo sequences and its QP (Table 2 for labeled examples; Table 3 for unlabeled ones, whose target is the "
+      "peer view's prediction, weighted by the peer's margin); 1- or 2-norm slacks. Linear kernel, primal weights; "
+      "the model decodes by f1 + f2.",
+      std::string(MultiViewModel::kType),
+      {PortSpec{"views", std::string(FeatureViews::kType), false, false, "attribute dictionary and views"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
+       PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
+      HmSvmParams(),
+      RunHmSvm};
+}
+
 }  // namespace
 
 void RegisterMultiviewNodes(Registry& registry) {
@@ -197,6 +278,7 @@ void RegisterMultiviewNodes(Registry& registry) {
   registry.AddKind(ViewsKind());
   registry.AddArtifactType<MultiViewModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(PerceptronKind().As(NodeRole::kTrainer));
+  registry.AddKind(HmSvmKind().As(NodeRole::kTrainer));
 }
 
 }  // namespace seqflow
