@@ -8,6 +8,8 @@
 //   BM_MultiviewEpoch/m        a multi-view epoch (multiview_ner views) with 10 labeled sentences
 //                              and m x 1,000 unlabeled ones; the weights come from one epoch first,
 //                              so the views disagree and update as in training. Linear in m.
+//   BM_MultiviewSvmEpoch/m     the same for the multi-view 1-norm HM-SVM (C = 1, C_u = 0.001, r_max
+//                              10): one epoch over the 10 labeled and m x 1,000 unlabeled sentences
 // Data: $SEQFLOW_DATA, else ../shared/data. Run: build/bench/kernels/multiview_bench
 #include <benchmark/benchmark.h>
 
@@ -19,6 +21,7 @@
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/multiview/hm_perceptron.h"
+#include "nodes/multiview/hm_svm.h"
 #include "nodes/multiview/view_assignment.h"
 
 namespace seqflow {
@@ -88,12 +91,17 @@ BENCHMARK(BM_PerceptronEpochEsp)->Arg(1)->Arg(3)->ArgName("epochs")->Unit(benchm
 
 // Two epochs minus one: the second epoch starts from trained weights, so unlabeled sentences
 // disagree. Reported per epoch as the difference of a 2-epoch and a 1-epoch run.
-void BM_MultiviewEpoch(benchmark::State& state) {
+const Featurized& MultiviewNer() {
   static const Featurized f = [] {
     Featurized mv = Featurize("multiview_ner");
     mv.view = ValueOrThrow(AssignViews(*mv.dictionary, ViewSplit::kTokenSurface, 1));
     return mv;
   }();
+  return f;
+}
+
+void BM_MultiviewEpoch(benchmark::State& state) {
+  const Featurized& f = MultiviewNer();
   const size_t m = static_cast<size_t>(state.range(0)) * 1000;
   const std::vector<SentenceFeatures> labeled(f.sentences.begin(), f.sentences.begin() + 10);
   const std::vector<std::vector<int32_t>> labels(f.labels.begin(), f.labels.begin() + 10);
@@ -110,6 +118,23 @@ BENCHMARK(BM_MultiviewEpoch)
     ->ArgNames({"pool_k", "epochs"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+void BM_MultiviewSvmEpoch(benchmark::State& state) {
+  const Featurized& f = MultiviewNer();
+  const size_t m = static_cast<size_t>(state.range(0)) * 1000;
+  const std::vector<SentenceFeatures> labeled(f.sentences.begin(), f.sentences.begin() + 10);
+  const std::vector<std::vector<int32_t>> labels(f.labels.begin(), f.labels.begin() + 10);
+  const std::vector<SentenceFeatures> unlabeled(f.sentences.begin() + 10, f.sentences.begin() + 10 + m);
+  HmSvmOptions options;
+  options.c_u = 0.001;
+  options.schedule = UnlabeledWeightSchedule::kConstant;
+  options.epochs = 1;
+  const HmPerceptronData data{&labeled, &labels, &unlabeled, &f.view, NumLabels()};
+  int64_t disagreements = 0;
+  for (auto _ : state) disagreements = ValueOrThrow(TrainHmSvm(data, options, {}, {})).epochs.back().disagreements;
+  state.counters["disagreements"] = static_cast<double>(disagreements);
+}
+BENCHMARK(BM_MultiviewSvmEpoch)->Arg(1)->Arg(2)->Arg(4)->ArgName("pool_k")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow
