@@ -110,7 +110,8 @@ void BM_MultiviewEpoch(benchmark::State& state) {
   options.epochs = static_cast<int>(state.range(1));
   const HmPerceptronData data{&labeled, &labels, &unlabeled, &f.view, NumLabels()};
   int64_t disagreements = 0;
-  for (auto _ : state) disagreements = ValueOrThrow(TrainHmPerceptron(data, options, {}, {})).epochs.back().disagreements;
+  for (auto _ : state)
+    disagreements = ValueOrThrow(TrainHmPerceptron(data, options, {}, {})).epochs.back().disagreements;
   state.counters["disagreements"] = static_cast<double>(disagreements);
 }
 BENCHMARK(BM_MultiviewEpoch)
@@ -134,7 +135,13 @@ void BM_MultiviewSvmEpoch(benchmark::State& state) {
   for (auto _ : state) disagreements = ValueOrThrow(TrainHmSvm(data, options, {}, {})).epochs.back().disagreements;
   state.counters["disagreements"] = static_cast<double>(disagreements);
 }
-BENCHMARK(BM_MultiviewSvmEpoch)->Arg(1)->Arg(2)->Arg(4)->ArgName("pool_k")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MultiviewSvmEpoch)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->ArgName("pool_k")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow

@@ -101,8 +101,9 @@ std::vector<FeatureTemplate> HysolNer() {
 // ones at the word's ends) and a surface view (word-type classes of the token and its neighbours).
 std::vector<FeatureTemplate> MultiviewNer() {
   std::vector<FeatureTemplate> templates;
-  for (const char* t : {"word[0]", "lower(word[0])", "prefix2(word[0])", "prefix3(word[0])", "prefix4(word[0])",
-                        "suffix2(word[0])", "suffix3(word[0])", "suffix4(word[0])", "lower(word[-1])", "lower(word[1])"})
+  for (const char* t :
+       {"word[0]", "lower(word[0])", "prefix2(word[0])", "prefix3(word[0])", "prefix4(word[0])", "suffix2(word[0])",
+        "suffix3(word[0])", "suffix4(word[0])", "lower(word[-1])", "lower(word[1])"})
     templates.push_back({t, t, "token"});
   for (const char* t : {"shape(word[0])", "shape(word[-1])", "shape(word[1])", "shape(word[-1])|shape(word[0])",
                         "shape(word[0])|shape(word[1])"})

@@ -33,12 +33,9 @@ std::vector<int32_t> MissingLabels(const Corpus& corpus, const std::vector<size_
 }
 
 // A distinct seed for the r-th labeled draw, so that redraws do not repeat the holdout's order.
-uint64_t RedrawSeed(uint64_t seed, int64_t r) {
-  return seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r) + 1;
-}
+uint64_t RedrawSeed(uint64_t seed, int64_t r) { return seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r) + 1; }
 
-Result<std::vector<size_t>> DrawLabeled(const Corpus& corpus, const std::vector<size_t>& rest,
-                                        const DrawOptions& o) {
+Result<std::vector<size_t>> DrawLabeled(const Corpus& corpus, const std::vector<size_t>& rest, const DrawOptions& o) {
   std::vector<int32_t> missing;
   for (int64_t r = 0; r <= o.max_redraws; ++r) {
     const std::vector<size_t> order = SeededPermutation(rest.size(), RedrawSeed(o.seed, r));
@@ -49,9 +46,10 @@ Result<std::vector<size_t>> DrawLabeled(const Corpus& corpus, const std::vector<
   }
   std::string names;
   for (int32_t k : missing) names += (names.empty() ? "" : ", ") + corpus.label_names[static_cast<size_t>(k)];
-  return Status::Invalid(fmt::format("draw: no draw of {} labeled sentences from {} in {} tries holds every label "
-                                     "(last one lacked {})",
-                                     o.labeled, corpus.source, o.max_redraws + 1, names));
+  return Status::Invalid(
+      fmt::format("draw: no draw of {} labeled sentences from {} in {} tries holds every label "
+                  "(last one lacked {})",
+                  o.labeled, corpus.source, o.max_redraws + 1, names));
 }
 
 Corpus Part(const Corpus& corpus, std::vector<size_t> chosen, bool keep_labels) {
@@ -91,10 +89,10 @@ Result<Corpus> DrawCorpus(const Corpus& corpus, const DrawOptions& o) {
   const std::vector<size_t> eligible = EligibleSentences(corpus, o);
   const int64_t needed = o.holdout + o.labeled + o.unlabeled;
   if (needed > static_cast<int64_t>(eligible.size()))
-    return Status::Invalid(fmt::format("draw: {} holdout + {} labeled + {} unlabeled sentences, but {} has only {} of "
-                                       "{} to {} tokens",
-                                       o.holdout, o.labeled, o.unlabeled, corpus.source, eligible.size(),
-                                       o.min_length, o.max_length));
+    return Status::Invalid(
+        fmt::format("draw: {} holdout + {} labeled + {} unlabeled sentences, but {} has only {} of "
+                    "{} to {} tokens",
+                    o.holdout, o.labeled, o.unlabeled, corpus.source, eligible.size(), o.min_length, o.max_length));
   const std::vector<size_t> order = SeededPermutation(eligible.size(), o.seed);
   std::vector<size_t> holdout, rest;
   for (size_t k = 0; k < order.size(); ++k)

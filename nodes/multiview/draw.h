@@ -29,8 +29,8 @@ struct DrawOptions {
   int64_t max_length = 40;
   int64_t holdout = 300;
   int64_t labeled = 10;
-  int64_t unlabeled = 0;     // 0: every eligible sentence not in the other parts
-  bool every_label = true;   // redraw the labeled part until each label occurs in it
+  int64_t unlabeled = 0;    // 0: every eligible sentence not in the other parts
+  bool every_label = true;  // redraw the labeled part until each label occurs in it
   int64_t max_redraws = 10000;
 };
 

@@ -78,7 +78,8 @@ double ExampleQpKktViolation(const Eigen::MatrixXd& Q, const Eigen::VectorXd& b,
   const Eigen::VectorXd g = Q * alpha - b;
   const double mu = SumMultiplier(g, cap);
   double violation = 0;
-  for (Eigen::Index j = 0; j < alpha.size(); ++j) violation = std::max(violation, std::abs(std::min(alpha[j], g[j] + mu)));
+  for (Eigen::Index j = 0; j < alpha.size(); ++j)
+    violation = std::max(violation, std::abs(std::min(alpha[j], g[j] + mu)));
   if (Capped(cap)) violation = std::max(violation, std::abs(std::min(cap - alpha.sum(), mu)));
   return violation;
 }

@@ -31,17 +31,15 @@ Status CheckSequenceData(const HmPerceptronData& d, int views) {
   if (d.num_labels < 1) return Status::Invalid("multiview: no labels");
   if (d.labeled->empty()) return Status::Invalid("multiview: no labeled sentences");
   if (d.labeled->size() != d.labels->size())
-    return Status::Invalid(fmt::format("multiview: {} labeled sentences, {} label sequences",
-                                       d.labeled->size(), d.labels->size()));
+    return Status::Invalid(
+        fmt::format("multiview: {} labeled sentences, {} label sequences", d.labeled->size(), d.labels->size()));
   const auto A = static_cast<int32_t>(d.view->size());
   auto check_ids = [&](const std::vector<SentenceFeatures>& part, const char* what) -> Status {
     for (size_t n = 0; n < part.size(); ++n) {
-      if (part[n].size() == 0)
-        return Status::Invalid(fmt::format("multiview: {} sentence {} is empty", what, n + 1));
+      if (part[n].size() == 0) return Status::Invalid(fmt::format("multiview: {} sentence {} is empty", what, n + 1));
       for (int32_t a : part[n].ids)
         if (a < 0 || a >= A)
-          return Status::Invalid(fmt::format("multiview: {} sentence {} has attribute {} of {}", what,
-                                             n + 1, a, A));
+          return Status::Invalid(fmt::format("multiview: {} sentence {} has attribute {} of {}", what, n + 1, a, A));
     }
     return Status::Ok();
   };
@@ -54,8 +52,8 @@ Status CheckSequenceData(const HmPerceptronData& d, int views) {
                                          (*d.labeled)[n].size(), y.size()));
     for (int32_t k : y)
       if (k < 0 || k >= d.num_labels)
-        return Status::Invalid(fmt::format("multiview: labeled sentence {} has label id {} of {}", n + 1, k,
-                                           d.num_labels));
+        return Status::Invalid(
+            fmt::format("multiview: labeled sentence {} has label id {} of {}", n + 1, k, d.num_labels));
   }
   return Status::Ok();
 }

@@ -41,8 +41,8 @@ struct HmPerceptronOptions {
   int epochs = 30;
   double c_u = 0.1;  // weight of an unlabeled disagreement, 0 <= C_u <= 1
   UnlabeledWeightSchedule schedule = UnlabeledWeightSchedule::kConstant;
-  int ramp = 30;             // kExponential: the epoch at which C_u reaches its maximum
-  double c_u_start = 1e-3;   // kExponential: C_u(1) = c_u · c_u_start
+  int ramp = 30;            // kExponential: the epoch at which C_u reaches its maximum
+  double c_u_start = 1e-3;  // kExponential: C_u(1) = c_u · c_u_start
   bool averaged = true;
 };
 
@@ -64,8 +64,8 @@ struct HmPerceptronWeights {
 struct HmPerceptronEpoch {
   int epoch = 0;
   double c_u = 0;
-  int64_t labeled_errors = 0;    // (sequence, view) pairs decoded wrongly
-  int64_t disagreements = 0;     // unlabeled sequences the views labeled differently
+  int64_t labeled_errors = 0;  // (sequence, view) pairs decoded wrongly
+  int64_t disagreements = 0;   // unlabeled sequences the views labeled differently
 };
 
 struct HmPerceptronResult {
@@ -82,8 +82,8 @@ double UnlabeledWeight(const HmPerceptronOptions& options, int epoch);
 
 // Per token t, the sum over the attributes of x_t in view v of W[a, :]: [T x K] into `scores`.
 // view_of = nullptr puts every attribute in view 0.
-void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of,
-                int v, RowMatrixXd* scores);
+void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
+                RowMatrixXd* scores);
 
 // w^v += scale · (Φ^v(x, toward) − Φ^v(x, away)) on W and transition (the view's block).
 // REQUIRES: toward and away have x.size() labels.

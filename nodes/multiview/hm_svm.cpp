@@ -96,7 +96,7 @@ SparseFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<in
 struct Pseudo {
   std::vector<int32_t> labels;  // ȳ
   double alpha = 0;
-  SparseFeatures delta;         // Φ(x, target) − Φ(x, ȳ)
+  SparseFeatures delta;  // Φ(x, target) − Φ(x, ȳ)
 };
 
 // The working set of one example in one view, with the target its differences are taken from.
@@ -129,13 +129,13 @@ class HmSvmTrainer {
       for (int added = 0; added < options_.max_working_set; ++added) {
         Scores(x, v);
         const std::vector<int32_t> other = BestOtherThan(scores_, Transition(v), set.target);
-        const double margin = ChainScore(scores_, Transition(v), set.target) - ChainScore(scores_, Transition(v), other);
+        const double margin =
+            ChainScore(scores_, Transition(v), set.target) - ChainScore(scores_, Transition(v), other);
         if (margin >= 1 - 1e-6) break;  // the QP meets margins to its tolerance
         if (added == 0) ++counts->margin_violations;
         // Already in the set: the other examples moved w since its QP was solved; solve it again.
         const bool present = Contains(set, other);
-        if (!present)
-          set.pseudo.push_back({other, 0.0, FeatureDifference(x, view_of_, v, set.target, other, A_, K_)});
+        if (!present) set.pseudo.push_back({other, 0.0, FeatureDifference(x, view_of_, v, set.target, other, A_, K_)});
         SEQFLOW_RETURN_IF_ERROR(Optimize(&set, v, options_.c).status());
         if (present) break;
         if (!Contains(set, other)) break;  // the cap is spent: it took no weight, and would be picked again
@@ -155,9 +155,9 @@ class HmSvmTrainer {
         Scores(x, v);
         predicted[v] = ChainViterbi(scores_, Transition(v));
         // γ^v: this view's margin at its own prediction, the weight of its peer's slack.
-        const double gamma = std::max(
-            0.0, ChainScore(scores_, Transition(v), predicted[v]) -
-                     ChainScore(scores_, Transition(v), BestOtherThan(scores_, Transition(v), predicted[v])));
+        const double gamma =
+            std::max(0.0, ChainScore(scores_, Transition(v), predicted[v]) -
+                              ChainScore(scores_, Transition(v), BestOtherThan(scores_, Transition(v), predicted[v])));
         peer_cap[1 - v] = std::min(gamma, 1.0) * c_u * options_.c;
       }
       if (predicted[0] == predicted[1]) break;
@@ -167,7 +167,8 @@ class HmSvmTrainer {
         WorkingSet& set = sets[static_cast<size_t>(v)];
         moved |= Retarget(&set, x, v, predicted[1 - v]);
         if (!Contains(set, predicted[v]))
-          set.pseudo.push_back({predicted[v], 0.0, FeatureDifference(x, view_of_, v, set.target, predicted[v], A_, K_)});
+          set.pseudo.push_back(
+              {predicted[v], 0.0, FeatureDifference(x, view_of_, v, set.target, predicted[v], A_, K_)});
         SEQFLOW_ASSIGN_OR_RETURN(const bool changed, Optimize(&set, v, peer_cap[v]));
         moved |= changed;
       }

@@ -38,8 +38,8 @@ struct HmSvmOptions {
   UnlabeledWeightSchedule schedule = UnlabeledWeightSchedule::kExponential;
   int ramp = 30;
   double c_u_start = 1e-3;
-  int r_max = 10;          // Table 3's repetitions without consensus (§6: 10)
-  int epochs = 10;         // passes over all examples
+  int r_max = 10;            // Table 3's repetitions without consensus (§6: 10)
+  int epochs = 10;           // passes over all examples
   int max_working_set = 50;  // Table 2's loop stops after adding this many pseudo sequences
   ExampleQpOptions qp;
 };

@@ -35,11 +35,13 @@ std::shared_ptr<const MultiViewModel> MultiViewModel::Load(ByteReader& r) {
   const auto A = static_cast<size_t>(m->dictionary->num_attributes());
   const size_t K = m->label_names.size();
   if (m->view.size() != A || obs.size() != A * K || trans.size() != K * K || (m->views != 1 && m->views != 2))
-    throw StatusError(Status::Corruption(fmt::format(
-        "MultiViewModel: {} views, {} observation and {} transition weights for {} attributes x {} labels",
-        m->view.size(), obs.size(), trans.size(), A, K)));
-  m->observation = Eigen::Map<const RowMatrixXd>(obs.data(), static_cast<Eigen::Index>(A), static_cast<Eigen::Index>(K));
-  m->transition = Eigen::Map<const RowMatrixXd>(trans.data(), static_cast<Eigen::Index>(K), static_cast<Eigen::Index>(K));
+    throw StatusError(Status::Corruption(
+        fmt::format("MultiViewModel: {} views, {} observation and {} transition weights for {} attributes x {} labels",
+                    m->view.size(), obs.size(), trans.size(), A, K)));
+  m->observation =
+      Eigen::Map<const RowMatrixXd>(obs.data(), static_cast<Eigen::Index>(A), static_cast<Eigen::Index>(K));
+  m->transition =
+      Eigen::Map<const RowMatrixXd>(trans.data(), static_cast<Eigen::Index>(K), static_cast<Eigen::Index>(K));
   return m;
 }
 

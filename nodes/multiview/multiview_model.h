@@ -27,10 +27,10 @@ class MultiViewModel final : public ChainModel {
   std::vector<std::string> label_names;  // [K]
   TagEncoding encoding = TagEncoding::kNone;
   std::shared_ptr<const FeatureDictionary> dictionary;
-  std::vector<int32_t> view;             // [A] view of each attribute (all 0 for one view)
+  std::vector<int32_t> view;  // [A] view of each attribute (all 0 for one view)
   int32_t views = 2;
-  RowMatrixXd observation;               // [A x K] W^1 and W^2 in their views' rows
-  RowMatrixXd transition;                // [K x K] T^1 + T^2
+  RowMatrixXd observation;  // [A x K] W^1 and W^2 in their views' rows
+  RowMatrixXd transition;   // [K x K] T^1 + T^2
 
   const std::vector<std::string>& ChainLabels() const override { return label_names; }
   TagEncoding ChainEncoding() const override { return encoding; }

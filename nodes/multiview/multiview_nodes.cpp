@@ -124,7 +124,8 @@ ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) 
   if (!labeled->labeled())
     throw StatusError(Status::Invalid("multiview.perceptron: its labeled input " + labeled->source + " has no labels"));
   const Clock::time_point start = Clock::now();
-  const std::vector<SentenceFeatures> labeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
+  const std::vector<SentenceFeatures> labeled_x =
+      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
   std::vector<SentenceFeatures> unlabeled_x;
   if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
   std::vector<std::vector<int32_t>> labels;
@@ -199,7 +200,8 @@ ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmOptions& options) {
   if (!labeled->labeled())
     throw StatusError(Status::Invalid("multiview.hmsvm: its labeled input " + labeled->source + " has no labels"));
   const Clock::time_point start = Clock::now();
-  const std::vector<SentenceFeatures> labeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
+  const std::vector<SentenceFeatures> labeled_x =
+      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
   std::vector<SentenceFeatures> unlabeled_x;
   if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
   std::vector<std::vector<int32_t>> labels;

@@ -86,7 +86,8 @@ TEST(RealData, Conll2002MultiviewSvmReduced) {
       error[n][system] += (1 - MetricOf(s, "compare", "accuracy." + system, i)) / 2;
   }
   for (const auto& [n, systems] : measured)
-    for (const auto& [system, value] : systems) EXPECT_LE(error[n][system], value + 0.01) << "n = " << n << ", " << system;
+    for (const auto& [system, value] : systems)
+      EXPECT_LE(error[n][system], value + 0.01) << "n = " << n << ", " << system;
   EXPECT_LT(error[5]["svm"] + error[10]["svm"] + error[20]["svm"],
             error[5]["perceptron"] + error[10]["perceptron"] + error[20]["perceptron"]);
 }

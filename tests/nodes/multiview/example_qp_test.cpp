@@ -30,7 +30,9 @@ void ExpectKkt(const Eigen::MatrixXd& Q, const Eigen::VectorXd& b, double cap, c
   for (Eigen::Index j = 0; j < a.size(); ++j) {
     EXPECT_GE(a[j], -tol) << "primal feasibility, j = " << j;
     EXPECT_GE(g[j] + mu, -tol) << "dual feasibility, j = " << j;
-    if (a[j] > tol) EXPECT_NEAR(g[j] + mu, 0, tol) << "complementarity, j = " << j;
+    if (a[j] > tol) {
+      EXPECT_NEAR(g[j] + mu, 0, tol) << "complementarity, j = " << j;
+    }
   }
   if (capped) {
     EXPECT_LE(a.sum(), cap + tol);

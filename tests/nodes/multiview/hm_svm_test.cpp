@@ -27,7 +27,8 @@ TEST(BestOtherThan, EqualsBruteForceArgmaxOverTheOtherLabellings) {
     const int T = 1 + trial % 4, K = 2 + trial % 2;
     const RowMatrixXd s = testutil::RandomRows(T, K, 1.0, rng);
     const RowMatrixXd a = testutil::RandomRows(K, K, 1.0, rng);
-    std::vector<int32_t> avoid = trial % 2 ? ChainViterbi(s, a) : std::vector<int32_t>(T, static_cast<int32_t>(rng() % K));
+    std::vector<int32_t> avoid =
+        trial % 2 ? ChainViterbi(s, a) : std::vector<int32_t>(T, static_cast<int32_t>(rng() % K));
     std::vector<int32_t> y(T, 0), best;
     double best_score = -1e300;
     do {
@@ -48,8 +49,8 @@ TEST(HmSvm, HandWorkedOneTokenExample) {
   const std::vector<SentenceFeatures> none;
   const std::vector<int32_t> view = {0};
   const HmPerceptronData data{&labeled, &labels, &none, &view, 2};
-  for (const auto& [norm, c, alpha] : std::vector<std::tuple<int, double, double>>{
-           {1, 10.0, 0.5}, {1, 0.2, 0.2}, {2, 1.0, 1.0 / 3}}) {
+  for (const auto& [norm, c, alpha] :
+       std::vector<std::tuple<int, double, double>>{{1, 10.0, 0.5}, {1, 0.2, 0.2}, {2, 1.0, 1.0 / 3}}) {
     HmSvmOptions o;
     o.views = 1;
     o.norm = norm;
@@ -80,7 +81,9 @@ TEST(HmSvm, SeparableDataReachesMarginOne) {
     Result<HmSvmResult> r = TrainHmSvm(data, o, {}, {});
     ASSERT_OK(r);
     // The 2-norm machine keeps slacks ξ = α / C > 0, so its margins stay just below 1.
-    if (norm == 1) EXPECT_EQ(r.value().epochs.back().margin_violations, 0);
+    if (norm == 1) {
+      EXPECT_EQ(r.value().epochs.back().margin_violations, 0);
+    }
     for (size_t n = 0; n < labeled.size(); ++n)
       for (int v = 0; v < 2; ++v) {
         RowMatrixXd s;
@@ -90,7 +93,9 @@ TEST(HmSvm, SeparableDataReachesMarginOne) {
         std::vector<int32_t> y(T, 0);
         const double gold = ChainScore(s, a, labels[n]);
         do {
-          if (y != labels[n]) EXPECT_GE(gold - ChainScore(s, a, y), 1 - 1e-3) << "norm " << norm << " n " << n << " v " << v;
+          if (y != labels[n]) {
+            EXPECT_GE(gold - ChainScore(s, a, y), 1 - 1e-3) << "norm " << norm << " n " << n << " v " << v;
+          }
         } while (testutil::NextLabelling(&y, 3));
       }
   }

@@ -47,7 +47,8 @@ TEST(IsSurfaceTemplate, AgreesWithTheGroupsOfTheMultiviewNerSet) {
 }
 
 TEST(AssignViews, TokenSurfaceFollowsTheTemplates) {
-  const FeatureDictionary dict = Fitted({"word[0]", "shape(word[0])", "suffix2(word[0])", "shape(word[-1])|shape(word[0])"});
+  const FeatureDictionary dict =
+      Fitted({"word[0]", "shape(word[0])", "suffix2(word[0])", "shape(word[-1])|shape(word[0])"});
   Result<std::vector<int32_t>> views = AssignViews(dict, ViewSplit::kTokenSurface, 1);
   ASSERT_OK(views);
   for (int32_t a = 0; a < dict.num_attributes(); ++a) {
@@ -57,8 +58,8 @@ TEST(AssignViews, TokenSurfaceFollowsTheTemplates) {
 }
 
 TEST(AssignViews, OddEvenAlternatesAndRandomIsSeededAndMixed) {
-  const FeatureDictionary dict = Fitted({"word[0]", "lower(word[0])", "prefix2(word[0])", "suffix2(word[0])",
-                                         "shape(word[0])", "word[-1]|word[0]"});
+  const FeatureDictionary dict = Fitted(
+      {"word[0]", "lower(word[0])", "prefix2(word[0])", "suffix2(word[0])", "shape(word[0])", "word[-1]|word[0]"});
   Result<std::vector<int32_t>> odd_even = AssignViews(dict, ViewSplit::kOddEven, 1);
   ASSERT_OK(odd_even);
   for (int32_t a = 0; a < dict.num_attributes(); ++a) EXPECT_EQ(odd_even.value()[a], a % 2);
