@@ -5,13 +5,15 @@
 // Epochs over the examples optimise one example's multipliers at a time (Eq. 21 restricted to
 // α_i, the others fixed) on a working set of pseudo sequences:
 //   labeled i, each view (Table 2): add ŷ = argmax_{y ≠ y_i} f^v(x_i, y) while its margin
-//     f^v(x_i, y_i) − f^v(x_i, ŷ) < 1 (and ŷ is new), re-solve the QP over the set
-//     (example_qp.h: cap C for the 1-norm machine, Q + I/C for the 2-norm one, Eq. 26-27),
-//     drop pseudo sequences whose α is 0;
+//     f^v(x_i, y_i) − f^v(x_i, ŷ) < 1, re-solve the QP over the set (example_qp.h: cap C for
+//     the 1-norm machine, Q + I/C for the 2-norm one, Eq. 26-27), drop pseudo sequences whose α
+//     is 0; a ŷ already in the set (the other examples moved w) has the QP re-solved once and
+//     ends the visit, as does a new ŷ that gets α = 0 (the cap is spent);
 //   unlabeled i (Table 3): its pseudo sequences are dropped first; then up to r_max times, while
 //     the views' predictions ŷ¹, ŷ² differ, view v takes its peer's prediction ŷ^v̄ as the target
 //     (Eq. 19), adds its own ŷ^v to its set and re-solves, with cap min{γ^v̄, 1} C_u C (1-norm) or
-//     ridge 1 / (min{γ^v̄, 1} C_u C) (2-norm), γ^v̄ = the peer's margin at ŷ^v̄ (Eq. 25).
+//     ridge 1 / (min{γ^v̄, 1} C_u C) (2-norm), γ^v̄ = the peer's margin at ŷ^v̄ (Eq. 25); a
+//     repetition that moves no α ends the visit (the same weights would disagree the same way).
 // C_u follows the perceptron's schedules (constant, or exponential to its maximum at epoch `ramp`,
 // §6). With views = 1 every attribute is in one view and unlabeled data is ignored.
 // argmax_{y ≠ y_i} is the Viterbi path when it differs from y_i, else the best of the T Viterbi
