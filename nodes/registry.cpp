@@ -8,6 +8,7 @@
 #include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/io/io_nodes.h"
 #include "nodes/moments/moments_nodes.h"
+#include "nodes/multiview/multiview_nodes.h"
 
 namespace seqflow {
 
@@ -22,6 +23,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterEvalNodes(registry);
   RegisterHomotopyNodes(registry);
   RegisterMomentsNodes(registry);
+  RegisterMultiviewNodes(registry);
 }
 
 }  // namespace seqflow

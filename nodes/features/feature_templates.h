@@ -16,7 +16,8 @@
 //
 // Named sets (`TemplateSetByName`): "standard_chunking" = ../shared/bench/peers/chunk.tpl (19
 // templates: words and POS in a ±2 window, word bigrams, POS bigrams and trigrams),
-// "hysol_chunking" (Suzuki et al. 2007 Table 2) and "hysol_ner" (Table 1).
+// "hysol_chunking" (Suzuki et al. 2007 Table 2), "hysol_ner" (Table 1) and "multiview_ner" (the
+// token and surface views of Brefeld et al. 2005).
 //
 // Every template belongs to a feature type (`group`, e.g. "word", "pos", "word-bigram"); a template
 // without a group is its own group. (crf.hysol trains one HMM per template: in the hysol sets every

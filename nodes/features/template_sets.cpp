@@ -96,17 +96,33 @@ std::vector<FeatureTemplate> HysolNer() {
   });
 }
 
+// Brefeld, Büscher & Scheffer (2005, §6): a token view (the word, its lowercase form and letter
+// strings, the neighbouring words; one value per template, so the paper's letter 2-4-grams are the
+// ones at the word's ends) and a surface view (word-type classes of the token and its neighbours).
+std::vector<FeatureTemplate> MultiviewNer() {
+  std::vector<FeatureTemplate> templates;
+  for (const char* t :
+       {"word[0]", "lower(word[0])", "prefix2(word[0])", "prefix3(word[0])", "prefix4(word[0])", "suffix2(word[0])",
+        "suffix3(word[0])", "suffix4(word[0])", "lower(word[-1])", "lower(word[1])"})
+    templates.push_back({t, t, "token"});
+  for (const char* t : {"shape(word[0])", "shape(word[-1])", "shape(word[1])", "shape(word[-1])|shape(word[0])",
+                        "shape(word[0])|shape(word[1])"})
+    templates.push_back({t, t, "surface"});
+  return templates;
+}
+
 }  // namespace
 
 Result<std::vector<FeatureTemplate>> TemplateSetByName(std::string_view name) {
   if (name == "standard_chunking") return StandardChunking();
   if (name == "hysol_chunking") return HysolChunking();
   if (name == "hysol_ner") return HysolNer();
-  const std::vector<std::string> known = {"standard_chunking", "hysol_chunking", "hysol_ner"};
+  if (name == "multiview_ner") return MultiviewNer();
+  const std::vector<std::string> known = {"standard_chunking", "hysol_chunking", "hysol_ner", "multiview_ner"};
   std::string message = "unknown template set '" + std::string(name) + "'";
   std::string near = NearestName(name, known);
   if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  return Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner");
+  return Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner, multiview_ner");
 }
 
 }  // namespace seqflow

@@ -1,4 +1,5 @@
 #include "nodes/moments/loglinear_emissions.h"
+#include "nodes/common/portable_math.h"
 
 #include <cmath>
 #include <string>
@@ -12,18 +13,18 @@ LogLinearObjective::LogLinearObjective(const Eigen::SparseMatrix<double>& phi, c
 Eigen::VectorXd LogLinearObjective::Distribution(const Eigen::VectorXd& theta) const {
   Eigen::VectorXd scores = phi_ * theta;
   const double top = scores.maxCoeff();
-  Eigen::VectorXd p = (scores.array() - top).exp();
+  Eigen::VectorXd p = (scores.array() - top).unaryExpr(&Exp);
   return p / p.sum();
 }
 
 double LogLinearObjective::Evaluate(const Eigen::VectorXd& theta, Eigen::VectorXd& gradient) {
   Eigen::VectorXd scores = phi_ * theta;
   const double top = scores.maxCoeff();
-  Eigen::VectorXd p = (scores.array() - top).exp();
+  Eigen::VectorXd p = (scores.array() - top).unaryExpr(&Exp);
   const double z = p.sum();
   p /= z;
   gradient = phi_.transpose() * p - mu_ + regularization_ * theta;
-  return top + std::log(z) - theta.dot(mu_) + 0.5 * regularization_ * theta.squaredNorm();
+  return top + Log(z) - theta.dot(mu_) + 0.5 * regularization_ * theta.squaredNorm();
 }
 
 Result<Eigen::MatrixXd> FitLogLinearEmissions(const Eigen::SparseMatrix<double>& phi, const Eigen::MatrixXd& mu,

@@ -1,0 +1,325 @@
+#include "nodes/multiview/hm_svm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "nodes/chain/linear_chain.h"
+
+namespace seqflow {
+
+namespace {
+
+// A sparse vector of the joint feature space of one view: observation entries a·K + k, then the
+// view's transitions at A·K + i·K + j. Indices sorted and distinct.
+struct SparseFeatures {
+  std::vector<int64_t> index;
+  std::vector<double> value;
+};
+
+double Dot(const SparseFeatures& p, const SparseFeatures& q) {
+  double s = 0;
+  size_t i = 0, j = 0;
+  while (i < p.index.size() && j < q.index.size()) {
+    if (p.index[i] < q.index[j]) {
+      ++i;
+    } else if (q.index[j] < p.index[i]) {
+      ++j;
+    } else {
+      s += p.value[i++] * q.value[j++];
+    }
+  }
+  return s;
+}
+
+// The view's weights: observation rows of W in that view and its transition block.
+class ViewWeights {
+ public:
+  ViewWeights(HmPerceptronWeights* w, int v) : w_(w), v_(v) {}
+  int64_t A() const { return w_->observation.rows(); }
+  int64_t K() const { return w_->observation.cols(); }
+  double& At(int64_t index) {
+    const int64_t obs = A() * K();
+    if (index < obs) return w_->observation.data()[index];
+    return w_->transition[static_cast<size_t>(v_)].data()[index - obs];
+  }
+  double Dot(const SparseFeatures& f) {
+    double s = 0;
+    for (size_t i = 0; i < f.index.size(); ++i) s += f.value[i] * At(f.index[i]);
+    return s;
+  }
+  void Add(double scale, const SparseFeatures& f) {
+    for (size_t i = 0; i < f.index.size(); ++i) At(f.index[i]) += scale * f.value[i];
+  }
+
+ private:
+  HmPerceptronWeights* w_;
+  int v_;
+};
+
+// Φ^v(x, toward) − Φ^v(x, away) as a sparse vector.
+SparseFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
+                                 const std::vector<int32_t>& toward, const std::vector<int32_t>& away, int64_t A,
+                                 int64_t K) {
+  std::vector<std::pair<int64_t, double>> entries;
+  for (int32_t t = 0; t < x.size(); ++t) {
+    if (t > 0) {
+      entries.push_back({A * K + toward[t - 1] * K + toward[t], 1.0});
+      entries.push_back({A * K + away[t - 1] * K + away[t], -1.0});
+    }
+    if (toward[t] == away[t]) continue;
+    for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+      const int32_t a = x.ids[static_cast<size_t>(j)];
+      if (view_of != nullptr && (*view_of)[static_cast<size_t>(a)] != v) continue;
+      entries.push_back({a * K + toward[t], 1.0});
+      entries.push_back({a * K + away[t], -1.0});
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  SparseFeatures f;
+  for (size_t i = 0; i < entries.size();) {
+    double sum = 0;
+    size_t j = i;
+    for (; j < entries.size() && entries[j].first == entries[i].first; ++j) sum += entries[j].second;
+    if (sum != 0) {
+      f.index.push_back(entries[i].first);
+      f.value.push_back(sum);
+    }
+    i = j;
+  }
+  return f;
+}
+
+struct Pseudo {
+  std::vector<int32_t> labels;  // ȳ
+  double alpha = 0;
+  SparseFeatures delta;  // Φ(x, target) − Φ(x, ȳ)
+};
+
+// The working set of one example in one view, with the target its differences are taken from.
+struct WorkingSet {
+  std::vector<int32_t> target;
+  std::vector<Pseudo> pseudo;
+};
+
+class HmSvmTrainer {
+ public:
+  HmSvmTrainer(const HmPerceptronData& data, const HmSvmOptions& options)
+      : data_(data),
+        options_(options),
+        V_(options.views),
+        view_of_(options.views == 1 ? nullptr : data.view),
+        A_(static_cast<int64_t>(data.view->size())),
+        K_(data.num_labels) {
+    weights_.observation = RowMatrixXd::Zero(A_, K_);
+    weights_.transition.assign(static_cast<size_t>(V_), RowMatrixXd::Zero(K_, K_));
+    const size_t examples = data.labeled->size() + (V_ == 2 ? data.unlabeled->size() : 0);
+    sets_.assign(examples, std::vector<WorkingSet>(static_cast<size_t>(V_)));
+    for (size_t i = 0; i < data.labeled->size(); ++i)
+      for (auto& set : sets_[i]) set.target = (*data.labels)[i];
+  }
+
+  Status Labeled(size_t i, HmSvmEpoch* counts) {
+    const SentenceFeatures& x = (*data_.labeled)[i];
+    for (int v = 0; v < V_; ++v) {
+      WorkingSet& set = sets_[i][static_cast<size_t>(v)];
+      for (int added = 0; added < options_.max_working_set; ++added) {
+        Scores(x, v);
+        const std::vector<int32_t> other = BestOtherThan(scores_, Transition(v), set.target);
+        const double margin =
+            ChainScore(scores_, Transition(v), set.target) - ChainScore(scores_, Transition(v), other);
+        if (margin >= 1 - 1e-6) break;  // the QP meets margins to its tolerance
+        if (added == 0) ++counts->margin_violations;
+        // Already in the set: the other examples moved w since its QP was solved; solve it again.
+        const bool present = Contains(set, other);
+        if (!present) set.pseudo.push_back({other, 0.0, FeatureDifference(x, view_of_, v, set.target, other, A_, K_)});
+        SEQFLOW_RETURN_IF_ERROR(Optimize(&set, v, options_.c).status());
+        if (present) break;
+        if (!Contains(set, other)) break;  // the cap is spent: it took no weight, and would be picked again
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Unlabeled(size_t u, double c_u, HmSvmEpoch* counts) {
+    const SentenceFeatures& x = (*data_.unlabeled)[u];
+    std::vector<WorkingSet>& sets = sets_[data_.labeled->size() + u];
+    for (int v = 0; v < 2; ++v) Clear(&sets[static_cast<size_t>(v)], v);
+    std::vector<std::vector<int32_t>> predicted(2);
+    std::vector<double> peer_cap(2);
+    for (int r = 0; r < options_.r_max; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        Scores(x, v);
+        predicted[v] = ChainViterbi(scores_, Transition(v));
+        // γ^v: this view's margin at its own prediction, the weight of its peer's slack.
+        const double gamma =
+            std::max(0.0, ChainScore(scores_, Transition(v), predicted[v]) -
+                              ChainScore(scores_, Transition(v), BestOtherThan(scores_, Transition(v), predicted[v])));
+        peer_cap[1 - v] = std::min(gamma, 1.0) * c_u * options_.c;
+      }
+      if (predicted[0] == predicted[1]) break;
+      if (r == 0) ++counts->disagreements;
+      bool moved = false;
+      for (int v = 0; v < 2; ++v) {
+        WorkingSet& set = sets[static_cast<size_t>(v)];
+        moved |= Retarget(&set, x, v, predicted[1 - v]);
+        if (!Contains(set, predicted[v]))
+          set.pseudo.push_back(
+              {predicted[v], 0.0, FeatureDifference(x, view_of_, v, set.target, predicted[v], A_, K_)});
+        SEQFLOW_ASSIGN_OR_RETURN(const bool changed, Optimize(&set, v, peer_cap[v]));
+        moved |= changed;
+      }
+      if (!moved) break;  // the same weights decode the same disagreement again
+    }
+    return Status::Ok();
+  }
+
+  int64_t SupportSequences() const {
+    int64_t n = 0;
+    for (const auto& example : sets_)
+      for (const WorkingSet& set : example) n += static_cast<int64_t>(set.pseudo.size());
+    return n;
+  }
+
+  HmPerceptronWeights TakeWeights() { return std::move(weights_); }
+
+ private:
+  const RowMatrixXd& Transition(int v) const { return weights_.transition[static_cast<size_t>(v)]; }
+  void Scores(const SentenceFeatures& x, int v) { ViewScores(weights_.observation, x, view_of_, v, &scores_); }
+
+  static bool Contains(const WorkingSet& set, const std::vector<int32_t>& y) {
+    if (y == set.target) return true;
+    for (const Pseudo& p : set.pseudo)
+      if (p.labels == y) return true;
+    return false;
+  }
+
+  void Clear(WorkingSet* set, int v) {
+    ViewWeights w(&weights_, v);
+    for (const Pseudo& p : set->pseudo) w.Add(-p.alpha, p.delta);
+    set->pseudo.clear();
+  }
+
+  // A new target: the differences are retaken from it, keeping each α (the QP re-solves them).
+  // Returns whether the weights changed.
+  bool Retarget(WorkingSet* set, const SentenceFeatures& x, int v, const std::vector<int32_t>& target) {
+    if (set->target == target) return false;
+    const bool had_weight = !set->pseudo.empty();
+    ViewWeights w(&weights_, v);
+    std::vector<Pseudo> kept;
+    for (Pseudo& p : set->pseudo) {
+      w.Add(-p.alpha, p.delta);
+      if (p.labels == target) continue;
+      p.delta = FeatureDifference(x, view_of_, v, target, p.labels, A_, K_);
+      w.Add(p.alpha, p.delta);
+      kept.push_back(std::move(p));
+    }
+    set->pseudo = std::move(kept);
+    set->target = target;
+    return had_weight;
+  }
+
+  // Solves the set's QP with the other examples fixed: b_j = 1 − ⟨w_{−i}, ΔΦ_j⟩ where
+  // w_{−i} = w − Σ_k α_k ΔΦ_k; cap: the 1-norm bound on Σα, or (2-norm) the inverse ridge.
+  // Returns whether any α changed.
+  Result<bool> Optimize(WorkingSet* set, int v, double cap) {
+    const auto n = static_cast<Eigen::Index>(set->pseudo.size());
+    Eigen::MatrixXd Q(n, n);
+    Eigen::VectorXd b(n), alpha(n);
+    ViewWeights w(&weights_, v);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      alpha[j] = set->pseudo[j].alpha;
+      for (Eigen::Index k = 0; k <= j; ++k) Q(j, k) = Q(k, j) = Dot(set->pseudo[j].delta, set->pseudo[k].delta);
+    }
+    for (Eigen::Index j = 0; j < n; ++j) b[j] = 1 - w.Dot(set->pseudo[j].delta) + Q.row(j).dot(alpha);
+    double sum_cap = cap;
+    if (options_.norm == 2) {
+      if (cap <= 0) {  // an infinite ridge: α = 0
+        const bool had_weight = !set->pseudo.empty();
+        Clear(set, v);
+        return had_weight;
+      }
+      Q.diagonal().array() += 1 / cap;
+      sum_cap = std::numeric_limits<double>::infinity();
+    }
+    SEQFLOW_ASSIGN_OR_RETURN(Eigen::VectorXd solved, SolveExampleQp(Q, b, sum_cap, alpha, options_.qp));
+    std::vector<Pseudo> kept;
+    bool changed = false;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Pseudo& p = set->pseudo[j];
+      changed |= solved[j] != p.alpha;
+      w.Add(solved[j] - p.alpha, p.delta);
+      p.alpha = solved[j];
+      if (p.alpha > 0) kept.push_back(std::move(p));
+    }
+    set->pseudo = std::move(kept);
+    return changed;
+  }
+
+  const HmPerceptronData& data_;
+  const HmSvmOptions& options_;
+  const int V_;
+  const std::vector<int32_t>* view_of_;
+  const int64_t A_, K_;
+  HmPerceptronWeights weights_;
+  std::vector<std::vector<WorkingSet>> sets_;  // [example][view]: labeled, then unlabeled
+  RowMatrixXd scores_;
+};
+
+}  // namespace
+
+std::vector<int32_t> BestOtherThan(const RowMatrixXd& scores, const RowMatrixXd& transition,
+                                   const std::vector<int32_t>& avoid) {
+  std::vector<int32_t> best = ChainViterbi(scores, transition);
+  if (best != avoid) return best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  best.clear();
+  RowMatrixXd blocked = scores;
+  for (Eigen::Index t = 0; t < scores.rows(); ++t) {
+    const double kept = blocked(t, avoid[t]);
+    blocked(t, avoid[t]) = -1e300;  // finite: the lane kernels never see inf − inf
+    std::vector<int32_t> path = ChainViterbi(blocked, transition);
+    blocked(t, avoid[t]) = kept;
+    const double s = ChainScore(scores, transition, path);
+    if (s > best_score) best_score = s, best = std::move(path);
+  }
+  return best;
+}
+
+Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions& options,
+                               const std::function<void(const HmSvmEpoch&)>& after_epoch, const CancelToken& cancel) {
+  SEQFLOW_RETURN_IF_ERROR(CheckSequenceData(data, options.views));
+  if (options.norm != 1 && options.norm != 2)
+    return Status::Invalid(fmt::format("multiview.hmsvm: norm {} (1 or 2)", options.norm));
+  if (!(options.c > 0)) return Status::Invalid(fmt::format("multiview.hmsvm: C = {} must be > 0", options.c));
+  if (data.num_labels < 2) return Status::Invalid("multiview.hmsvm: needs at least 2 labels");
+  HmSvmTrainer trainer(data, options);
+  HmPerceptronOptions schedule;
+  schedule.c_u = options.c_u;
+  schedule.schedule = options.schedule;
+  schedule.ramp = options.ramp;
+  schedule.c_u_start = options.c_u_start;
+  HmSvmResult result;
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    HmSvmEpoch counts{epoch, UnlabeledWeight(schedule, epoch), 0, 0, 0};
+    for (size_t i = 0; i < data.labeled->size(); ++i) {
+      SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
+      SEQFLOW_RETURN_IF_ERROR(trainer.Labeled(i, &counts));
+    }
+    if (options.views == 2)
+      for (size_t u = 0; u < data.unlabeled->size(); ++u) {
+        SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
+        SEQFLOW_RETURN_IF_ERROR(trainer.Unlabeled(u, counts.c_u, &counts));
+      }
+    counts.support_sequences = trainer.SupportSequences();
+    result.epochs.push_back(counts);
+    if (after_epoch) after_epoch(counts);
+  }
+  result.weights = trainer.TakeWeights();
+  return result;
+}
+
+}  // namespace seqflow

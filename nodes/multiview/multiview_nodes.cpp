@@ -1,0 +1,286 @@
+// Adapters between the engine and the multiview kernels.
+#include "nodes/multiview/multiview_nodes.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "engine/api/node.h"
+#include "nodes/features/template_params.h"
+#include "nodes/multiview/draw.h"
+#include "nodes/multiview/feature_views.h"
+#include "nodes/multiview/hm_perceptron.h"
+#include "nodes/multiview/hm_svm.h"
+#include "nodes/multiview/multiview_model.h"
+#include "nodes/multiview/view_assignment.h"
+
+namespace seqflow {
+
+namespace {
+
+// ---- draw ----
+
+ArtifactPtr RunDraw(NodeContext& ctx, const DrawOptions& options) {
+  auto part = std::make_shared<Corpus>(ValueOrThrow(DrawCorpus(*ctx.In<Corpus>("data"), options)));
+  ctx.Metric("sentences", static_cast<double>(part->sentences.size()));
+  ctx.Metric("tokens", static_cast<double>(part->num_tokens()));
+  return part;
+}
+
+ParamTable<DrawOptions> DrawParams() {
+  using O = DrawOptions;
+  ParamTable<O> table;
+  table.Int("seed", &O::seed, "seed of the draw; one seed fixes all three parts")
+      .Enum("part", &O::part, {DrawPart::kLabeled, DrawPart::kUnlabeled, DrawPart::kHoldout}, DrawPartName,
+            "which part this node outputs")
+      .Int("min_length", &O::min_length, "shortest eligible sentence, tokens")
+      .Min(1)
+      .Int("max_length", &O::max_length, "longest eligible sentence, tokens")
+      .Min(1)
+      .Int("holdout", &O::holdout, "holdout sentences")
+      .Min(0)
+      .Int("labeled", &O::labeled, "labeled sentences")
+      .Min(1)
+      .Int("unlabeled", &O::unlabeled, "unlabeled sentences (0: every eligible one left)")
+      .Min(0)
+      .Bool("every_label", &O::every_label, "redraw the labeled part until every label of the corpus occurs in it")
+      .Int("max_redraws", &O::max_redraws, "labeled draws tried before giving up")
+      .Min(0);
+  return table;
+}
+
+KindSpec DrawKind() {
+  return KindSpec{"draw",
+                  "1",
+                  "The sampling protocol of Brefeld et al. (2005, section 6): among sentences of min_length to "
+                  "max_length tokens, a seeded holdout, then `labeled` sentences redrawn until every label occurs, "
+                  "then an unlabeled pool from the rest. Nodes with one seed and different `part`s get disjoint parts.",
+                  std::string(Corpus::kType),
+                  {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled corpus to draw from"}},
+                  DrawParams(),
+                  RunDraw};
+}
+
+// ---- features.views ----
+
+struct ViewsNodeOptions {
+  TemplateChoice features{"multiview_ner", {}};  // token and surface templates
+  int min_count = 1;
+  ViewSplit split = ViewSplit::kTokenSurface;
+  uint64_t seed = 1;
+};
+
+ArtifactPtr RunViews(NodeContext& ctx, const ViewsNodeOptions& options) {
+  auto inputs = ctx.InList<Corpus>("data");
+  std::vector<const Corpus*> corpora;
+  for (const auto& c : inputs) corpora.push_back(c.get());
+  auto dictionary = std::make_shared<FeatureDictionary>(
+      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(options.features)), corpora[0]->columns)));
+  ThrowIfError(dictionary->Fit(corpora, options.min_count));
+  auto out = std::make_shared<FeatureViews>();
+  out->view = ValueOrThrow(AssignViews(*dictionary, options.split, options.seed));
+  out->split = ViewSplitName(options.split);
+  out->dictionary = std::move(dictionary);
+  ctx.Metric("attributes", out->dictionary->num_attributes());
+  ctx.Metric("view1_attributes", out->AttributesInView(0));
+  ctx.Metric("view2_attributes", out->AttributesInView(1));
+  return out;
+}
+
+ParamTable<ViewsNodeOptions> ViewsParams() {
+  using O = ViewsNodeOptions;
+  ParamTable<O> table;
+  table.Include(&O::features, TemplateParams())
+      .Int("min_count", &O::min_count, "occurrences an attribute needs to be kept")
+      .Min(1)
+      .Enum("split", &O::split, {ViewSplit::kTokenSurface, ViewSplit::kRandom, ViewSplit::kOddEven}, ViewSplitName,
+            "token_surface: templates of shape() classes vs the rest; random: a seeded coin per attribute; "
+            "odd_even: attribute ids by parity")
+      .Int("seed", &O::seed, "seed of the random split");
+  return table;
+}
+
+KindSpec ViewsKind() {
+  return KindSpec{"features.views",
+                  "1",
+                  "Attributes from feature templates fitted on all inputs, split into two disjoint views: "
+                  "token and letter strings vs surface clues (shape classes), a seeded random split, or odd/even "
+                  "attribute ids (Brefeld et al. 2005, section 6).",
+                  std::string(FeatureViews::kType),
+                  {PortSpec{"data", std::string(Corpus::kType), true, false,
+                            "corpora the dictionary is fitted on (labeled and unlabeled)"}},
+                  ViewsParams(),
+                  RunViews};
+}
+
+// ---- multiview.perceptron ----
+
+using Clock = std::chrono::steady_clock;
+
+ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) {
+  auto views = ctx.In<FeatureViews>("views");
+  auto labeled = ctx.In<Corpus>("labeled");
+  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
+  if (!labeled->labeled())
+    throw StatusError(Status::Invalid("multiview.perceptron: its labeled input " + labeled->source + " has no labels"));
+  const Clock::time_point start = Clock::now();
+  const std::vector<SentenceFeatures> labeled_x =
+      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
+  std::vector<SentenceFeatures> unlabeled_x;
+  if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
+  std::vector<std::vector<int32_t>> labels;
+  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
+  const HmPerceptronData data{&labeled_x, &labels, &unlabeled_x, &views->view,
+                              static_cast<int32_t>(labeled->label_names.size())};
+  HmPerceptronResult trained = ValueOrThrow(TrainHmPerceptron(
+      data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+  const HmPerceptronEpoch& last = trained.epochs.back();
+  ctx.Metric("labeled_errors", static_cast<double>(last.labeled_errors));
+  ctx.Metric("disagreements", static_cast<double>(last.disagreements));
+  ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  auto model = std::make_shared<MultiViewModel>();
+  model->label_names = labeled->label_names;
+  model->encoding = labeled->encoding;
+  model->dictionary = views->dictionary;
+  model->views = options.views;
+  model->view = options.views == 1 ? std::vector<int32_t>(views->view.size(), 0) : views->view;
+  model->observation = std::move(trained.weights.observation);
+  model->transition = trained.weights.transition[0];
+  for (size_t v = 1; v < trained.weights.transition.size(); ++v) model->transition += trained.weights.transition[v];
+  return model;
+}
+
+const char* ScheduleName(UnlabeledWeightSchedule s) {
+  return s == UnlabeledWeightSchedule::kConstant ? "constant" : "exponential";
+}
+
+ParamTable<HmPerceptronOptions> PerceptronParams() {
+  using O = HmPerceptronOptions;
+  ParamTable<O> table;
+  table.Int("views", &O::views, "2: multi-view (Table 1); 1: the HM perceptron on the concatenated views")
+      .Min(1)
+      .Max(2)
+      .Int("epochs", &O::epochs, "passes over labeled and unlabeled sequences (t_max)")
+      .Min(1)
+      .Double("c_u", &O::c_u, "weight C_u of an update on an unlabeled disagreement (Eq. 16)")
+      .Min(0)
+      .Max(1)
+      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
+            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
+      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
+      .Min(1)
+      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
+      .Greater(0)
+      .Max(1)
+      .Bool("averaged", &O::averaged, "return the average of the weights over all sequence visits");
+  return table;
+}
+
+KindSpec PerceptronKind() {
+  return KindSpec{
+      "multiview.perceptron",
+      "1",
+      "Multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1): each view decodes every sequence; labeled "
+      "errors update that view (Eq. 15), unlabeled disagreements sway each view toward its peer with weight C_u "
+      "(Eq. 16). The model decodes by the joint decision f1 + f2 (Eq. 17). Linear kernel, so primal weights.",
+      std::string(MultiViewModel::kType),
+      {PortSpec{"views", std::string(FeatureViews::kType), false, false, "attribute dictionary and views"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
+       PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
+      PerceptronParams(),
+      RunPerceptron};
+}
+
+// ---- multiview.hmsvm ----
+
+ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmOptions& options) {
+  auto views = ctx.In<FeatureViews>("views");
+  auto labeled = ctx.In<Corpus>("labeled");
+  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
+  if (!labeled->labeled())
+    throw StatusError(Status::Invalid("multiview.hmsvm: its labeled input " + labeled->source + " has no labels"));
+  const Clock::time_point start = Clock::now();
+  const std::vector<SentenceFeatures> labeled_x =
+      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
+  std::vector<SentenceFeatures> unlabeled_x;
+  if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
+  std::vector<std::vector<int32_t>> labels;
+  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
+  const HmPerceptronData data{&labeled_x, &labels, &unlabeled_x, &views->view,
+                              static_cast<int32_t>(labeled->label_names.size())};
+  HmSvmResult trained = ValueOrThrow(TrainHmSvm(
+      data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+  const HmSvmEpoch& last = trained.epochs.back();
+  ctx.Metric("margin_violations", static_cast<double>(last.margin_violations));
+  ctx.Metric("disagreements", static_cast<double>(last.disagreements));
+  ctx.Metric("support_sequences", static_cast<double>(last.support_sequences));
+  ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  auto model = std::make_shared<MultiViewModel>();
+  model->label_names = labeled->label_names;
+  model->encoding = labeled->encoding;
+  model->dictionary = views->dictionary;
+  model->views = options.views;
+  model->view = options.views == 1 ? std::vector<int32_t>(views->view.size(), 0) : views->view;
+  model->observation = std::move(trained.weights.observation);
+  model->transition = trained.weights.transition[0];
+  for (size_t v = 1; v < trained.weights.transition.size(); ++v) model->transition += trained.weights.transition[v];
+  return model;
+}
+
+ParamTable<HmSvmOptions> HmSvmParams() {
+  using O = HmSvmOptions;
+  ParamTable<O> table;
+  table.Int("views", &O::views, "2: multi-view (Tables 2-3); 1: the HM-SVM on the concatenated views")
+      .Min(1)
+      .Max(2)
+      .Int("norm", &O::norm, "1: linear slack penalty (Eq. 26); 2: quadratic (Eq. 27)")
+      .Min(1)
+      .Max(2)
+      .Double("c", &O::c, "C, the trade-off of margin and slack")
+      .Greater(0)
+      .Double("c_u", &O::c_u, "C_u, the weight of the unlabeled examples' slack")
+      .Min(0)
+      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
+            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
+      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
+      .Min(1)
+      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
+      .Greater(0)
+      .Max(1)
+      .Int("r_max", &O::r_max, "repetitions without consensus on an unlabeled example (Table 3)")
+      .Min(1)
+      .Int("epochs", &O::epochs, "passes over all examples")
+      .Min(1)
+      .Int("max_working_set", &O::max_working_set, "pseudo sequences Table 2 adds to one example at most per visit")
+      .Min(1);
+  return table;
+}
+
+KindSpec HmSvmKind() {
+  return KindSpec{
+      "multiview.hmsvm",
+      "1",
+      "Multi-view hidden Markov SVM (Brefeld et al. 2005, Eq. 25-27): per example and view, a working set of "
+      "pseudo sequences and its QP (Table 2 for labeled examples; Table 3 for unlabeled ones, whose target is the "
+      "peer view's prediction, weighted by the peer's margin); 1- or 2-norm slacks. Linear kernel, primal weights; "
+      "the model decodes by f1 + f2.",
+      std::string(MultiViewModel::kType),
+      {PortSpec{"views", std::string(FeatureViews::kType), false, false, "attribute dictionary and views"},
+       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
+       PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
+      HmSvmParams(),
+      RunHmSvm};
+}
+
+}  // namespace
+
+void RegisterMultiviewNodes(Registry& registry) {
+  registry.AddKind(DrawKind());
+  registry.AddArtifactType<FeatureViews>();
+  registry.AddKind(ViewsKind());
+  registry.AddArtifactType<MultiViewModel>({std::string(ChainModel::kInterface)});
+  registry.AddKind(PerceptronKind().As(NodeRole::kTrainer));
+  registry.AddKind(HmSvmKind().As(NodeRole::kTrainer));
+}
+
+}  // namespace seqflow

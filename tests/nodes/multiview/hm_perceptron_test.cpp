@@ -1,0 +1,184 @@
+#include "nodes/multiview/hm_perceptron.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "nodes/chain/linear_chain.h"
+#include "tests/testutil/chain_brute_force.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+SentenceFeatures Tokens(const std::vector<std::vector<int32_t>>& attributes) {
+  SentenceFeatures x;
+  x.offsets = {0};
+  for (const auto& token : attributes) {
+    x.ids.insert(x.ids.end(), token.begin(), token.end());
+    x.offsets.push_back(static_cast<int32_t>(x.ids.size()));
+  }
+  return x;
+}
+
+// Two labels; attributes a0, a1 in view 1 (index 0) and a2, a3 in view 2 (index 1). One labeled
+// sentence x = ({a0, a2}, {a1, a3}) with y = (1, 0), one unlabeled u = ({a0, a3}, {a1, a2}).
+struct TwoSentences {
+  std::vector<SentenceFeatures> labeled{Tokens({{0, 2}, {1, 3}})};
+  std::vector<std::vector<int32_t>> labels{{1, 0}};
+  std::vector<SentenceFeatures> unlabeled{Tokens({{0, 3}, {1, 2}})};
+  std::vector<int32_t> view{0, 0, 1, 1};
+  HmPerceptronData data() const { return {&labeled, &labels, &unlabeled, &view, 2}; }
+};
+
+HmPerceptronOptions OneEpoch(bool averaged) {
+  HmPerceptronOptions o;
+  o.epochs = 1;
+  o.c_u = 0.5;
+  o.averaged = averaged;
+  return o;
+}
+
+// By hand. All weights 0: both views decode x as (0, 0) (ties go to the lower label), so Eq. 15
+// adds Φ^v(x, y) − Φ^v(x, (0,0)) to each view: W[a0] = W[a2] = (−1, 1), T^v(1,0) = 1, T^v(0,0) = −1.
+// On u, view 1 scores (y0, y1) as W[a0](y0) + T(y0, y1): (1, 0) wins with 2; view 2 scores
+// W[a2](y1) + T(y0, y1): (0, 1) and (1, 1) tie at 1 and Viterbi keeps (0, 1). They disagree, so
+// Eq. 16 moves view 1 by 0.5 (Φ¹(u, (0,1)) − Φ¹(u, (1,0))) and view 2 by 0.5 (Φ²(u, (1,0)) − Φ²(u, (0,1))).
+TEST(HmPerceptron, HandWorkedTwoSentenceEpoch) {
+  const TwoSentences s;
+  Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), OneEpoch(false), {}, {});
+  ASSERT_OK(r);
+  const HmPerceptronWeights& w = r.value().weights;
+  RowMatrixXd W(4, 2);
+  W << -0.5, 0.5,  //
+      -0.5, 0.5,   //
+      -0.5, 0.5,   //
+      -0.5, 0.5;
+  RowMatrixXd T1(2, 2), T2(2, 2);
+  T1 << -1, 0.5, 0.5, 0;
+  T2 << -1, -0.5, 1.5, 0;
+  EXPECT_EQ(w.observation, W);
+  EXPECT_EQ(w.transition[0], T1);
+  EXPECT_EQ(w.transition[1], T2);
+  EXPECT_EQ(r.value().epochs[0].labeled_errors, 2);
+  EXPECT_EQ(r.value().epochs[0].disagreements, 1);
+}
+
+// Averaged: the mean of w after the labeled visit (Δ_l) and after the unlabeled one (Δ_l + Δ_u).
+TEST(HmPerceptron, HandWorkedAverage) {
+  const TwoSentences s;
+  Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), OneEpoch(true), {}, {});
+  ASSERT_OK(r);
+  const HmPerceptronWeights& w = r.value().weights;
+  RowMatrixXd W(4, 2);
+  W << -0.75, 0.75,  // a0: (−1, 1) + (0.5, −0.5) / 2
+      -0.25, 0.25,   // a1: (−0.5, 0.5) / 2
+      -0.75, 0.75,   // a2: (−1, 1) + (0.5, −0.5) / 2
+      -0.25, 0.25;   // a3: (−0.5, 0.5) / 2
+  EXPECT_EQ(w.observation, W);
+  RowMatrixXd T1(2, 2);
+  T1 << -1, 0.25, 0.75, 0;
+  EXPECT_EQ(w.transition[0], T1);
+}
+
+// One view: every attribute in it, unlabeled data unused; the labeled error updates all of x.
+TEST(HmPerceptron, SingleViewUpdatesEveryAttribute) {
+  const TwoSentences s;
+  HmPerceptronOptions o = OneEpoch(false);
+  o.views = 1;
+  Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), o, {}, {});
+  ASSERT_OK(r);
+  RowMatrixXd W(4, 2);
+  W << -1, 1, 0, 0, -1, 1, 0, 0;
+  EXPECT_EQ(r.value().weights.observation, W);
+  ASSERT_EQ(r.value().weights.transition.size(), 1u);
+  EXPECT_EQ(r.value().epochs[0].labeled_errors, 1);
+  EXPECT_EQ(r.value().epochs[0].disagreements, 0);
+}
+
+TEST(HmPerceptron, SeparableDataIsLearned) {
+  const TwoSentences s;
+  HmPerceptronOptions o = OneEpoch(false);
+  o.epochs = 5;
+  Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), o, {}, {});
+  ASSERT_OK(r);
+  EXPECT_EQ(r.value().epochs.back().labeled_errors, 0);
+  RowMatrixXd scores;
+  for (int v = 0; v < 2; ++v) {
+    ViewScores(r.value().weights.observation, s.labeled[0], &s.view, v, &scores);
+    EXPECT_EQ(ChainViterbi(scores, r.value().weights.transition[v]), s.labels[0]) << "view " << v;
+  }
+}
+
+// Each view's decode (Eq. 14) is the argmax over all labellings of f^v computed term by term.
+TEST(HmPerceptron, ViewDecodeEqualsBruteForceArgmax) {
+  std::mt19937 rng(5);
+  const int A = 7, K = 3;
+  const std::vector<int32_t> view = {0, 1, 0, 1, 1, 0, 1};
+  for (int trial = 0; trial < 30; ++trial) {
+    const int T = 1 + trial % 4;
+    const RowMatrixXd W = testutil::RandomRows(A, K, 1.0, rng);
+    const RowMatrixXd trans = testutil::RandomRows(K, K, 1.0, rng);
+    std::vector<std::vector<int32_t>> tokens(T);
+    for (auto& token : tokens)
+      for (int a = 0; a < A; ++a)
+        if (rng() % 2) token.push_back(a);
+    const SentenceFeatures x = Tokens(tokens);
+    for (int v = 0; v < 2; ++v) {
+      std::vector<int32_t> y(T, 0), best;
+      double best_score = -1e300;
+      do {
+        double f = 0;
+        for (int t = 0; t < T; ++t) {
+          for (int32_t a : tokens[t])
+            if (view[a] == v) f += W(a, y[t]);
+          if (t > 0) f += trans(y[t - 1], y[t]);
+        }
+        if (f > best_score) best_score = f, best = y;
+      } while (testutil::NextLabelling(&y, K));
+      RowMatrixXd scores;
+      ViewScores(W, x, &view, v, &scores);
+      EXPECT_EQ(ChainViterbi(scores, trans), best) << "trial " << trial << " view " << v;
+    }
+  }
+}
+
+TEST(HmPerceptron, ExponentialScheduleReachesCuAtTheRamp) {
+  HmPerceptronOptions o;
+  o.c_u = 0.5;
+  o.schedule = UnlabeledWeightSchedule::kExponential;
+  o.ramp = 30;
+  o.c_u_start = 1e-3;
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 1), 0.5e-3);
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 30), 0.5);
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 45), 0.5);
+  EXPECT_NEAR(UnlabeledWeight(o, 16) / UnlabeledWeight(o, 15), std::pow(1e3, 1.0 / 29), 1e-12);
+  o.schedule = UnlabeledWeightSchedule::kConstant;
+  EXPECT_EQ(UnlabeledWeight(o, 1), 0.5);
+}
+
+TEST(HmPerceptron, MalformedDataIsInvalid) {
+  TwoSentences s;
+  s.labels[0] = {1, 5};
+  EXPECT_FALSE(TrainHmPerceptron(s.data(), OneEpoch(false), {}, {}).ok());
+  s.labels[0] = {1};
+  EXPECT_FALSE(TrainHmPerceptron(s.data(), OneEpoch(false), {}, {}).ok());
+  TwoSentences bad_attribute;
+  bad_attribute.unlabeled[0] = Tokens({{9}});
+  EXPECT_FALSE(TrainHmPerceptron(bad_attribute.data(), OneEpoch(false), {}, {}).ok());
+  TwoSentences empty;
+  empty.unlabeled.push_back(Tokens({}));
+  EXPECT_FALSE(TrainHmPerceptron(empty.data(), OneEpoch(false), {}, {}).ok());
+}
+
+TEST(HmPerceptron, CancelledBetweenEpochs) {
+  const TwoSentences s;
+  std::atomic<bool> flag{true};
+  Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), OneEpoch(false), {}, CancelToken(&flag));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace seqflow

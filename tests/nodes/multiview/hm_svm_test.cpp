@@ -1,0 +1,160 @@
+#include "nodes/multiview/hm_svm.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "nodes/chain/linear_chain.h"
+#include "tests/testutil/chain_brute_force.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow {
+namespace {
+
+SentenceFeatures Tokens(const std::vector<std::vector<int32_t>>& attributes) {
+  SentenceFeatures x;
+  x.offsets = {0};
+  for (const auto& token : attributes) {
+    x.ids.insert(x.ids.end(), token.begin(), token.end());
+    x.offsets.push_back(static_cast<int32_t>(x.ids.size()));
+  }
+  return x;
+}
+
+TEST(BestOtherThan, EqualsBruteForceArgmaxOverTheOtherLabellings) {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int T = 1 + trial % 4, K = 2 + trial % 2;
+    const RowMatrixXd s = testutil::RandomRows(T, K, 1.0, rng);
+    const RowMatrixXd a = testutil::RandomRows(K, K, 1.0, rng);
+    std::vector<int32_t> avoid =
+        trial % 2 ? ChainViterbi(s, a) : std::vector<int32_t>(T, static_cast<int32_t>(rng() % K));
+    std::vector<int32_t> y(T, 0), best;
+    double best_score = -1e300;
+    do {
+      if (y == avoid) continue;
+      const double f = ChainScore(s, a, y);
+      if (f > best_score) best_score = f, best = y;
+    } while (testutil::NextLabelling(&y, K));
+    EXPECT_EQ(BestOtherThan(s, a, avoid), best) << "trial " << trial;
+  }
+}
+
+// One token with attribute a0, gold label 1, two labels, one view: the only pseudo sequence is (0),
+// ΔΦ = e(a0, 1) − e(a0, 0), Q = |ΔΦ|² = 2, b = 1, so α = min(1/2, C) for the 1-norm machine and
+// α = 1 / (2 + 1/C) for the 2-norm one; W[a0] = (−α, α).
+TEST(HmSvm, HandWorkedOneTokenExample) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0}})};
+  const std::vector<std::vector<int32_t>> labels = {{1}};
+  const std::vector<SentenceFeatures> none;
+  const std::vector<int32_t> view = {0};
+  const HmPerceptronData data{&labeled, &labels, &none, &view, 2};
+  for (const auto& [norm, c, alpha] :
+       std::vector<std::tuple<int, double, double>>{{1, 10.0, 0.5}, {1, 0.2, 0.2}, {2, 1.0, 1.0 / 3}}) {
+    HmSvmOptions o;
+    o.views = 1;
+    o.norm = norm;
+    o.c = c;
+    o.epochs = 3;
+    Result<HmSvmResult> r = TrainHmSvm(data, o, {}, {});
+    ASSERT_OK(r);
+    EXPECT_NEAR(r.value().weights.observation(0, 0), -alpha, 1e-9) << "norm " << norm << " C " << c;
+    EXPECT_NEAR(r.value().weights.observation(0, 1), alpha, 1e-9) << "norm " << norm << " C " << c;
+    EXPECT_EQ(r.value().epochs.back().support_sequences, 1);
+  }
+}
+
+// Separable sequences (every token has an attribute of its own in each view) and a large C: every
+// labeled example ends with margin >= 1 (to the block coordinate ascent's progress in 30 epochs
+// and the 2-norm's slacks of order α / C) in each view against every other labelling.
+TEST(HmSvm, SeparableDataReachesMarginOne) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0, 4}, {1, 5}, {2, 6}}), Tokens({{3, 7}, {0, 4}})};
+  const std::vector<std::vector<int32_t>> labels = {{1, 0, 2}, {2, 1}};
+  const std::vector<SentenceFeatures> none;
+  const std::vector<int32_t> view = {0, 0, 0, 0, 1, 1, 1, 1};
+  const HmPerceptronData data{&labeled, &labels, &none, &view, 3};
+  for (int norm : {1, 2}) {
+    HmSvmOptions o;
+    o.norm = norm;
+    o.c = 1000;
+    o.epochs = 30;
+    Result<HmSvmResult> r = TrainHmSvm(data, o, {}, {});
+    ASSERT_OK(r);
+    // The 2-norm machine keeps slacks ξ = α / C > 0, so its margins stay just below 1.
+    if (norm == 1) {
+      EXPECT_EQ(r.value().epochs.back().margin_violations, 0);
+    }
+    for (size_t n = 0; n < labeled.size(); ++n)
+      for (int v = 0; v < 2; ++v) {
+        RowMatrixXd s;
+        ViewScores(r.value().weights.observation, labeled[n], &view, v, &s);
+        const RowMatrixXd& a = r.value().weights.transition[v];
+        const int T = labeled[n].size();
+        std::vector<int32_t> y(T, 0);
+        const double gold = ChainScore(s, a, labels[n]);
+        do {
+          if (y != labels[n]) {
+            EXPECT_GE(gold - ChainScore(s, a, y), 1 - 1e-3) << "norm " << norm << " n " << n << " v " << v;
+          }
+        } while (testutil::NextLabelling(&y, 3));
+      }
+  }
+}
+
+// C_u = 0 gives the unlabeled slacks no room: the views train on the labeled examples alone.
+TEST(HmSvm, ZeroUnlabeledWeightLeavesTheLabeledSolution) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0, 2}, {1, 3}})};
+  const std::vector<std::vector<int32_t>> labels = {{1, 0}};
+  const std::vector<SentenceFeatures> unlabeled = {Tokens({{0, 3}, {1, 2}}), Tokens({{1, 2}, {0, 3}})};
+  const std::vector<SentenceFeatures> none;
+  const std::vector<int32_t> view = {0, 0, 1, 1};
+  HmSvmOptions o;
+  o.c_u = 0;
+  o.epochs = 4;
+  Result<HmSvmResult> with = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
+  Result<HmSvmResult> without = TrainHmSvm({&labeled, &labels, &none, &view, 2}, o, {}, {});
+  ASSERT_OK(with);
+  ASSERT_OK(without);
+  EXPECT_TRUE(with.value().weights.observation.isApprox(without.value().weights.observation, 1e-12));
+  EXPECT_TRUE(with.value().weights.transition[0].isApprox(without.value().weights.transition[0], 1e-12));
+}
+
+// With C_u > 0 the unlabeled disagreements move the weights, and every α stays feasible: the
+// support sequences are finite in number and the run is deterministic.
+TEST(HmSvm, UnlabeledDisagreementsMoveTheWeightsDeterministically) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0, 2}, {1, 3}})};
+  const std::vector<std::vector<int32_t>> labels = {{1, 0}};
+  const std::vector<SentenceFeatures> unlabeled = {Tokens({{0, 3}, {1, 2}}), Tokens({{1, 2}, {0, 3}})};
+  const std::vector<SentenceFeatures> none;
+  const std::vector<int32_t> view = {0, 0, 1, 1};
+  HmSvmOptions o;
+  o.c_u = 1;
+  o.schedule = UnlabeledWeightSchedule::kConstant;
+  o.epochs = 4;
+  Result<HmSvmResult> a = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
+  Result<HmSvmResult> b = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
+  Result<HmSvmResult> labeled_only = TrainHmSvm({&labeled, &labels, &none, &view, 2}, o, {}, {});
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_OK(labeled_only);
+  EXPECT_EQ(a.value().weights.observation, b.value().weights.observation);
+  EXPECT_GT(a.value().epochs.front().disagreements, 0);
+  EXPECT_FALSE(a.value().weights.observation.isApprox(labeled_only.value().weights.observation, 1e-9));
+}
+
+TEST(HmSvm, BadOptionsAreInvalid) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0}})};
+  const std::vector<std::vector<int32_t>> labels = {{1}};
+  const std::vector<SentenceFeatures> none;
+  const std::vector<int32_t> view = {0};
+  const HmPerceptronData data{&labeled, &labels, &none, &view, 2};
+  HmSvmOptions o;
+  o.norm = 3;
+  EXPECT_EQ(TrainHmSvm(data, o, {}, {}).status().code(), StatusCode::kInvalid);
+  o.norm = 1;
+  o.c = 0;
+  EXPECT_EQ(TrainHmSvm(data, o, {}, {}).status().code(), StatusCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace seqflow
