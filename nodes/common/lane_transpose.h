@@ -3,8 +3,9 @@
 //   GatherColumns  lane table rows  <-  one column table[:, c_l] per lane (GatherColumns16f: float)
 //   GatherStep     the same for the columns of the symbols at step t (emissions, log emissions)
 //   ScatterStep    per-lane rows    <-  lane table row t        (posteriors, back to tokens)
-// Both directions are L scalar moves per value in general; with AVX-512 and L = 8 they are 8 x 8
-// register transposes (hardware gathers were slower on the machine of bench/RESULTS.md).
+// Both directions are L scalar moves per value in general; for L = 8 (doubles) and 16 (floats)
+// they are register transposes written with GCC's generic shuffles, which each instruction-set
+// variant compiles for itself (hardware gathers were slower on the machine of bench/RESULTS.md).
 // Thread safety: pure functions on caller-owned memory.
 #pragma once
 
@@ -12,10 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 #include "nodes/common/lanes.h"
 
@@ -40,43 +37,44 @@ inline void GatherStep(const double* table, int K, const LaneBatch<L>& batch, in
   GatherColumns<L>(table, K, column, pad, out);
 }
 
-#if defined(__AVX512F__)
 namespace lanes_internal {
 
-// r[j][l] -> r[l][j] for an 8 x 8 block of doubles: 24 shuffles (unpack, 2-wide, 4-wide).
-inline void Transpose8x8(__m512d r[8]) {
-  __m512d t[8], u[8];
+// r[j][l] -> r[l][j] for an 8 x 8 block of doubles: 24 two-vector shuffles (unpack, 2-wide,
+// 4-wide), written with GCC's generic shuffles so that every instruction-set variant of a kernel
+// (nodes/common/isa.h) compiles them for itself: AVX-512 gets vunpck/vpermt2pd.
+inline void Transpose8x8(Lanes<8> r[8]) {
+  Lanes<8> t[8], u[8];
   for (int p = 0; p < 4; ++p) {
-    t[2 * p] = _mm512_unpacklo_pd(r[2 * p], r[2 * p + 1]);
-    t[2 * p + 1] = _mm512_unpackhi_pd(r[2 * p], r[2 * p + 1]);
+    t[2 * p] = __builtin_shufflevector(r[2 * p], r[2 * p + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[2 * p + 1] = __builtin_shufflevector(r[2 * p], r[2 * p + 1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
-  const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-  const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  for (int h = 0; h < 2; ++h) {                                             // rows 0-3, then 4-7
-    u[4 * h + 0] = _mm512_permutex2var_pd(t[4 * h + 0], lo, t[4 * h + 2]);  // columns 0, 4
-    u[4 * h + 1] = _mm512_permutex2var_pd(t[4 * h + 1], lo, t[4 * h + 3]);  // columns 1, 5
-    u[4 * h + 2] = _mm512_permutex2var_pd(t[4 * h + 0], hi, t[4 * h + 2]);  // columns 2, 6
-    u[4 * h + 3] = _mm512_permutex2var_pd(t[4 * h + 1], hi, t[4 * h + 3]);  // columns 3, 7
+  for (int h = 0; h < 2; ++h) {                                                                    // rows 0-3, then 4-7
+    u[4 * h + 0] = __builtin_shufflevector(t[4 * h + 0], t[4 * h + 2], 0, 1, 8, 9, 4, 5, 12, 13);  // columns 0, 4
+    u[4 * h + 1] = __builtin_shufflevector(t[4 * h + 1], t[4 * h + 3], 0, 1, 8, 9, 4, 5, 12, 13);  // columns 1, 5
+    u[4 * h + 2] = __builtin_shufflevector(t[4 * h + 0], t[4 * h + 2], 2, 3, 10, 11, 6, 7, 14, 15);  // columns 2, 6
+    u[4 * h + 3] = __builtin_shufflevector(t[4 * h + 1], t[4 * h + 3], 2, 3, 10, 11, 6, 7, 14, 15);  // columns 3, 7
   }
   for (int c = 0; c < 4; ++c) {
-    r[c] = _mm512_shuffle_f64x2(u[c], u[4 + c], 0x44);
-    r[c + 4] = _mm512_shuffle_f64x2(u[c], u[4 + c], 0xee);
+    r[c] = __builtin_shufflevector(u[c], u[4 + c], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[c + 4] = __builtin_shufflevector(u[c], u[4 + c], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 
 // r[j][l] -> r[l][j] for a 16 x 16 block of floats: 64 shuffles in four stages (pairs of
-// floats, pairs of doubles, then two rounds of 128-bit lanes).
-inline void Transpose16x16(__m512 r[16]) {
-  __m512 t[16], u[16];
+// floats, pairs of doubles, then two rounds of 128-bit quarters).
+inline void Transpose16x16(FloatLanes<16> r[16]) {
+  FloatLanes<16> t[16], u[16];
   for (int p = 0; p < 8; ++p) {
-    t[2 * p] = _mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]);
-    t[2 * p + 1] = _mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+    t[2 * p] =
+        __builtin_shufflevector(r[2 * p], r[2 * p + 1], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+    t[2 * p + 1] =
+        __builtin_shufflevector(r[2 * p], r[2 * p + 1], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
   }
-  auto lo = [](__m512 a, __m512 b) {
-    return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+  auto lo = [](FloatLanes<16> a, FloatLanes<16> b) {
+    return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
   };
-  auto hi = [](__m512 a, __m512 b) {
-    return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+  auto hi = [](FloatLanes<16> a, FloatLanes<16> b) {
+    return __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
   };
   for (int q = 0; q < 4; ++q) {  // rows 4q .. 4q+3; u[4q + c] holds columns c, c+4, c+8, c+12
     u[4 * q + 0] = lo(t[4 * q], t[4 * q + 2]);
@@ -85,43 +83,56 @@ inline void Transpose16x16(__m512 r[16]) {
     u[4 * q + 3] = hi(t[4 * q + 1], t[4 * q + 3]);
   }
   for (int c = 0; c < 4; ++c) {
-    const __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xee);
-    const __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44),
-                 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xee);
-    r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
-    r[c + 4] = _mm512_shuffle_f32x4(x0, y0, 0xdd);
-    r[c + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
-    r[c + 12] = _mm512_shuffle_f32x4(x1, y1, 0xdd);
+    const FloatLanes<16> x0 = __builtin_shufflevector(u[c], u[4 + c], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21,
+                                                      22, 23),
+                         x1 = __builtin_shufflevector(u[c], u[4 + c], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28,
+                                                      29, 30, 31);
+    const FloatLanes<16> y0 = __builtin_shufflevector(u[8 + c], u[12 + c], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20,
+                                                      21, 22, 23),
+                         y1 = __builtin_shufflevector(u[8 + c], u[12 + c], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27,
+                                                      28, 29, 30, 31);
+    r[c] = __builtin_shufflevector(x0, y0, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    r[c + 4] = __builtin_shufflevector(x0, y0, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    r[c + 8] = __builtin_shufflevector(x1, y1, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    r[c + 12] = __builtin_shufflevector(x1, y1, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
   }
+}
+
+// `width` (<= N) values of `src` into a vector, zeros after them; never reads past them.
+template <class V, int N, class T>
+inline V LoadPrefix(const T* src, int width) {
+  V v = {};
+  if (width == N) {
+    __builtin_memcpy(&v, src, sizeof(V));
+  } else {
+    for (int i = 0; i < width; ++i) v[i] = src[i];
+  }
+  return v;
 }
 
 }  // namespace lanes_internal
 
-// Per block of 8 rows: eight (masked) column loads and one transpose.
+// Per block of 8 rows: eight column loads and one transpose.
 template <>
 inline void GatherColumns<8>(const double* table, int K, const std::array<int64_t, 8>& column, double pad,
                              Lanes<8>* out) {
-  const __m512d pad_v = _mm512_set1_pd(pad);
+  const Lanes<8> pad_v = Lanes<8>{} + pad;
   for (int j0 = 0; j0 < K; j0 += 8) {
     const int width = K - j0 < 8 ? K - j0 : 8;
-    const __mmask8 mask = static_cast<__mmask8>((1u << width) - 1);  // never reads past a column
-    __m512d r[8];
+    Lanes<8> r[8];
     for (int l = 0; l < 8; ++l) {
-      r[l] = column[l] >= 0 ? _mm512_maskz_loadu_pd(mask, table + column[l] * K + j0) : pad_v;
+      r[l] = column[l] >= 0 ? lanes_internal::LoadPrefix<Lanes<8>, 8>(table + column[l] * K + j0, width) : pad_v;
     }
     lanes_internal::Transpose8x8(r);
     for (int j = 0; j < width; ++j) out[j0 + j] = r[j];
   }
 }
 
-#endif
-
 // rows[l][t * K + j] = v[j][l] (converted to Out, double or float) for the lanes with
 // t < len[l] and rows[l] != nullptr: the lane table's row t back to per-token rows.
 template <class Out>
 inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len, int t,
                         const std::array<Out*, 8>& rows) {
-#if defined(__AVX512F__) && defined(__AVX512VL__)
   // The lanes to write, found once per step rather than once per block of 8 states.
   std::array<Out*, 8> dst;
   std::array<int, 8> lane_of;
@@ -133,25 +144,14 @@ inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len,
   }
   for (int j0 = 0; j0 < K; j0 += 8) {
     const int width = K - j0 < 8 ? K - j0 : 8;
-    __m512d r[8];
-    for (int j = 0; j < 8; ++j) r[j] = j < width ? __m512d(v[j0 + j]) : _mm512_setzero_pd();
+    Lanes<8> r[8];
+    for (int j = 0; j < 8; ++j) r[j] = j < width ? v[j0 + j] : Lanes<8>{};
     lanes_internal::Transpose8x8(r);
-    const __mmask8 mask = static_cast<__mmask8>((1u << width) - 1);
     for (int a = 0; a < active; ++a) {
-      if constexpr (std::is_same_v<Out, float>) {
-        _mm256_mask_storeu_ps(dst[a] + j0, mask, _mm512_cvtpd_ps(r[lane_of[a]]));
-      } else {
-        _mm512_mask_storeu_pd(dst[a] + j0, mask, r[lane_of[a]]);
-      }
+      const Lanes<8>& row = r[lane_of[a]];
+      for (int j = 0; j < width; ++j) dst[a][j0 + j] = static_cast<Out>(row[j]);
     }
   }
-#else
-  for (int l = 0; l < 8; ++l) {
-    if (rows[l] == nullptr || t >= len[l]) continue;
-    Out* dst = rows[l] + static_cast<size_t>(t) * K;
-    for (int j = 0; j < K; ++j) dst[j] = static_cast<Out>(v[j][l]);
-  }
-#endif
 }
 
 // ScatterRows for the sentences of a LaneBatch.
@@ -165,24 +165,16 @@ inline void ScatterStep(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int
 // GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows).
 inline void GatherColumns16f(const float* table, int K, const std::array<int64_t, 16>& column, float pad,
                              FloatLanes<16>* out) {
-#if defined(__AVX512F__)
-  const __m512 pad_v = _mm512_set1_ps(pad);
+  const FloatLanes<16> pad_v = FloatLanes<16>{} + pad;
   for (int j0 = 0; j0 < K; j0 += 16) {
     const int width = K - j0 < 16 ? K - j0 : 16;
-    const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1);  // never reads past a column
-    __m512 r[16];
+    FloatLanes<16> r[16];
     for (int l = 0; l < 16; ++l) {
-      r[l] = column[l] >= 0 ? _mm512_maskz_loadu_ps(mask, table + column[l] * K + j0) : pad_v;
+      r[l] = column[l] >= 0 ? lanes_internal::LoadPrefix<FloatLanes<16>, 16>(table + column[l] * K + j0, width) : pad_v;
     }
     lanes_internal::Transpose16x16(r);
     for (int j = 0; j < width; ++j) out[j0 + j] = r[j];
   }
-#else
-  for (int l = 0; l < 16; ++l) {
-    const float* col = column[l] >= 0 ? table + column[l] * K : nullptr;
-    for (int j = 0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
-  }
-#endif
 }
 
 }  // namespace seqflow

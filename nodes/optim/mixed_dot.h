@@ -2,7 +2,8 @@
 // summing into one double is a serial chain the compiler may not reorder (no -ffast-math), and
 // Eigen does not vectorise float -> double casts inside its reductions: both run one element per
 // instruction, and the L-BFGS history passes were compute-bound on exactly that.
-// Results depend only on n and the data (fixed lane assignment), not on alignment or threads.
+// Results depend only on n and the data (fixed lane assignment), not on alignment, threads or the
+// instruction-set variant that runs them (mixed_dot.cpp dispatches, nodes/common/isa.h).
 #pragma once
 
 #include <Eigen/Dense>
@@ -30,13 +31,8 @@ inline Vec Load(const T* p) {
   }
 }
 
-}  // namespace mixed_dot_internal
-
-// Σ_j a[j] b[j] for j < n.
 template <class A, class B>
-double MixedDot(const A* a, const B* b, Eigen::Index n) {
-  using mixed_dot_internal::Load;
-  using mixed_dot_internal::Vec;
+double MixedDotKernel(const A* a, const B* b, Eigen::Index n) {
   Vec acc[4] = {};
   Eigen::Index j = 0;
   for (; j + 32 <= n; j += 32)
@@ -48,5 +44,13 @@ double MixedDot(const A* a, const B* b, Eigen::Index n) {
   for (; j < n; ++j) total += static_cast<double>(a[j]) * static_cast<double>(b[j]);
   return total;
 }
+
+}  // namespace mixed_dot_internal
+
+// Σ_j a[j] b[j] for j < n.
+double MixedDot(const double* a, const double* b, Eigen::Index n);
+double MixedDot(const float* a, const double* b, Eigen::Index n);
+double MixedDot(const double* a, const float* b, Eigen::Index n);
+double MixedDot(const float* a, const float* b, Eigen::Index n);
 
 }  // namespace seqflow

@@ -1,7 +1,8 @@
 // Every instruction-set variant of the hot kernels this CPU runs (nodes/common/isa.h) computes the
 // same bits as the baseline variant: the chain library's forward-backward (score and probability
 // tables, marginals in double and float, bigram sums, kept tables), its tangent pass, Viterbi in
-// double and certified float, and the CRF objective and gradient (the scatter and the gather).
+// double and certified float, the CRF objective and gradient (the scatter and the gather), and
+// L-BFGS's dot products.
 // Outputs are compared as bit patterns, not within a tolerance.
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/isa.h"
 #include "nodes/crf/crf_likelihood.h"
+#include "nodes/optim/mixed_dot.h"
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
@@ -208,6 +210,22 @@ Bits CrfObjective(int K, uint32_t seed) {
   return bits;
 }
 
+Bits LbfgsDots(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  Bits bits;
+  for (Eigen::Index n : {7, 1000, 100003}) {
+    Eigen::VectorXd a(n), b(n);
+    for (Eigen::Index i = 0; i < n; ++i) a[i] = normal(rng), b[i] = normal(rng);
+    const Eigen::VectorXf af = a.cast<float>(), bf = b.cast<float>();
+    bits.Add(MixedDot(a.data(), b.data(), n));
+    bits.Add(MixedDot(af.data(), b.data(), n));
+    bits.Add(MixedDot(a.data(), bf.data(), n));
+    bits.Add(MixedDot(af.data(), bf.data(), n));
+  }
+  return bits;
+}
+
 void ExpectEveryVariantMatchesBaseline(const std::function<Bits()>& run) {
   SetActiveIsa(Isa::kBaseline);
   const Bits want = run();
@@ -241,6 +259,10 @@ TEST(IsaVariants, ForwardBackwardAndTangentOnProbabilitiesHaveTheSameBits) {
 
 TEST(IsaVariants, ViterbiInDoubleAndFloatHasTheSameBits) {
   for (int K : {4, 23, 45}) ExpectEveryVariantMatchesBaseline([&] { return ViterbiBothPrecisions(K, 3 + K); });
+}
+
+TEST(IsaVariants, LbfgsDotProductsHaveTheSameBits) {
+  ExpectEveryVariantMatchesBaseline([] { return LbfgsDots(9); });
 }
 
 TEST(IsaVariants, CrfObjectiveAndGradientHaveTheSameBits) {
