@@ -271,7 +271,7 @@ Result<ClassifierEmValue> EvaluateClassifierEm(const ClassifierLayout& layout, c
       });
   SEQFLOW_RETURN_IF_ERROR(failure);
   const double U = static_cast<double>(data.unlabeled.size());
-  out.em1 = total.em / U;
+  out.em1 = (total.em.array() + options.smoothing).matrix() / U;
   out.unlabeled_log_likelihood = total.log_likelihood / U;
   if (options.jacobians) {
     out.em1_jacobian = total.jacobian / U;

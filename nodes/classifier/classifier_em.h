@@ -4,10 +4,12 @@
 // With L labeled sequences (x_i, y_i), U unlabeled x_j, Θ = Θ̃ normalised, r_jy = p(y | x_j, Θ)
 // and n^y(x) = the expected counts of θ^y on x ([γ_1 (K), Σ_t ξ_t (K x K), Σ_t γ_t e_x_t (K x V)]):
 //   EM_0(Θ)_y = (1/L) (Σ_{i: y_i = y} [1, n^y(x_i)] + ε 1)      supervised Baum-Welch counts
-//   EM_1(Θ)_y = (1/U) Σ_j r_jy [1, n^y(x_j)]                      Eq. 13–16 at λ = 1
+//   EM_1(Θ)_y = (1/U) (Σ_j r_jy [1, n^y(x_j)] + ε 1)              Eq. 13–16 at λ = 1
 //   EM_λ = (1 − λ) EM_0 + λ EM_1;  H(λ, Θ̃) = Θ̃ − EM_λ(Θ) = 0    Eq. 18.
-// ε (a Dirichlet pseudo-count on every entry, not in the paper) keeps EM_0's fixed points inside
-// the simplex when a symbol is unseen in a class's few labeled sequences.
+// ε (a Dirichlet pseudo-count on every entry, not in the paper; MAP instead of ML on both
+// terms) keeps every fixed point inside the simplex: without it a symbol unseen in a class's few
+// labeled sequences puts EM_0's fixed point on the boundary, and EM_1's often lies there too,
+// where Θ̃ − EM_1 is not differentiable as a map of positive Θ̃ and the path cannot end.
 //
 // Jacobians ∂EM/∂Θ̃ by forward-mode differentiation of the scaled forward-backward recurrences
 // (Rabiner's scaling: α̂_t = (Aᵀ α̂_t-1) ∘ b(x_t) / c_t, β̂_t = A (b(x_t+1) ∘ β̂_t+1) / c_t+1,

@@ -65,6 +65,7 @@ class Tracker {
 
   Result<Node> Start(const Eigen::VectorXd& y0) {
     SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(y0));
+    if (e.outside_domain) return Status::Invalid("normal flow: the start point is outside the map's domain");
     const Eigen::VectorXd t = e.linearization->Tangent(Eigen::VectorXd::Unit(n_ + 1, n_));
     if (!t.allFinite()) return Status::Numerical("normal flow: no tangent at the start point");
     return Node{0.0, y0, t};
@@ -79,6 +80,7 @@ class Tracker {
     while (c.iterations < max_iterations) {
       SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(c.y));
       ++c.iterations;
+      if (e.outside_domain) return c;
       c.t = e.linearization->Tangent(orient);
       const Eigen::VectorXd row = fixed_lambda ? Eigen::VectorXd::Unit(n_ + 1, n_) : c.t;
       const Eigen::VectorXd delta = e.linearization->SolveAugmented(row, -e.rho, 0.0);
@@ -116,6 +118,7 @@ class Tracker {
   Result<CurveEvaluation> Evaluate(const Eigen::VectorXd& y) {
     ++evaluations_;
     SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, map_(y));
+    if (e.outside_domain) return e;
     if (e.rho.size() != n_ || !e.linearization) return Status::Internal("normal flow: map returned the wrong size");
     if (!e.rho.allFinite()) return Status::Numerical("normal flow: the map is not finite at a point of the path");
     return e;
@@ -143,6 +146,19 @@ Result<Node> EndGame(Tracker& tracker, const Node& a, const Node& b, const Norma
 }
 
 }  // namespace
+
+Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen::VectorXd& y0, double rel_tol,
+                                             double abs_tol, int max_iterations, int* evaluations) {
+  const NormalFlowOptions options;
+  const Eigen::Index n = y0.size() - 1;
+  Tracker tracker(map, options, n);
+  const Eigen::VectorXd orient = Eigen::VectorXd::Unit(n + 1, n);
+  Result<Correction> c = tracker.Correct(y0, orient, rel_tol, abs_tol, max_iterations, /*fixed_lambda=*/true);
+  if (evaluations != nullptr) *evaluations += tracker.evaluations();
+  if (!c.ok()) return c.status();
+  if (!c->converged) return Status::Numerical("normal flow: Newton at fixed λ did not converge");
+  return c->y;
+}
 
 const char* NormalFlowStopName(NormalFlowStop stop) {
   switch (stop) {

@@ -9,7 +9,8 @@
 //   2. corrector: Newton with the minimum-norm step Δ = −Dρ(z)⁺ ρ(z) of the [n x (n+1)]
 //      Jacobian (curve_linearization.h), at most `corrector_iterations` (HOMPACK's LITFH = 4)
 //      iterations, converged when ‖Δ‖ <= arc_rel_tol ‖z‖ + arc_abs_tol; a corrector that fails
-//      (no convergence, a growing step, a non-finite Δ) halves h and retries, giving up below
+//      (no convergence, a growing step, a non-finite Δ, an iterate outside the map's domain)
+//      halves h and retries, giving up below
 //      min_step. The new tangent is the one at the last iterate (already factored: no extra
 //      Jacobian), oriented by t · t_k > 0; s advances by the chord ‖y_k+1 − y_k‖;
 //   3. step control from the corrector's behaviour (HOMPACK's SSPAR): with Δ_0, Δ_1 the first
@@ -46,10 +47,13 @@
 
 namespace seqflow {
 
-// ρ(y) [n] and the linearisation of ρ at y.
+// ρ(y) [n] and the linearisation of ρ at y. A map defined on part of R^(n+1) only (probabilities
+// that must stay positive) sets outside_domain instead: the corrector counts it as a failed
+// correction, so the step that left the domain is halved and retried.
 struct CurveEvaluation {
   Eigen::VectorXd rho;
   std::unique_ptr<CurveLinearization> linearization;
+  bool outside_domain = false;
 };
 
 using HomotopyMap = std::function<Result<CurveEvaluation>(const Eigen::VectorXd& y)>;
@@ -99,6 +103,12 @@ struct NormalFlowCallbacks {
 
 Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,
                                          const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks = {});
+
+// The point of the zero curve at λ = y0[n] reached by Newton at fixed λ from y0 (the end game's
+// last phase, for picking a path's point at a given λ). Numerical when Newton does not converge to
+// ‖Δx‖ <= rel_tol ‖y‖ + abs_tol within max_iterations. `evaluations` (optional) counts map calls.
+Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen::VectorXd& y0, double rel_tol,
+                                             double abs_tol, int max_iterations, int* evaluations = nullptr);
 
 const char* NormalFlowStopName(NormalFlowStop stop);
 

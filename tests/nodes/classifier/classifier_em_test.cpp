@@ -61,7 +61,7 @@ BruteEm Enumerate(const ClassifierLayout& layout, const HmmClassifier& m, const 
     b.em0.segment(layout.prior_index(y) + 1, D) += StackCounts(EnumerateHmm(m.classes[y], d.labeled[i]));
   }
   b.em0 /= static_cast<double>(d.labeled.size());
-  b.em1 = Eigen::VectorXd::Zero(layout.num_params());
+  b.em1 = Eigen::VectorXd::Constant(layout.num_params(), eps);
   b.posteriors.resize(d.unlabeled.size(), kClasses);
   for (size_t j = 0; j < d.unlabeled.size(); ++j) {
     Eigen::VectorXd joint(kClasses);

@@ -237,6 +237,26 @@ TEST(NormalFlow, NonFiniteMapIsNumerical) {
   EXPECT_EQ(r.status().code(), StatusCode::kNumerical);
 }
 
+// A map defined for λ < 0.5 only: steps that leave the domain are halved until the step is too
+// small, and the track stops there with its points instead of failing.
+TEST(NormalFlow, StepsOutsideTheDomainAreRetriedShorter) {
+  const HomotopyMap inner = BrownFixedPointMap(Eigen::VectorXd::Zero(5));
+  const HomotopyMap map = [&inner](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+    if (y[5] >= 0.5) {
+      CurveEvaluation out;
+      out.outside_domain = true;
+      return out;
+    }
+    return inner(y);
+  };
+  NormalFlowOptions o;
+  o.min_step = 1e-6;
+  const NormalFlowResult r = Track(map, Eigen::VectorXd::Zero(6), o);
+  EXPECT_EQ(r.stop, NormalFlowStop::kStepTooSmall);
+  EXPECT_LT(r.points.back().y[5], 0.5);
+  EXPECT_GT(r.points.back().y[5], 0.49);
+}
+
 TEST(NormalFlow, CancelledTokenStopsTheTrack) {
   std::atomic<bool> flag{true};
   NormalFlowCallbacks callbacks;
