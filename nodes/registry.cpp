@@ -1,5 +1,6 @@
 #include "nodes/registry.h"
 
+#include "nodes/classifier/classifier_nodes.h"
 #include "nodes/crf/crf_nodes.h"
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/eval/eval_nodes.h"
@@ -20,6 +21,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterDecodeNodes(registry);
   RegisterEvalNodes(registry);
   RegisterHomotopyNodes(registry);
+  RegisterClassifierNodes(registry);
 }
 
 }  // namespace seqflow

@@ -9,16 +9,29 @@
 namespace seqflow {
 namespace {
 
-using DerivativeVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxClassDerivatives, 1>;
-using Dual = Eigen::AutoDiffScalar<DerivativeVector>;
+// Dual numbers carrying up to Cap derivatives on the stack; the evaluator picks the smallest Cap
+// that holds D, since every operation copies the whole derivative storage.
+template <int Cap>
+using Dual = Eigen::AutoDiffScalar<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, Cap, 1>>;
 
-// Scaled forward-backward of one class's HMM on x (see the header): returns log p(x | θ) and adds
-// the expected counts [γ_1, Σ ξ_t, Σ γ_t e_x_t] to counts[0, D). theta = [π, A row-major, B
-// row-major]; `one` is 1 in S (a dual with zero derivatives).
+double ValueOf(double v) { return v; }
+template <int Cap>
+double ValueOf(const Dual<Cap>& v) {
+  return v.value();
+}
+
+// Scaled forward-backward of one class's HMM on x (see the header): returns log |p(x | θ)|, sets
+// *sign to the sign of p, and adds the expected counts [γ_1, Σ ξ_t, Σ γ_t e_x_t] to counts[0, D).
+// theta = [π, A row-major, B row-major]; `one` is 1 in S (a dual with zero derivatives). The
+// recurrences are rational in θ, so they stay smooth where a tracked Θ̃ has an entry a little
+// below 0 (the scaling sums c_t keep their signs; only c_t = 0 is outside the map's domain).
 template <class S>
 S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x, const S& one,
-                        std::vector<S>* counts, std::vector<S>* alpha, std::vector<S>* beta, std::vector<S>* scale) {
+                        std::vector<S>* counts, std::vector<S>* alpha, std::vector<S>* beta, std::vector<S>* scale,
+                        double* sign) {
+  using std::abs;
   using std::log;
+  *sign = 1;
   const S* pi = theta.data();
   const S* a = pi + K;
   const S* b = a + K * K;
@@ -41,7 +54,8 @@ S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::ve
     }
     for (int j = 0; j < K; ++j) (*alpha)[t * K + j] /= sum;
     (*scale)[t] = sum;
-    log_p += log(sum);
+    if (ValueOf(sum) < 0) *sign = -*sign;
+    log_p += log(abs(sum));
   }
   for (int t = T - 2; t >= 0; --t) {
     for (int i = 0; i < K; ++i) {
@@ -67,11 +81,32 @@ S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::ve
 
 // One class on one sequence: log p, g = ∂ log p/∂θ [D], n [D] and N = ∂n/∂θ [D x D].
 struct ClassStats {
-  double log_p = 0;
+  double log_p = 0;  // log |p(x | θ)|
+  double sign = 1;   // of p(x | θ): -1 only off the simplex
   Eigen::VectorXd g;
   Eigen::VectorXd n;
   Eigen::MatrixXd dn;
 };
+
+// log p, g, n and N of one class's HMM on x by forward-mode differentiation in Dual<Cap>.
+template <int Cap>
+void EvaluateDual(const std::vector<double>& theta, int K, int V, const std::vector<int32_t>& x, ClassStats* s) {
+  using D = Dual<Cap>;
+  const int n = static_cast<int>(theta.size());
+  std::vector<D> dual(n);
+  for (int d = 0; d < n; ++d) dual[d] = D(theta[d], n, d);
+  const D one(1.0, D::DerType::Zero(n));
+  std::vector<D> counts(n, 0 * one), alpha, beta, scale;
+  const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, one, &counts, &alpha, &beta, &scale, &s->sign);
+  s->log_p = log_p.value();
+  s->g = log_p.derivatives();
+  s->n.resize(n);
+  s->dn.resize(n, n);
+  for (int d = 0; d < n; ++d) {
+    s->n[d] = counts[d].value();
+    s->dn.row(d) = counts[d].derivatives().transpose();
+  }
+}
 
 class SequenceEvaluator {
  public:
@@ -81,10 +116,6 @@ class SequenceEvaluator {
     for (int y = 0; y < layout.num_classes(); ++y) {
       const Eigen::VectorXd theta = stacked.segment(layout.initial_offset(y), D_);
       plain_.emplace_back(theta.data(), theta.data() + D_);
-      if (!jacobians_) continue;
-      std::vector<Dual> dual(D_);
-      for (int d = 0; d < D_; ++d) dual[d] = Dual(theta[d], D_, d);
-      duals_.push_back(std::move(dual));
     }
   }
 
@@ -92,20 +123,14 @@ class SequenceEvaluator {
     ClassStats s;
     if (!jacobians_) {
       std::vector<double> counts(D_, 0.0), alpha, beta, scale;
-      s.log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, 1.0, &counts, &alpha, &beta, &scale);
+      s.log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, 1.0, &counts, &alpha, &beta, &scale, &s.sign);
       s.n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
-      return s;
-    }
-    const Dual one(1.0, DerivativeVector::Zero(D_));
-    std::vector<Dual> counts(D_, 0 * one), alpha, beta, scale;
-    const Dual log_p = ForwardBackwardCounts<Dual>(duals_[y], K_, V_, x, one, &counts, &alpha, &beta, &scale);
-    s.log_p = log_p.value();
-    s.g = log_p.derivatives();
-    s.n.resize(D_);
-    s.dn.resize(D_, D_);
-    for (int d = 0; d < D_; ++d) {
-      s.n[d] = counts[d].value();
-      s.dn.row(d) = counts[d].derivatives().transpose();
+    } else if (D_ <= 32) {
+      EvaluateDual<32>(plain_[y], K_, V_, x, &s);
+    } else if (D_ <= 64) {
+      EvaluateDual<64>(plain_[y], K_, V_, x, &s);
+    } else {
+      EvaluateDual<kMaxClassDerivatives>(plain_[y], K_, V_, x, &s);
     }
     return s;
   }
@@ -114,7 +139,6 @@ class SequenceEvaluator {
   int K_, V_, D_;
   bool jacobians_;
   std::vector<std::vector<double>> plain_;
-  std::vector<std::vector<Dual>> duals_;
 };
 
 // Sums over sequences in Θ-space (∂/∂Θ, before the normalisation's chain rule).
@@ -160,7 +184,11 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
   if (!std::isfinite(top))
     return Status::Numerical("classifier EM: unlabeled sequence " + std::to_string(index + 1) +
                              " has probability 0 (or a non-finite likelihood) under every class");
-  const Eigen::VectorXd e = (score.array() - top).exp();
+  Eigen::VectorXd e = (score.array() - top).exp();
+  for (int y = 0; y < C; ++y) e[y] *= stats[y].sign;
+  if (!(e.sum() > 0))
+    return Status::Numerical("classifier EM: unlabeled sequence " + std::to_string(index + 1) +
+                             " has a non-positive likelihood (parameters off the simplex)");
   const Eigen::VectorXd r = e / e.sum();
   posteriors->row(static_cast<Eigen::Index>(index)) = r.transpose();
   out->log_likelihood += top + std::log(e.sum());

@@ -21,19 +21,26 @@ std::vector<size_t> ChooseLabeled(std::vector<size_t> items, int count, Rng& rng
 
 }  // namespace
 
+Result<std::vector<bool>> ChooseLabeledPerClass(const std::vector<int32_t>& labels, int num_classes, int per_class,
+                                                Rng& rng) {
+  std::vector<bool> is_labeled(labels.size(), false);
+  for (int y = 0; y < num_classes; ++y) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < labels.size(); ++i)
+      if (labels[i] == y) members.push_back(i);
+    if (static_cast<int>(members.size()) <= per_class)
+      return Status::Invalid("class " + std::to_string(y) + " has " + std::to_string(members.size()) +
+                             " sequences, not more than the " + std::to_string(per_class) + " to label");
+    for (size_t i : ChooseLabeled(members, per_class, rng)) is_labeled[i] = true;
+  }
+  return is_labeled;
+}
+
 Result<JiDrawResult> RunJiDraw(const SymbolSequences& pool, const std::vector<int32_t>& labels, int num_classes,
                                int num_symbols, int draw, const JiDrawOptions& options, const CancelToken& cancel) {
   Rng rng = ShardRng(options.seed, 1000 + static_cast<uint64_t>(draw));
-  std::vector<bool> is_labeled(pool.size(), false);
-  for (int y = 0; y < num_classes; ++y) {
-    std::vector<size_t> members;
-    for (size_t i = 0; i < pool.size(); ++i)
-      if (labels[i] == y) members.push_back(i);
-    if (static_cast<int>(members.size()) <= options.labeled_per_class)
-      return Status::Invalid("ji experiment: class " + std::to_string(y) + " has " + std::to_string(members.size()) +
-                             " sequences, not more than labeled_per_class");
-    for (size_t i : ChooseLabeled(members, options.labeled_per_class, rng)) is_labeled[i] = true;
-  }
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<bool> is_labeled,
+                           ChooseLabeledPerClass(labels, num_classes, options.labeled_per_class, rng));
   ClassifierData data;
   std::vector<int32_t> truth;
   for (size_t i = 0; i < pool.size(); ++i) {

@@ -11,9 +11,17 @@ HomotopyMap ProbabilityOneMap(const ClassifierLayout& layout, const Eigen::Vecto
     const Eigen::VectorXd theta = y.head(P);
     const double lambda = y[P];
     CurveEvaluation out;
-    // EM is a rational function of Θ̃, smooth wherever every scaling sum c_t and every
-    // likelihood stays positive: that is the domain (a few entries a little below 0, as tracking
-    // tolerances allow near the boundary, are inside it). Outside it EM is Numerical.
+    // EM is a rational function of Θ̃, smooth wherever every scaling sum c_t and every mixture
+    // likelihood stays positive, and the curve from Θ̃_0 keeps Θ̃ >= (1 − τ) Θ̃_0 + τ ε-terms > 0.
+    // Tracked points may lie a tracking tolerance below 0 near the boundary; an iterate further
+    // off (a predictor overshoot) may converge to another branch of the rational map, so it is
+    // outside the domain and the step is halved.
+    // λ < 0 is outside too: the curve cannot come back to λ = 0 (Θ̃_0 is H(0, ·)'s only zero), so a
+    // corrected point there has jumped to the start's own segment across a sharp return near 0.
+    if (theta.minCoeff() < -options.domain_slack || lambda < 0) {
+      out.outside_domain = true;
+      return out;
+    }
     ClassifierEmOptions em_options;
     em_options.smoothing = options.smoothing;
     em_options.jacobians = true;

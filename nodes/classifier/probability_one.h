@@ -28,13 +28,20 @@
 
 namespace seqflow {
 
-// HOMPACK's arc tolerance 5e-5 exceeds the smallest entries of Θ̃ (the pseudo-counts ε/U ≈ 1e-5
-// near the boundary): corrected points then stray to where a scaling sum of the forward pass is
-// negative. 1e-6 keeps them on the curve.
+// Two departures from HOMPACK's defaults, both measured on the mismatched draws:
+// - its arc tolerance 5e-5 exceeds the smallest entries of Θ̃ (pseudo-counts ε/U ≈ 1e-5 near the
+//   boundary), and corrected points strayed to where a scaling sum of the forward pass is
+//   negative; 1e-6 keeps them on the curve;
+// - near λ ≈ 0 a returning stretch of the curve hairpins next to the start's own stretch
+//   (both nearly parallel to the λ axis, where tanh(60 λ) funnels everything towards Θ̃_0); with
+//   HMAX = 1 the corrector jumped across and tracked back to (Θ̃_0, 0) in 7 of 60 draws. HMAX =
+//   0.1 (and LIMITD = 5,000 for the longer paths it makes) follows the hairpin.
 inline NormalFlowOptions ProbabilityOneTrackerDefaults() {
   NormalFlowOptions o;
   o.arc_rel_tol = 1e-6;
   o.arc_abs_tol = 1e-6;
+  o.max_step = 0.1;
+  o.max_steps = 5000;
   return o;
 }
 
@@ -42,7 +49,8 @@ struct ProbabilityOneOptions {
   NormalFlowOptions tracker = ProbabilityOneTrackerDefaults();
   double tanh_scale = 60;          // the 60 of tanh(60 λ)
   double return_threshold = 0.05;  // a local minimum of λ below this is a return to λ ≈ 0
-  double smoothing = 0.01;         // ε of EM_0 (classifier_em.h)
+  double smoothing = 0.01;         // ε of EM_0 and EM_1 (classifier_em.h)
+  double domain_slack = 1e-4;      // Θ̃ entries below −domain_slack (or λ < 0) are outside the domain
   int threads = 1;
 };
 

@@ -196,7 +196,9 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
         have_previous ? Hermite(previous, current, current.s + h) : Eigen::VectorXd(current.y + h * current.t);
     SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(predicted, current.t, options.arc_rel_tol,
                                                            options.arc_abs_tol, options.corrector_iterations));
-    if (!c.converged) {
+    // Allgower & Georg's angle test: tangents more than acos(min_tangent_cosine) apart mean the
+    // corrector has landed on another stretch of the zero set (a branch jump), not a turn.
+    if (!c.converged || c.t.dot(current.t) < options.min_tangent_cosine) {
       h /= 2;
       if (h < min_step) {
         result.stop = NormalFlowStop::kStepTooSmall;

@@ -12,7 +12,10 @@
 //      (no convergence, a growing step, a non-finite Δ, an iterate outside the map's domain)
 //      halves h and retries, giving up below
 //      min_step. The new tangent is the one at the last iterate (already factored: no extra
-//      Jacobian), oriented by t · t_k > 0; s advances by the chord ‖y_k+1 − y_k‖;
+//      Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
+//      acos(min_tangent_cosine) is also retried shorter (the angle test of Allgower & Georg:
+//      the corrector jumped to another stretch of the zero set); s advances by the chord
+//      ‖y_k+1 − y_k‖;
 //   3. step control from the corrector's behaviour (HOMPACK's SSPAR): with Δ_0, Δ_1 the first
 //      two corrections and W the prediction, the contraction L = ‖Δ_1‖/‖Δ_0‖, the residual
 //      R = ‖Δ_0‖/h and the distance D = ‖y_k+1 − W‖/h are compared with their ideal values
@@ -73,6 +76,7 @@ struct NormalFlowOptions {
   double order = 2.0;              // P, the exponent 1/P of the step-size law
   double first_step = 0.1;         // h on the first step
   int corrector_iterations = 4;    // LITFH
+  double min_tangent_cosine = 0.5;  // a step whose tangent turns further (t_k+1 · t_k below) is retried shorter
   int end_game_iterations = 40;    // root-finding steps on λ(s) − 1, and Newton steps at λ = 1
   int max_steps = 1000;            // LIMITD
   double lambda_end = 1.0;

@@ -40,7 +40,7 @@ TEST(ProbabilityOne, MapDerivativeMatchesCentralDifferences) {
   const ProbabilityOneOptions options;
   const HomotopyMap map = ProbabilityOneMap(layout, theta0, d, options);
   const int P = layout.num_params();
-  for (double lambda : {0.0, 0.01, 0.4}) {
+  for (double lambda : {0.001, 0.01, 0.4}) {  // λ < 0 is outside the map's domain
     Eigen::VectorXd y(P + 1);
     HmmClassifier other = m;
     other.classes[0] = testutil::RandomHmm(2, 5, 50, 0.1);
@@ -64,6 +64,15 @@ TEST(ProbabilityOne, MapDerivativeMatchesCentralDifferences) {
     const Eigen::VectorXd solved = at.linearization->SolveAugmented(Eigen::VectorXd::Unit(P + 1, P), r, v[P]);
     EXPECT_LE((solved - v).norm(), 1e-6 * v.norm()) << "lambda " << lambda;
   }
+  // λ < 0 and parameters well below 0 are outside the domain (the step that reached them is halved).
+  Eigen::VectorXd y(P + 1);
+  y << theta0, -0.01;
+  EXPECT_TRUE(ValueOrThrow(map(y)).outside_domain);
+  y[P] = 0.2;
+  y[3] = -0.01;
+  EXPECT_TRUE(ValueOrThrow(map(y)).outside_domain);
+  y[3] = -1e-6;
+  EXPECT_FALSE(ValueOrThrow(map(y)).outside_domain);
 }
 
 Eigen::VectorXd SupervisedStart(const ClassifierLayout& layout, const ClassifierData& d, double eps) {
