@@ -89,14 +89,17 @@ struct ClassStats {
 };
 
 // log p, g, n and N of one class's HMM on x by forward-mode differentiation in Dual<Cap>.
+// The scratch vectors live per thread and keep their capacity: allocation was a quarter of the
+// time of a Jacobian evaluation (perf, BM_EmJacobian).
 template <int Cap>
 void EvaluateDual(const std::vector<double>& theta, int K, int V, const std::vector<int32_t>& x, ClassStats* s) {
   using D = Dual<Cap>;
+  thread_local std::vector<D> dual, counts, alpha, beta, scale;
   const int n = static_cast<int>(theta.size());
-  std::vector<D> dual(n);
+  dual.resize(n);
   for (int d = 0; d < n; ++d) dual[d] = D(theta[d], n, d);
   const D one(1.0, D::DerType::Zero(n));
-  std::vector<D> counts(n, 0 * one), alpha, beta, scale;
+  counts.assign(n, 0 * one);
   const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, one, &counts, &alpha, &beta, &scale, &s->sign);
   s->log_p = log_p.value();
   s->g = log_p.derivatives();
@@ -119,20 +122,20 @@ class SequenceEvaluator {
     }
   }
 
-  ClassStats Evaluate(int y, const std::vector<int32_t>& x) const {
-    ClassStats s;
+  // Fills *s (whose storage is reused when it has the sizes already).
+  void Evaluate(int y, const std::vector<int32_t>& x, ClassStats* s) const {
     if (!jacobians_) {
-      std::vector<double> counts(D_, 0.0), alpha, beta, scale;
-      s.log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, 1.0, &counts, &alpha, &beta, &scale, &s.sign);
-      s.n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
+      thread_local std::vector<double> counts, alpha, beta, scale;
+      counts.assign(D_, 0.0);
+      s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, 1.0, &counts, &alpha, &beta, &scale, &s->sign);
+      s->n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
     } else if (D_ <= 32) {
-      EvaluateDual<32>(plain_[y], K_, V_, x, &s);
+      EvaluateDual<32>(plain_[y], K_, V_, x, s);
     } else if (D_ <= 64) {
-      EvaluateDual<64>(plain_[y], K_, V_, x, &s);
+      EvaluateDual<64>(plain_[y], K_, V_, x, s);
     } else {
-      EvaluateDual<kMaxClassDerivatives>(plain_[y], K_, V_, x, &s);
+      EvaluateDual<kMaxClassDerivatives>(plain_[y], K_, V_, x, s);
     }
-    return s;
   }
 
  private:
@@ -161,7 +164,8 @@ struct Partial {
 
 void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, const HmmClassifier& model,
                 const std::vector<int32_t>& x, int y, Partial* out) {
-  const ClassStats s = eval.Evaluate(y, x);
+  thread_local ClassStats s;
+  eval.Evaluate(y, x, &s);
   const int p = layout.prior_index(y);
   const int D = layout.block_size() - 1;
   out->em[p] += 1;
@@ -174,10 +178,11 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
                     const std::vector<int32_t>& x, size_t index, Partial* out, Eigen::MatrixXd* posteriors) {
   const int C = layout.num_classes();
   const int D = layout.block_size() - 1;
-  std::vector<ClassStats> stats;
+  thread_local std::vector<ClassStats> stats;
+  stats.resize(C);
   Eigen::VectorXd score(C);
   for (int y = 0; y < C; ++y) {
-    stats.push_back(eval.Evaluate(y, x));
+    eval.Evaluate(y, x, &stats[y]);
     score[y] = std::log(model.prior[y]) + stats[y].log_p;
   }
   const double top = score.maxCoeff();
