@@ -1,9 +1,10 @@
 // Ji, Watson & Carin's semi-supervised HMM classifier through the real binaries: seqflow-datagen
 // writes the mismatched case, and pipelines/tests/ji_mismatched_small.yaml (ji_mismatched.yaml with
 // 3 repeats) runs reader, split, hmm.classifier, homotopy.probability_one, classifier.select and
-// eval.classes. Thresholds from the measured run (2026-11-24, seeds 1-3): supervised accuracy on
-// the 700 unlabeled sequences .72/.84/.., λ = U/(L+U) on P_F .91/.92/..; every path reaches
-// λ = 1; the selected λ of mle is 700/720.
+// eval.classes. Thresholds from the measured run (2026-11-24, seeds 1-3): accuracy on the 700
+// unlabeled sequences supervised .7214/.8414/.8586, λ = U/(L+U) on P_F .9129/.9157/.9100 (p =
+// 1e-4 against the start each), 520/859/655 map evaluations; every path reaches λ = 1; the
+// selected λ of mle is 700/720. About 12 s on 2 cores.
 #include <cstdlib>
 #include <string>
 
