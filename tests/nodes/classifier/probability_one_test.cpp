@@ -9,6 +9,7 @@
 
 #include "datasets/hmm_class_data.h"
 #include "nodes/classifier/classifier_training.h"
+#include "nodes/classifier/ji_experiment.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
@@ -105,6 +106,34 @@ TEST(ProbabilityOne, TrackReachesAFixedPointOfEm1) {
   EXPECT_LE(path.final_segment_start, path.points.size() - 1);
   std::cout << "matched small: " << path.points.size() << " points, " << path.evaluations << " evaluations, "
             << path.returns << " returns\n";
+}
+
+
+// One draw of the Table I experiment: 3 labeled per class, the rest unlabeled; the four scores are
+// the path's own figures at the chosen points, and the same draw gives the same numbers.
+TEST(JiExperiment, DrawScoresThePathsPoints) {
+  HmmClassDataSpec spec = MatchedHmmClassSpec();
+  spec.per_class = 40;
+  const HmmClassData all = SampleHmmClassData(spec, 7);
+  JiDrawOptions o;
+  o.labeled_per_class = 3;
+  o.train.restarts = 2;
+  const JiDrawResult r = ValueOrThrow(RunJiDraw(all.sequences, all.labels, 2, 5, 4, o));
+  ASSERT_EQ(r.path.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(r.lambda_mle, 74.0 / 80.0, 1e-15);
+  EXPECT_EQ(r.supervised, r.path.points.front().accuracy);
+  EXPECT_EQ(r.last_lambda_zero, r.path.points[r.path.final_segment_start].accuracy);
+  EXPECT_EQ(r.returns, r.path.returns);
+  for (double a : {r.supervised, r.last_lambda_zero, r.mle, r.max_entropy}) {
+    EXPECT_GE(a, 0.0);
+    EXPECT_LE(a, 1.0);
+  }
+  const JiDrawResult again = ValueOrThrow(RunJiDraw(all.sequences, all.labels, 2, 5, 4, o));
+  EXPECT_EQ(again.mle, r.mle);
+  EXPECT_EQ(again.path.evaluations, r.path.evaluations);
+  // Too few sequences in a class to label is Invalid.
+  o.labeled_per_class = 40;
+  EXPECT_EQ(RunJiDraw(all.sequences, all.labels, 2, 5, 4, o).status().code(), StatusCode::kInvalid);
 }
 
 }  // namespace
