@@ -2,10 +2,12 @@
 // hmm_class_data.h (seed 1):
 //   BM_EmJacobian/case     EM_0, EM_1 and both Jacobians at the supervised start (one map
 //                          evaluation of the probability-one path), 2-state classes fitted
-//   BM_Path/case           one whole draw: Baum-Welch with 10 restarts per class, the tracked
-//                          path (19) to λ = 1, the point at λ = U/(L+U)
+//   BM_Path/case/loose     one whole draw: Baum-Welch with 10 restarts per class, the tracked
+//                          path (19) to λ = 1, the point at λ = U/(L+U); loose = 1 tracks with
+//                          HOMPACK's arc tolerance 5e-5 instead of the kind's 1e-6
+//   BM_Table1/draws        Table I: the mismatched draws on 2 threads (see below)
 // case 0 = matched (§V-B: 980 unlabeled of length 5, alphabet 5), 1 = mismatched (700 unlabeled of
-// length 8, alphabet 10). One thread. Counter: map evaluations per path.
+// length 8, alphabet 10). One thread unless said. Counter: map evaluations per path.
 // Run: build/bench/kernels/classifier_homotopy_bench
 #include <benchmark/benchmark.h>
 
