@@ -34,8 +34,9 @@ namespace seqflow {
 //   negative; 1e-6 keeps them on the curve;
 // - near λ ≈ 0 a returning stretch of the curve hairpins next to the start's own stretch
 //   (both nearly parallel to the λ axis, where tanh(60 λ) funnels everything towards Θ̃_0); with
-//   HMAX = 1 the corrector jumped across and tracked back to (Θ̃_0, 0) in 7 of 60 draws. HMAX =
-//   0.1 (and LIMITD = 5,000 for the longer paths it makes) follows the hairpin.
+//   HMAX = 1 the corrector jumped across and tracked back to (Θ̃_0, 0) in 7 of 60 draws, with
+//   HMAX = 0.1 (LIMITD = 5,000 for the longer paths) in 2. The tracker's orientation test
+//   (normal_flow.h) now rejects such jumps; HMAX = 0.1 is the setting measured with it.
 inline NormalFlowOptions ProbabilityOneTrackerDefaults() {
   NormalFlowOptions o;
   o.arc_rel_tol = 1e-6;

@@ -24,6 +24,17 @@ class DenseCurve final : public CurveLinearization {
     return qr_.householderQ() * w;
   }
 
+  // [Dρ; tᵀ] Q = [R₁ᵀ 0; tᵀQ₁ tᵀq] with q = Q e_n+1, so det = det R₁ · (tᵀ q) / det Q, and
+  // det Q = (−1)^(reflections with a non-zero coefficient).
+  int OrientationSign(const Eigen::VectorXd& t) const override {
+    int sign = t.dot(qr_.householderQ() * Eigen::VectorXd::Unit(n_ + 1, n_)) < 0 ? -1 : 1;
+    for (Eigen::Index i = 0; i < n_; ++i) {
+      if (qr_.matrixQR()(i, i) < 0) sign = -sign;
+      if (qr_.hCoeffs()[i] != 0) sign = -sign;
+    }
+    return sign;
+  }
+
  private:
   Eigen::Index n_;
   Eigen::HouseholderQR<Eigen::MatrixXd> qr_;  // of Dρᵀ [(n+1) x n]
@@ -40,6 +51,8 @@ class KrylovCurve final : public CurveLinearization {
     if (!g.converged) return NotANumber();
     return g.x.normalized();  // orientᵀ w = 1 > 0 orients it
   }
+
+  int OrientationSign(const Eigen::VectorXd&) const override { return 0; }
 
   Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const override {
     Eigen::VectorXd rhs(n_ + 1);

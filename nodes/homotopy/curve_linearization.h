@@ -29,6 +29,11 @@ class CurveLinearization {
   virtual Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const = 0;
   // REQUIRES: c of size n + 1, r of size n.
   virtual Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const = 0;
+  // sign det [Dρ; tᵀ] (+1 or −1) for a unit kernel vector t, 0 when the back end cannot tell.
+  // Along a regular zero curve traversed one way it never changes, through folds included
+  // (Allgower & Georg, §2.1): a change means the tracker jumped onto a stretch traversed the
+  // other way.
+  virtual int OrientationSign(const Eigen::VectorXd& t) const = 0;
 };
 
 // REQUIRES: jacobian is [n x (n+1)], n >= 1.

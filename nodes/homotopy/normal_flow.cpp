@@ -11,6 +11,7 @@ struct Node {
   double s = 0;
   Eigen::VectorXd y;
   Eigen::VectorXd t;
+  int orientation = 0;  // sign det [Dρ; tᵀ]; 0 unknown
 };
 
 // The cubic Hermite interpolant through (a.s, a.y, a.t) and (b.s, b.y, b.t), at s.
@@ -53,6 +54,7 @@ struct Correction {
   int iterations = 0;
   Eigen::VectorXd y;
   Eigen::VectorXd t;  // at the last evaluated iterate
+  int orientation = 0;  // sign det [Dρ; tᵀ] there
   double first = 0;   // ‖Δ_0‖
   double second = 0;  // ‖Δ_1‖ (0 after one iteration)
 };
@@ -68,7 +70,7 @@ class Tracker {
     if (e.outside_domain) return Status::Invalid("normal flow: the start point is outside the map's domain");
     const Eigen::VectorXd t = e.linearization->Tangent(Eigen::VectorXd::Unit(n_ + 1, n_));
     if (!t.allFinite()) return Status::Numerical("normal flow: no tangent at the start point");
-    return Node{0.0, y0, t};
+    return Node{0.0, y0, t, e.linearization->OrientationSign(t)};
   }
 
   // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ).
@@ -82,6 +84,7 @@ class Tracker {
       ++c.iterations;
       if (e.outside_domain) return c;
       c.t = e.linearization->Tangent(orient);
+      c.orientation = e.linearization->OrientationSign(c.t);
       const Eigen::VectorXd row = fixed_lambda ? Eigen::VectorXd::Unit(n_ + 1, n_) : c.t;
       const Eigen::VectorXd delta = e.linearization->SolveAugmented(row, -e.rho, 0.0);
       if (!delta.allFinite() || !c.t.allFinite()) return c;
@@ -198,7 +201,10 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
                                                            options.arc_abs_tol, options.corrector_iterations));
     // Allgower & Georg's angle test: tangents more than acos(min_tangent_cosine) apart mean the
     // corrector has landed on another stretch of the zero set (a branch jump), not a turn.
-    if (!c.converged || c.t.dot(current.t) < options.min_tangent_cosine) {
+    // And the orientation test: det [Dρ; tᵀ] keeps its sign along the curve, so a flip means the
+    // corrector landed on a stretch that runs the other way (across a hairpin).
+    const bool reversed = c.orientation != 0 && current.orientation != 0 && c.orientation != current.orientation;
+    if (!c.converged || c.t.dot(current.t) < options.min_tangent_cosine || reversed) {
       h /= 2;
       if (h < min_step) {
         result.stop = NormalFlowStop::kStepTooSmall;
@@ -206,7 +212,7 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
       }
       continue;
     }
-    Node next{current.s + (c.y - current.y).norm(), c.y, c.t};
+    Node next{current.s + (c.y - current.y).norm(), c.y, c.t, c.orientation};
     const double taken = h;
     h = tracker.NextStep(c, predicted, h, min_step);
     ++result.steps;

@@ -14,8 +14,10 @@
 //      min_step. The new tangent is the one at the last iterate (already factored: no extra
 //      Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
 //      acos(min_tangent_cosine) is also retried shorter (the angle test of Allgower & Georg:
-//      the corrector jumped to another stretch of the zero set); s advances by the chord
-//      ‖y_k+1 − y_k‖;
+//      the corrector jumped to another stretch of the zero set), and so is one where
+//      sign det [Dρ; tᵀ] changed (the orientation test: that sign is constant along a regular
+//      curve, folds included, so a change means a jump onto a stretch running the other way,
+//      across a hairpin narrower than the step); s advances by the chord ‖y_k+1 − y_k‖;
 //   3. step control from the corrector's behaviour (HOMPACK's SSPAR): with Δ_0, Δ_1 the first
 //      two corrections and W the prediction, the contraction L = ‖Δ_1‖/‖Δ_0‖, the residual
 //      R = ‖Δ_0‖/h and the distance D = ‖y_k+1 − W‖/h are compared with their ideal values

@@ -54,6 +54,13 @@ TEST(CurveLinearization, TangentSpansTheKernelAndTheStepIsMinimumNorm) {
   EXPECT_NEAR(fixed[n], 0.0, 1e-14);
   EXPECT_LE((d * fixed - r).norm(), 1e-12);
 
+  // sign det [Dρ; tᵀ] against the determinant itself, for t and −t.
+  for (double flip : {1.0, -1.0}) {
+    Eigen::MatrixXd augmented(n + 1, n + 1);
+    augmented << d, flip * t.transpose();
+    EXPECT_EQ(dense->OrientationSign(flip * t), augmented.determinant() > 0 ? 1 : -1);
+  }
+
   const auto krylov = KrylovCurveLinearization(
       [&d](const Eigen::VectorXd& v) -> Eigen::VectorXd { return d * v; }, n, GmresOptions{20, 200, 1e-14});
   EXPECT_LE((krylov->Tangent(orient) - t).norm(), 1e-10);
@@ -168,6 +175,11 @@ TEST(NormalFlow, FollowsBothTurningPoints) {
   EXPECT_GE(bottom, 0.27639);
   EXPECT_LE(bottom, 0.35);
   for (size_t j = 1; j < r.points.size(); ++j) EXPECT_GT(r.points[j].y[0], r.points[j - 1].y[0]);
+  // The augmented determinant keeps its sign through both folds (det ∂ρ/∂x changes sign at each).
+  const int start = ValueOrThrow(map(r.points[0].y)).linearization->OrientationSign(r.points[0].tangent);
+  EXPECT_NE(start, 0);
+  for (const NormalFlowPoint& p : r.points)
+    EXPECT_EQ(ValueOrThrow(map(p.y)).linearization->OrientationSign(p.tangent), start) << "lambda " << p.y[1];
 }
 
 // Natural-parameter continuation (λ increasing, Newton in x from the previous x) cannot turn at
