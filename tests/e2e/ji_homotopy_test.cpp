@@ -1,5 +1,5 @@
 // Ji, Watson & Carin's semi-supervised HMM classifier through the real binaries: seqflow-datagen
-// writes the mismatched case, and pipelines/tests/ji_mismatched_small.yaml (ji_mismatched.yaml with
+// writes the mismatched case, and pipelines/ji_mismatched_e2e.yaml (ji_mismatched.yaml with
 // 3 repeats) runs reader, split, hmm.classifier, homotopy.probability_one, classifier.select and
 // eval.classes. Thresholds from the measured run (2026-11-24, seeds 1-3): accuracy on the 700
 // unlabeled sequences supervised .7214/.8414/.8586, λ = U/(L+U) on P_F .9129/.9157/.9100 (p =
@@ -20,7 +20,7 @@ TEST(JiHomotopy, MismatchedDrawsImproveOnTheSupervisedStart) {
   const std::string dir = MakeTempDir("seqflow-ji");
   const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir + "/data --ji-case mismatched --seed 1";
   ASSERT_EQ(std::system(datagen.c_str()), 0);
-  CliResult r = RunSeqflow({"run", PipelinePath("tests/ji_mismatched_small.yaml"), "--set", "ji_data=" + dir + "/data",
+  CliResult r = RunSeqflow({"run", PipelinePath("ji_mismatched_e2e.yaml"), "--set", "ji_data=" + dir + "/data",
                             "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json summary = ReadSummary(dir + "/out");
