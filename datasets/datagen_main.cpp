@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "datasets/field_corpus.h"
+#include "datasets/hmm_class_data.h"
 #include "engine/base/env.h"
 #include "engine/base/status.h"
 
@@ -21,11 +22,17 @@ struct DatagenOptions {
   size_t labeled = 300;
   size_t unlabeled = 2000;
   size_t test = 200;
+  std::string ji_case;  // "matched" or "mismatched": HMM class data instead (hmm_class_data.h)
 };
 
 Status WriteDataset(const DatagenOptions& opt) {
   Env* env = Env::Default();
   SEQFLOW_RETURN_IF_ERROR(env->CreateDirs(opt.out));
+  if (!opt.ji_case.empty()) {
+    const HmmClassDataSpec spec = opt.ji_case == "matched" ? MatchedHmmClassSpec() : MismatchedHmmClassSpec();
+    return env->WriteFileAtomic(JoinPath(opt.out, "ji_" + opt.ji_case + ".tsv"),
+                                FormatHmmClassData(SampleHmmClassData(spec, opt.seed)));
+  }
   const FieldCorpusModel model;
   auto sample = [&](FieldSplit split, size_t n) { return SampleFieldCorpus(model, opt.seed, split, n); };
   SEQFLOW_RETURN_IF_ERROR(
@@ -48,6 +55,8 @@ int main(int argc, char** argv) {
   app.add_option("--labeled", opt.labeled, "sentences in train.conll");
   app.add_option("--unlabeled", opt.unlabeled, "sentences in unlabeled.txt");
   app.add_option("--test", opt.test, "sentences in test.conll");
+  app.add_option("--ji-case", opt.ji_case, "write DIR/ji_CASE.tsv (HMM class sequences, datasets/README.md) instead")
+      ->check(CLI::IsMember({"matched", "mismatched"}));
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);
   if (!status.ok()) {

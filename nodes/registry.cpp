@@ -1,5 +1,6 @@
 #include "nodes/registry.h"
 
+#include "nodes/classifier/classifier_nodes.h"
 #include "nodes/crf/crf_nodes.h"
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/eval/eval_nodes.h"
@@ -24,6 +25,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterHomotopyNodes(registry);
   RegisterMomentsNodes(registry);
   RegisterMultiviewNodes(registry);
+  RegisterClassifierNodes(registry);
 }
 
 }  // namespace seqflow

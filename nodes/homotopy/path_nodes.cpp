@@ -201,7 +201,8 @@ ParamTable<SelectNodeOptions> SelectParams() {
   using O = SelectNodeOptions;
   ParamTable<O> table;
   table.String("criterion", &O::criterion, "how to choose lambda")
-      .OneOf({"monotone", "min_eig", "max_entropy", "fixed", "mle", "dev_f1", "dev_accuracy", "dev_likelihood"})
+      .OneOf({"monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
+              "dev_likelihood"})
       .Double("lambda", &O::lambda, "the allocation for criterion: fixed")
       .Min(0)
       .Max(1);

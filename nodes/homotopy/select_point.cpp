@@ -25,21 +25,29 @@ size_t MinEigIndex(const std::vector<HomotopyPoint>& points) {
   return best;
 }
 
-size_t ArgMax(const std::vector<double>& values) {
-  size_t best = 0;
-  for (size_t i = 1; i < values.size(); ++i)
+size_t ArgMax(const std::vector<double>& values, size_t first = 0) {
+  size_t best = first;
+  for (size_t i = first + 1; i < values.size(); ++i)
     if (values[i] > values[best]) best = i;
   return best;
 }
 
 size_t NearestLambda(const std::vector<HomotopyPoint>& points, double lambda) {
-  size_t best = 0;
-  for (size_t i = 1; i < points.size(); ++i)
+  size_t best = FinalSegmentStart(points);
+  for (size_t i = best + 1; i < points.size(); ++i)
     if (std::abs(points[i].lambda - lambda) < std::abs(points[best].lambda - lambda)) best = i;
   return best;
 }
 
 }  // namespace
+
+size_t FinalSegmentStart(const std::vector<HomotopyPoint>& points) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto it = points[i].metrics.find("final_segment");
+    if (it != points[i].metrics.end() && it->second == 1.0) return i;
+  }
+  return 0;
+}
 
 Result<Criterion> ParseCriterion(std::string_view name) {
   if (name == "monotone") return Criterion::kMonotone;
@@ -47,6 +55,7 @@ Result<Criterion> ParseCriterion(std::string_view name) {
   if (name == "max_entropy") return Criterion::kMaxEntropy;
   if (name == "fixed") return Criterion::kFixed;
   if (name == "mle") return Criterion::kMle;
+  if (name == "last_lambda_zero") return Criterion::kLastLambdaZero;
   return Status::Invalid("unknown criterion '" + std::string(name) + "'");
 }
 
@@ -60,8 +69,10 @@ size_t SelectPoint(const std::vector<HomotopyPoint>& points, Criterion criterion
     case Criterion::kMaxEntropy: {
       std::vector<double> entropy;
       for (const auto& p : points) entropy.push_back(p.entropy);
-      return ArgMax(entropy);
+      return ArgMax(entropy, FinalSegmentStart(points));
     }
+    case Criterion::kLastLambdaZero:
+      return FinalSegmentStart(points);
     case Criterion::kFixed:
     case Criterion::kMle:
       return NearestLambda(points, lambda);

@@ -13,6 +13,11 @@
 //   mle          fixed at λ = |U| / (|L| + |U|).
 //   best_score   argmax of a per-point score the caller computed (held-out F1, accuracy or
 //                log-likelihood for the Held-out and Oracle rows of Table 1).
+//   last_lambda_zero  the first point of the final segment P_F (Ji, Watson & Carin §IV-C: the
+//                last return of the path near λ = 0, from where it tracks to λ = 1).
+// P_F is marked by a point metric "final_segment" = 1 (the probability-one path sets it); on a
+// path that marks it, max_entropy (Eq. 20), fixed and mle look only at P_F. Unmarked paths are
+// one segment: P_F is the whole path.
 // Ties go to the earlier point (the smaller allocation to unlabeled data).
 #pragma once
 
@@ -25,14 +30,18 @@
 
 namespace seqflow {
 
-enum class Criterion { kMonotone, kMinEig, kMaxEntropy, kFixed, kMle, kBestScore };
+enum class Criterion { kMonotone, kMinEig, kMaxEntropy, kFixed, kMle, kBestScore, kLastLambdaZero };
 
-// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle" (others are the caller's).
+// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero" (others are the
+// caller's).
 Result<Criterion> ParseCriterion(std::string_view name);
 
 // The index of the chosen point. `lambda` is read by kFixed; `scores` (one per point) by
 // kBestScore. REQUIRES: points non-empty; scores.size() == points.size() for kBestScore.
 size_t SelectPoint(const std::vector<HomotopyPoint>& points, Criterion criterion, double lambda,
                    const std::vector<double>& scores = {});
+
+// The index of P_F's first point: the first point whose metric "final_segment" is 1, else 0.
+size_t FinalSegmentStart(const std::vector<HomotopyPoint>& points);
 
 }  // namespace seqflow

@@ -47,6 +47,22 @@ TEST(SelectPoint, MaxEntropyFixedAndBestScore) {
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kBestScore, 0, {1, 3, 3, 2, 0, 1}), 1u);  // ties: earlier
 }
 
+// A probability-one path (Ji et al.): it returns near λ = 0 at point 3, where P_F starts;
+// max_entropy and fixed look at P_F only, last_lambda_zero is P_F's first point. An unmarked path
+// is all P_F (point 0).
+TEST(SelectPoint, FinalSegmentCriteria) {
+  std::vector<HomotopyPoint> path = {Point(0.0, 1, 0, 1, 0.2), Point(0.3, 1, 0, 1, 0.9), Point(0.1, -1, 0, 1, 0.5),
+                                     Point(0.01, 1, 0, 1, 0.3), Point(0.5, 1, 0, 1, 0.6), Point(1.0, 1, 0, 1, 0.1)};
+  EXPECT_EQ(SelectPoint(path, Criterion::kLastLambdaZero, 0), 0u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxEntropy, 0), 1u);
+  for (size_t k = 0; k < path.size(); ++k) path[k].metrics["final_segment"] = k >= 3 ? 1.0 : 0.0;
+  EXPECT_EQ(FinalSegmentStart(path), 3u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kLastLambdaZero, 0), 3u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxEntropy, 0), 4u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kFixed, 0.28), 4u);  // not point 1 (λ 0.3) before P_F
+  EXPECT_EQ(ValueOrThrow(ParseCriterion("last_lambda_zero")), Criterion::kLastLambdaZero);
+}
+
 TEST(SelectPoint, ParsesTheCriterionNames) {
   EXPECT_EQ(*ParseCriterion("min_eig"), Criterion::kMinEig);
   EXPECT_FALSE(ParseCriterion("minEig").ok());

@@ -1,0 +1,81 @@
+// The classifier family's artifacts:
+//   ClassSequences   symbol sequences, each with its class (−1: none), read by read.class_sequences
+//                    and cut by split.classes;
+//   ClassifierModel  an HmmClassifier (hmm_classifier.h): class priors and one HMM per class;
+//   ClassifierPath   the probability-one path (probability_one.h): its points (Θ̃ and the figures
+//                    the λ criteria read), P_F's start, the point at λ = U/(L+U) on P_F, counts.
+// Doubles serialize bit-exactly. Thread safety: immutable once wrapped in shared_ptr<const>.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/api/artifact.h"
+#include "engine/api/record_spec.h"
+#include "nodes/classifier/probability_one.h"
+
+namespace seqflow {
+
+class ClassSequences final : public Artifact {
+ public:
+  static constexpr std::string_view kType = "ClassSequences";
+  static constexpr uint32_t kVersion = 1;
+
+  std::string source;
+  int num_classes = 0;
+  int num_symbols = 0;
+  SymbolSequences sequences;
+  std::vector<int32_t> labels;
+
+  std::string_view type() const override { return kType; }
+  uint32_t version() const override { return kVersion; }
+  void Save(ByteWriter& w) const override;
+  static std::shared_ptr<const ClassSequences> Load(ByteReader& r);
+  std::string Describe() const override;
+};
+
+class ClassifierModel final : public Artifact {
+ public:
+  static constexpr std::string_view kType = "ClassifierModel";
+  static constexpr uint32_t kVersion = 1;
+
+  HmmClassifier model;
+  double lambda = 0;  // the allocation it was selected at (0: supervised)
+
+  std::string_view type() const override { return kType; }
+  uint32_t version() const override { return kVersion; }
+  void Save(ByteWriter& w) const override;
+  static std::shared_ptr<const ClassifierModel> Load(ByteReader& r);
+  std::string Describe() const override;
+};
+
+class ClassifierPathArtifact final : public Artifact {
+ public:
+  static constexpr std::string_view kType = "ClassifierPath";
+  static constexpr uint32_t kVersion = 1;
+
+  int num_classes = 0, num_states = 0, num_symbols = 0;
+  int64_t num_labeled = 0, num_unlabeled = 0;
+  ClassifierPath path;
+  ClassifierPathPoint mle_point;  // λ = U / (L + U) on P_F
+
+  ClassifierLayout Layout() const { return ClassifierLayout(num_classes, num_states, num_symbols); }
+  // One row per point: s, lambda, dlambda_ds, entropy, log_likelihood, accuracy (empty without
+  // truth), final_segment (1 on P_F).
+  std::string Csv() const;
+  static const AttachmentSpec& CsvTable();
+
+  std::string_view type() const override { return kType; }
+  uint32_t version() const override { return kVersion; }
+  void Save(ByteWriter& w) const override;
+  static std::shared_ptr<const ClassifierPathArtifact> Load(ByteReader& r);
+  std::string Describe() const override;
+};
+
+// Parses `class<TAB>s_1 s_2 ...` lines (blank lines skipped); a bad line is Invalid naming
+// `source` and the line. Classes and symbols are non-negative integers.
+Result<std::shared_ptr<ClassSequences>> ParseClassSequences(std::string_view text, const std::string& source);
+
+}  // namespace seqflow

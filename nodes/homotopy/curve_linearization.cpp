@@ -1,0 +1,94 @@
+#include "nodes/homotopy/curve_linearization.h"
+
+#include <limits>
+
+namespace seqflow {
+namespace {
+
+class DenseCurve final : public CurveLinearization {
+ public:
+  explicit DenseCurve(const Eigen::MatrixXd& jacobian) : n_(jacobian.rows()), qr_(jacobian.transpose()) {}
+
+  Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const override {
+    Eigen::VectorXd t = qr_.householderQ() * Eigen::VectorXd::Unit(n_ + 1, n_);
+    if (t.dot(orient) < 0) t = -t;
+    return t;
+  }
+
+  Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const override {
+    const auto R = qr_.matrixQR().topRows(n_).triangularView<Eigen::Upper>();
+    const Eigen::VectorXd qc = qr_.householderQ().adjoint() * c;
+    Eigen::VectorXd w(n_ + 1);
+    w.head(n_) = R.transpose().solve(r);
+    w[n_] = (s - qc.head(n_).dot(w.head(n_))) / qc[n_];
+    return qr_.householderQ() * w;
+  }
+
+  // [Dρ; tᵀ] Q = [R₁ᵀ 0; tᵀQ₁ tᵀq] with q = Q e_n+1, so det = det R₁ · (tᵀ q) / det Q, and
+  // det Q = (−1)^(reflections with a non-zero coefficient).
+  int OrientationSign(const Eigen::VectorXd& t) const override {
+    int sign = t.dot(qr_.householderQ() * Eigen::VectorXd::Unit(n_ + 1, n_)) < 0 ? -1 : 1;
+    for (Eigen::Index i = 0; i < n_; ++i) {
+      if (qr_.matrixQR()(i, i) < 0) sign = -sign;
+      if (qr_.hCoeffs()[i] != 0) sign = -sign;
+    }
+    return sign;
+  }
+
+ private:
+  Eigen::Index n_;
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr_;  // of Dρᵀ [(n+1) x n]
+};
+
+class KrylovCurve final : public CurveLinearization {
+ public:
+  KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options)
+      : apply_(std::move(apply)), n_(n), options_(options) {}
+
+  Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const override {
+    // orient / ‖orient‖² satisfies the border row and is close to the answer.
+    const GmresResult g = Bordered(orient, Eigen::VectorXd::Unit(n_ + 1, n_), orient / orient.squaredNorm());
+    if (!g.converged) return NotANumber();
+    return g.x.normalized();  // orientᵀ w = 1 > 0 orients it
+  }
+
+  int OrientationSign(const Eigen::VectorXd&) const override { return 0; }
+
+  Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const override {
+    Eigen::VectorXd rhs(n_ + 1);
+    rhs << r, s;
+    const GmresResult g = Bordered(c, rhs, Eigen::VectorXd());
+    return g.converged ? g.x : NotANumber();
+  }
+
+ private:
+  GmresResult Bordered(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0) const {
+    auto apply = [&](const Eigen::VectorXd& d) -> Eigen::VectorXd {
+      Eigen::VectorXd out(n_ + 1);
+      out << apply_(d), border.dot(d);
+      return out;
+    };
+    return Gmres(apply, rhs, x0, options_);
+  }
+
+  Eigen::VectorXd NotANumber() const {
+    return Eigen::VectorXd::Constant(n_ + 1, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  LinearOperator apply_;
+  Eigen::Index n_;
+  GmresOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixXd& jacobian) {
+  return std::make_unique<DenseCurve>(jacobian);
+}
+
+std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
+                                                             const GmresOptions& options) {
+  return std::make_unique<KrylovCurve>(std::move(apply), n, options);
+}
+
+}  // namespace seqflow

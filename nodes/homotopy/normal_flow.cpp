@@ -1,0 +1,237 @@
+#include "nodes/homotopy/normal_flow.h"
+#include "nodes/common/portable_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace seqflow {
+namespace {
+
+struct Node {
+  double s = 0;
+  Eigen::VectorXd y;
+  Eigen::VectorXd t;
+  int orientation = 0;  // sign det [Dρ; tᵀ]; 0 unknown
+};
+
+// The cubic Hermite interpolant through (a.s, a.y, a.t) and (b.s, b.y, b.t), at s.
+Eigen::VectorXd Hermite(const Node& a, const Node& b, double s) {
+  const double h = b.s - a.s;
+  const double u = (s - a.s) / h;
+  const double u2 = u * u;
+  const double u3 = u2 * u;
+  return (2 * u3 - 3 * u2 + 1) * a.y + (u3 - 2 * u2 + u) * h * a.t + (3 * u2 - 2 * u3) * b.y + (u3 - u2) * h * b.t;
+}
+
+// The s in [a.s, b.s] where the Hermite cubic's λ component equals `target`, by regula falsi
+// with the Illinois modification (bisecting when it stalls), on the cubic alone.
+// REQUIRES: λ(a) < target <= λ(b).
+double HermiteCrossing(const Node& a, const Node& b, double target) {
+  const Eigen::Index n = a.y.size() - 1;
+  auto f = [&](double s) { return Hermite(a, b, s)[n] - target; };
+  double lo = a.s, hi = b.s, f_lo = a.y[n] - target, f_hi = b.y[n] - target;
+  int side = 0;
+  for (int it = 0; it < 100 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
+    double s = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+    if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
+    const double fs = f(s);
+    if (fs == 0) return s;
+    if (fs < 0) {
+      lo = s, f_lo = fs;
+      if (side == -1) f_hi /= 2;
+      side = -1;
+    } else {
+      hi = s, f_hi = fs;
+      if (side == 1) f_lo /= 2;
+      side = 1;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+struct Correction {
+  bool converged = false;
+  int iterations = 0;
+  Eigen::VectorXd y;
+  Eigen::VectorXd t;  // at the last evaluated iterate
+  int orientation = 0;  // sign det [Dρ; tᵀ] there
+  double first = 0;   // ‖Δ_0‖
+  double second = 0;  // ‖Δ_1‖ (0 after one iteration)
+};
+
+class Tracker {
+ public:
+  Tracker(const HomotopyMap& map, const NormalFlowOptions& options, Eigen::Index n) : map_(map), options_(options), n_(n) {}
+
+  int evaluations() const { return evaluations_; }
+
+  Result<Node> Start(const Eigen::VectorXd& y0) {
+    SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(y0));
+    if (e.outside_domain) return Status::Invalid("normal flow: the start point is outside the map's domain");
+    const Eigen::VectorXd t = e.linearization->Tangent(Eigen::VectorXd::Unit(n_ + 1, n_));
+    if (!t.allFinite()) return Status::Numerical("normal flow: no tangent at the start point");
+    return Node{0.0, y0, t, e.linearization->OrientationSign(t)};
+  }
+
+  // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ).
+  Result<Correction> Correct(const Eigen::VectorXd& w, const Eigen::VectorXd& orient, double rel, double abs,
+                             int max_iterations, bool fixed_lambda = false) {
+    Correction c;
+    c.y = w;
+    double previous = std::numeric_limits<double>::infinity();
+    while (c.iterations < max_iterations) {
+      SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(c.y));
+      ++c.iterations;
+      if (e.outside_domain) return c;
+      c.t = e.linearization->Tangent(orient);
+      c.orientation = e.linearization->OrientationSign(c.t);
+      const Eigen::VectorXd row = fixed_lambda ? Eigen::VectorXd::Unit(n_ + 1, n_) : c.t;
+      const Eigen::VectorXd delta = e.linearization->SolveAugmented(row, -e.rho, 0.0);
+      if (!delta.allFinite() || !c.t.allFinite()) return c;
+      const double norm = delta.norm();
+      if (c.iterations == 1) c.first = norm;
+      if (c.iterations == 2) c.second = norm;
+      c.y += delta;
+      if (norm <= rel * c.y.norm() + abs) {
+        c.converged = true;
+        return c;
+      }
+      // Newton that does not contract is heading away from the curve.
+      if (norm >= previous) return c;
+      previous = norm;
+    }
+    return c;
+  }
+
+  // HOMPACK's step-size law from the corrector's contraction, residual and distance.
+  double NextStep(const Correction& c, const Eigen::VectorXd& predicted, double h, double min_step) const {
+    double ratio = std::numeric_limits<double>::infinity();
+    auto consider = [&](double ideal, double measured) {
+      if (measured > 0) ratio = std::min(ratio, ideal / measured);
+    };
+    if (c.iterations >= 2) consider(options_.ideal_contraction, c.second / c.first);
+    consider(options_.ideal_residual, c.first / h);
+    consider(options_.ideal_distance, (c.y - predicted).norm() / h);
+    const double ideal = std::isinf(ratio) ? options_.max_step_ratio * h : h * Exp(Log(ratio) / options_.order);
+    const double lower = std::max(options_.min_step_ratio * h, min_step);
+    return std::min({std::max(ideal, lower), options_.max_step_ratio * h, options_.max_step});
+  }
+
+ private:
+  Result<CurveEvaluation> Evaluate(const Eigen::VectorXd& y) {
+    ++evaluations_;
+    SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, map_(y));
+    if (e.outside_domain) return e;
+    if (e.rho.size() != n_ || !e.linearization) return Status::Internal("normal flow: map returned the wrong size");
+    if (!e.rho.allFinite()) return Status::Numerical("normal flow: the map is not finite at a point of the path");
+    return e;
+  }
+
+  const HomotopyMap& map_;
+  const NormalFlowOptions& options_;
+  Eigen::Index n_;
+  int evaluations_ = 0;
+};
+
+// ROOTNF's end game, from the bracket a (λ < end) and b (λ >= end): the Hermite cubic's crossing
+// of λ = end predicts the end point, and Newton at λ = end fixed corrects it. The bracket's points
+// lie within the arc tolerance of the curve, so the prediction is within Newton's quadratic
+// range unless ∂ρ/∂x is singular at λ = end.
+Result<Node> EndGame(Tracker& tracker, const Node& a, const Node& b, const NormalFlowOptions& o) {
+  const Eigen::Index n = a.y.size() - 1;
+  const double s = HermiteCrossing(a, b, o.lambda_end);
+  Eigen::VectorXd start = Hermite(a, b, s);
+  start[n] = o.lambda_end;
+  SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(start, a.t, o.final_rel_tol, o.final_abs_tol,
+                                                         o.end_game_iterations, /*fixed_lambda=*/true));
+  if (!c.converged) return Status::Numerical("normal flow: Newton at λ = 1 did not converge (singular at the end?)");
+  return Node{s + (c.y - start).norm(), c.y, c.t};
+}
+
+}  // namespace
+
+Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen::VectorXd& y0, double rel_tol,
+                                             double abs_tol, int max_iterations, int* evaluations) {
+  const NormalFlowOptions options;
+  const Eigen::Index n = y0.size() - 1;
+  Tracker tracker(map, options, n);
+  const Eigen::VectorXd orient = Eigen::VectorXd::Unit(n + 1, n);
+  Result<Correction> c = tracker.Correct(y0, orient, rel_tol, abs_tol, max_iterations, /*fixed_lambda=*/true);
+  if (evaluations != nullptr) *evaluations += tracker.evaluations();
+  if (!c.ok()) return c.status();
+  if (!c->converged) return Status::Numerical("normal flow: Newton at fixed λ did not converge");
+  return c->y;
+}
+
+const char* NormalFlowStopName(NormalFlowStop stop) {
+  switch (stop) {
+    case NormalFlowStop::kReachedEnd: return "reached_end";
+    case NormalFlowStop::kMaxSteps: return "max_steps";
+    case NormalFlowStop::kStepTooSmall: return "step_too_small";
+  }
+  return "?";
+}
+
+Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,
+                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks) {
+  const Eigen::Index n = y0.size() - 1;
+  const double min_step = options.min_step > 0 ? options.min_step
+                                               : (std::sqrt(static_cast<double>(n + 1)) + 4) *
+                                                     std::numeric_limits<double>::epsilon();
+  Tracker tracker(map, options, n);
+  NormalFlowResult result;
+  auto record = [&](const Node& node, double step, int iterations) -> Status {
+    result.points.push_back(NormalFlowPoint{node.s, node.y, node.t, step, iterations});
+    if (callbacks.progress) callbacks.progress(result.points.back());
+    return callbacks.cancel.Check("normal-flow path");
+  };
+  SEQFLOW_ASSIGN_OR_RETURN(Node current, tracker.Start(y0));
+  SEQFLOW_RETURN_IF_ERROR(record(current, 0, 0));
+  Node previous;
+  bool have_previous = false;
+  double h = options.first_step;
+  while (true) {
+    if (result.steps >= options.max_steps) {
+      result.stop = NormalFlowStop::kMaxSteps;
+      break;
+    }
+    const Eigen::VectorXd predicted =
+        have_previous ? Hermite(previous, current, current.s + h) : Eigen::VectorXd(current.y + h * current.t);
+    SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(predicted, current.t, options.arc_rel_tol,
+                                                           options.arc_abs_tol, options.corrector_iterations));
+    // Allgower & Georg's angle test: tangents more than acos(min_tangent_cosine) apart mean the
+    // corrector has landed on another stretch of the zero set (a branch jump), not a turn.
+    // And the orientation test: det [Dρ; tᵀ] keeps its sign along the curve, so a flip means the
+    // corrector landed on a stretch that runs the other way (across a hairpin).
+    const bool reversed = c.orientation != 0 && current.orientation != 0 && c.orientation != current.orientation;
+    if (!c.converged || c.t.dot(current.t) < options.min_tangent_cosine || reversed) {
+      h /= 2;
+      if (h < min_step) {
+        result.stop = NormalFlowStop::kStepTooSmall;
+        break;
+      }
+      continue;
+    }
+    Node next{current.s + (c.y - current.y).norm(), c.y, c.t, c.orientation};
+    const double taken = h;
+    h = tracker.NextStep(c, predicted, h, min_step);
+    ++result.steps;
+    if (next.y[n] >= options.lambda_end) {
+      const int before = tracker.evaluations();
+      SEQFLOW_ASSIGN_OR_RETURN(Node last, EndGame(tracker, current, next, options));
+      result.end_game_evaluations = tracker.evaluations() - before;
+      SEQFLOW_RETURN_IF_ERROR(record(last, taken, c.iterations));
+      result.stop = NormalFlowStop::kReachedEnd;
+      break;
+    }
+    previous = std::move(current);
+    current = std::move(next);
+    have_previous = true;
+    SEQFLOW_RETURN_IF_ERROR(record(current, taken, c.iterations));
+  }
+  result.evaluations = tracker.evaluations();
+  return result;
+}
+
+}  // namespace seqflow

@@ -1,0 +1,121 @@
+// Normal-flow tracking of the zero curve of a homotopy ρ: R^(n+1) → R^n, y = (x, λ) with λ last,
+// from a zero y_0 at λ = 0 to λ = 1, by arc length s, in the manner of HOMPACK90's FIXPNF /
+// STEPNF / ROOTNF (Watson et al., ACM TOMS 23(4), 1997, Algorithm 777). One tracker for every
+// map: fixed-point homotopies, polynomial systems, Ji–Watson–Carin's EM map.
+//
+// A step from the current point (s_k, y_k, t_k), t_k the unit tangent:
+//   1. predictor: the tangent line y_k + h t_k on the first step, afterwards the Hermite cubic
+//      through (s_k-1, y_k-1, t_k-1) and (s_k, y_k, t_k) evaluated at s_k + h;
+//   2. corrector: Newton with the minimum-norm step Δ = −Dρ(z)⁺ ρ(z) of the [n x (n+1)]
+//      Jacobian (curve_linearization.h), at most `corrector_iterations` (HOMPACK's LITFH = 4)
+//      iterations, converged when ‖Δ‖ <= arc_rel_tol ‖z‖ + arc_abs_tol; a corrector that fails
+//      (no convergence, a growing step, a non-finite Δ, an iterate outside the map's domain)
+//      halves h and retries, giving up below
+//      min_step. The new tangent is the one at the last iterate (already factored: no extra
+//      Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
+//      acos(min_tangent_cosine) is also retried shorter (the angle test of Allgower & Georg:
+//      the corrector jumped to another stretch of the zero set), and so is one where
+//      sign det [Dρ; tᵀ] changed (the orientation test: that sign is constant along a regular
+//      curve, folds included, so a change means a jump onto a stretch running the other way,
+//      across a hairpin narrower than the step); s advances by the chord ‖y_k+1 − y_k‖;
+//   3. step control from the corrector's behaviour (HOMPACK's SSPAR): with Δ_0, Δ_1 the first
+//      two corrections and W the prediction, the contraction L = ‖Δ_1‖/‖Δ_0‖, the residual
+//      R = ‖Δ_0‖/h and the distance D = ‖y_k+1 − W‖/h are compared with their ideal values
+//      (LIDEAL 0.5, RIDEAL 0.01, DIDEAL 0.5); the next
+//        h̄ = h · min(LIDEAL/L, RIDEAL/R, DIDEAL/D)^(1/order)   (terms with a zero measure left out)
+//      is clamped to [max(BMIN h, HMIN), min(BMAX h, HMAX)] (BMIN 0.1, BMAX 3, HMAX 1).
+//   4. end game (ROOTNF): once a corrected point has λ >= lambda_end, the root of λ(s) − 1 is
+//      bracketed by the last two points; the Hermite cubic between the bracket's ends gives its
+//      λ = 1 crossing (secant with bisection safeguard on the cubic, no evaluations), which is
+//      predicted and corrected to the final tolerances and replaces the bracket end of the same
+//      sign, until |λ − 1| <= final_rel_tol + final_abs_tol. Newton at λ = 1 fixed
+//      (constraint row e_λ) then lands the last point exactly on λ = 1 with
+//      ‖Δx‖ <= final_rel_tol ‖x‖ + final_abs_tol.
+// Every evaluation of the map (value and Jacobian together, as HOMPACK's NFE counts them) is
+// counted.
+//
+// Pure function: no I/O; the map may use threads. Progress through a callback after each
+// accepted point; a cancelled token gives Status::Cancelled, checked after each point. A map
+// that fails returns its Status; a tracker that cannot continue (step below min_step, step
+// limit) stops with the points so far and says why.
+// REQUIRES: y0 of size n + 1 with ρ(y0) ≈ 0 and λ = y0[n] < lambda_end; every option > 0.
+#pragma once
+
+#include <Eigen/Dense>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/base/cancel.h"
+#include "engine/base/status.h"
+#include "nodes/homotopy/curve_linearization.h"
+
+namespace seqflow {
+
+// ρ(y) [n] and the linearisation of ρ at y. A map defined on part of R^(n+1) only (probabilities
+// that must stay positive) sets outside_domain instead: the corrector counts it as a failed
+// correction, so the step that left the domain is halved and retried.
+struct CurveEvaluation {
+  Eigen::VectorXd rho;
+  std::unique_ptr<CurveLinearization> linearization;
+  bool outside_domain = false;
+};
+
+using HomotopyMap = std::function<Result<CurveEvaluation>(const Eigen::VectorXd& y)>;
+
+struct NormalFlowOptions {
+  double arc_rel_tol = 5e-5;  // ARCRE: corrector tolerance while tracking
+  double arc_abs_tol = 5e-5;  // ARCAE
+  double final_rel_tol = 1e-10;  // ANSRE: at λ = 1
+  double final_abs_tol = 1e-10;  // ANSAE
+  double ideal_contraction = 0.5;  // LIDEAL
+  double ideal_residual = 0.01;    // RIDEAL
+  double ideal_distance = 0.5;     // DIDEAL
+  double min_step = 0;             // HMIN; 0: (sqrt(n + 1) + 4) ε_machine, HOMPACK's default
+  double max_step = 1.0;           // HMAX
+  double min_step_ratio = 0.1;     // BMIN
+  double max_step_ratio = 3.0;     // BMAX
+  double order = 2.0;              // P, the exponent 1/P of the step-size law
+  double first_step = 0.1;         // h on the first step
+  int corrector_iterations = 4;    // LITFH
+  double min_tangent_cosine = 0.5;  // a step whose tangent turns further (t_k+1 · t_k below) is retried shorter
+  int end_game_iterations = 40;    // root-finding steps on λ(s) − 1, and Newton steps at λ = 1
+  int max_steps = 1000;            // LIMITD
+  double lambda_end = 1.0;
+};
+
+struct NormalFlowPoint {
+  double s = 0;           // arc length (sum of chords)
+  Eigen::VectorXd y;      // (x, λ)
+  Eigen::VectorXd tangent;  // unit, at (or one Newton step from) y
+  double step = 0;        // h of the step that reached this point (0 at the start)
+  int corrector_iterations = 0;
+};
+
+enum class NormalFlowStop { kReachedEnd, kMaxSteps, kStepTooSmall };
+
+struct NormalFlowResult {
+  std::vector<NormalFlowPoint> points;  // the last is on λ = lambda_end when kReachedEnd
+  NormalFlowStop stop = NormalFlowStop::kReachedEnd;
+  int evaluations = 0;  // map evaluations (each gives ρ and Dρ): HOMPACK's NFE
+  int steps = 0;        // accepted tracking steps, end game excluded
+  int end_game_evaluations = 0;
+};
+
+struct NormalFlowCallbacks {
+  std::function<void(const NormalFlowPoint&)> progress;  // optional
+  CancelToken cancel;
+};
+
+Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,
+                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks = {});
+
+// The point of the zero curve at λ = y0[n] reached by Newton at fixed λ from y0 (the end game's
+// last phase, for picking a path's point at a given λ). Numerical when Newton does not converge to
+// ‖Δx‖ <= rel_tol ‖y‖ + abs_tol within max_iterations. `evaluations` (optional) counts map calls.
+Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen::VectorXd& y0, double rel_tol,
+                                             double abs_tol, int max_iterations, int* evaluations = nullptr);
+
+const char* NormalFlowStopName(NormalFlowStop stop);
+
+}  // namespace seqflow

@@ -1,0 +1,206 @@
+// The HMM classifier's kernels against enumeration of all state sequences: class likelihoods and
+// posteriors (Eq. 11–12), EM_0 and EM_1 (Eq. 13–16); their Jacobians against central finite
+// differences; supervised training lands on a fixed point of EM_0; thread-count invariance.
+#include "nodes/classifier/classifier_em.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nodes/classifier/classifier_training.h"
+#include "nodes/classifier/hmm_classifier.h"
+#include "tests/testutil/hmm_brute_force.h"
+
+namespace seqflow {
+namespace {
+
+using testutil::EnumerateHmm;
+using testutil::RandomCorpus;
+using testutil::RandomHmm;
+
+constexpr int kClasses = 2, kStates = 2, kSymbols = 3;
+
+HmmClassifier RandomClassifier(uint64_t seed) {
+  HmmClassifier m;
+  m.prior = Eigen::Vector2d(0.35, 0.65);
+  for (int y = 0; y < kClasses; ++y) m.classes.push_back(RandomHmm(kStates, kSymbols, seed + y, 0.1));
+  return m;
+}
+
+ClassifierData TinyData() {
+  ClassifierData d;
+  d.labeled = RandomCorpus(5, 1, 4, kSymbols, 11);
+  d.labels = {0, 1, 1, 0, 1};
+  d.unlabeled = RandomCorpus(7, 1, 4, kSymbols, 12);
+  return d;
+}
+
+// Brute-force posteriors p(y | x) and the EM terms by enumeration.
+struct BruteEm {
+  Eigen::VectorXd em0, em1;
+  Eigen::MatrixXd posteriors;
+};
+
+Eigen::VectorXd StackCounts(const testutil::HmmBruteForce& b) {
+  Eigen::VectorXd v(kStates + kStates * kStates + kStates * kSymbols);
+  v.head(kStates) = b.initial;
+  for (int i = 0; i < kStates; ++i) {
+    v.segment(kStates + i * kStates, kStates) = b.transition.row(i).transpose();
+    v.segment(kStates + kStates * kStates + i * kSymbols, kSymbols) = b.emission.row(i).transpose();
+  }
+  return v;
+}
+
+BruteEm Enumerate(const ClassifierLayout& layout, const HmmClassifier& m, const ClassifierData& d, double eps) {
+  const int D = layout.block_size() - 1;
+  BruteEm b;
+  b.em0 = Eigen::VectorXd::Constant(layout.num_params(), eps);
+  for (size_t i = 0; i < d.labeled.size(); ++i) {
+    const int y = d.labels[i];
+    b.em0[layout.prior_index(y)] += 1;
+    b.em0.segment(layout.prior_index(y) + 1, D) += StackCounts(EnumerateHmm(m.classes[y], d.labeled[i]));
+  }
+  b.em0 /= static_cast<double>(d.labeled.size());
+  b.em1 = Eigen::VectorXd::Constant(layout.num_params(), eps);
+  b.posteriors.resize(d.unlabeled.size(), kClasses);
+  for (size_t j = 0; j < d.unlabeled.size(); ++j) {
+    Eigen::VectorXd joint(kClasses);
+    std::vector<testutil::HmmBruteForce> per_class;
+    for (int y = 0; y < kClasses; ++y) {
+      per_class.push_back(EnumerateHmm(m.classes[y], d.unlabeled[j]));
+      joint[y] = m.prior[y] * per_class[y].likelihood;
+    }
+    const Eigen::VectorXd r = joint / joint.sum();
+    b.posteriors.row(j) = r.transpose();
+    for (int y = 0; y < kClasses; ++y) {
+      b.em1[layout.prior_index(y)] += r[y];
+      b.em1.segment(layout.prior_index(y) + 1, D) += r[y] * StackCounts(per_class[y]);
+    }
+  }
+  b.em1 /= static_cast<double>(d.unlabeled.size());
+  return b;
+}
+
+TEST(HmmClassifier, LikelihoodsAndPosteriorsMatchEnumeration) {
+  const HmmClassifier m = RandomClassifier(3);
+  const SymbolSequences xs = RandomCorpus(9, 1, 5, kSymbols, 4);
+  const Eigen::MatrixXd ll = ClassLogLikelihoods(m, xs, 1);
+  const Eigen::MatrixXd post = ValueOrThrow(ClassPosteriors(m.prior, ll));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    Eigen::VectorXd joint(kClasses);
+    for (int y = 0; y < kClasses; ++y) {
+      const double p = EnumerateHmm(m.classes[y], xs[i]).likelihood;
+      EXPECT_NEAR(ll(i, y), std::log(p), 1e-12);
+      joint[y] = m.prior[y] * p;
+    }
+    for (int y = 0; y < kClasses; ++y) EXPECT_NEAR(post(i, y), joint[y] / joint.sum(), 1e-13);
+  }
+  EXPECT_EQ(ArgmaxClasses(Eigen::MatrixXd(Eigen::RowVector2d(0.4, 0.6)))[0], 1);
+  EXPECT_NEAR(MeanClassEntropy(Eigen::MatrixXd(Eigen::RowVector2d(0.5, 0.5))), std::log(2.0), 1e-15);
+}
+
+TEST(HmmClassifier, LayoutRoundTripsAndRejectsANonPositiveSum) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  const HmmClassifier m = RandomClassifier(5);
+  const Eigen::VectorXd theta = layout.Stack(m);
+  EXPECT_EQ(theta.size(), 2 * (1 + 2 + 4 + 6));
+  const HmmClassifier back = ValueOrThrow(layout.Normalize(3.0 * theta));
+  EXPECT_LE((layout.Stack(back) - theta).cwiseAbs().maxCoeff(), 1e-15);
+  Eigen::VectorXd bad = theta;
+  bad.segment(layout.emission_offset(1), kSymbols).setZero();
+  EXPECT_EQ(layout.Normalize(bad).status().code(), StatusCode::kNumerical);
+}
+
+TEST(ClassifierEm, Em0AndEm1MatchEnumeration) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  const HmmClassifier m = RandomClassifier(7);
+  const ClassifierData d = TinyData();
+  const BruteEm want = Enumerate(layout, m, d, 0.01);
+  // Θ̃ unnormalised (a multiple of Θ): the operator sees only Θ.
+  const ClassifierEmValue got =
+      ValueOrThrow(EvaluateClassifierEm(layout, 2.5 * layout.Stack(m), d, ClassifierEmOptions{0.01, true, true, 1}));
+  EXPECT_LE((got.em0 - want.em0).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LE((got.em1 - want.em1).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LE((got.unlabeled_posteriors - want.posteriors).cwiseAbs().maxCoeff(), 1e-13);
+  // The value-only pass gives the same numbers.
+  const ClassifierEmValue plain =
+      ValueOrThrow(EvaluateClassifierEm(layout, 2.5 * layout.Stack(m), d, ClassifierEmOptions{0.01, false, true, 1}));
+  EXPECT_LE((plain.em1 - got.em1).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_EQ(plain.em1_jacobian.size(), 0);
+}
+
+TEST(ClassifierEm, JacobiansMatchCentralDifferences) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  const ClassifierData d = TinyData();
+  // An unnormalised Θ̃ with uneven row sums, so the normalisation's chain rule is exercised.
+  Eigen::VectorXd theta = layout.Stack(RandomClassifier(9));
+  for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] *= 1.0 + 0.3 * std::sin(1.7 * static_cast<double>(k));
+  const ClassifierEmValue at =
+      ValueOrThrow(EvaluateClassifierEm(layout, theta, d, ClassifierEmOptions{0.01, true, true, 1}));
+  const double h = 1e-6;
+  double worst0 = 0, worst1 = 0, scale = 0;
+  for (Eigen::Index k = 0; k < theta.size(); ++k) {
+    Eigen::VectorXd plus = theta, minus = theta;
+    plus[k] += h;
+    minus[k] -= h;
+    const ClassifierEmOptions o{0.01, false, true, 1};
+    const ClassifierEmValue p = ValueOrThrow(EvaluateClassifierEm(layout, plus, d, o));
+    const ClassifierEmValue m = ValueOrThrow(EvaluateClassifierEm(layout, minus, d, o));
+    worst0 = std::max(worst0, ((p.em0 - m.em0) / (2 * h) - at.em0_jacobian.col(k)).cwiseAbs().maxCoeff());
+    worst1 = std::max(worst1, ((p.em1 - m.em1) / (2 * h) - at.em1_jacobian.col(k)).cwiseAbs().maxCoeff());
+    scale = std::max(scale, at.em1_jacobian.col(k).cwiseAbs().maxCoeff());
+  }
+  EXPECT_GT(scale, 0.1);
+  EXPECT_LE(worst0, 1e-8);
+  EXPECT_LE(worst1, 1e-8);
+}
+
+TEST(ClassifierEm, ThreadCountDoesNotChangeTheResult) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  ClassifierData d;
+  d.labeled = RandomCorpus(80, 1, 6, kSymbols, 21);
+  for (size_t i = 0; i < d.labeled.size(); ++i) d.labels.push_back(static_cast<int32_t>(i % 2));
+  d.unlabeled = RandomCorpus(150, 1, 6, kSymbols, 22);
+  const Eigen::VectorXd theta = layout.Stack(RandomClassifier(13));
+  const ClassifierEmValue one = ValueOrThrow(EvaluateClassifierEm(layout, theta, d, {0.01, true, true, 1}));
+  const ClassifierEmValue two = ValueOrThrow(EvaluateClassifierEm(layout, theta, d, {0.01, true, true, 2}));
+  EXPECT_EQ(one.em1, two.em1);
+  EXPECT_EQ(one.em1_jacobian, two.em1_jacobian);
+  EXPECT_EQ(one.em0_jacobian, two.em0_jacobian);
+}
+
+// Baum-Welch per class with ε keeps Θ = Normalize(EM_0(Θ)); the kept restart is the best one.
+TEST(ClassifierTraining, BestRestartIsAFixedPointOfEm0) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  ClassifierData d;
+  d.labeled = RandomCorpus(40, 3, 6, kSymbols, 32);
+  for (size_t i = 0; i < d.labeled.size(); ++i) d.labels.push_back(static_cast<int32_t>(i % 3 == 0));
+  ClassifierTrainOptions o;
+  o.num_states = kStates;
+  o.restarts = 4;
+  o.smoothing = 0.01;
+  o.tol = 1e-15;  // EM's linear convergence: the objective's change bounds the distance loosely
+  o.max_iterations = 20000;
+  const ClassifierTrainResult r = ValueOrThrow(TrainHmmClassifier(d.labeled, d.labels, kClasses, kSymbols, o));
+  const Eigen::VectorXd theta = layout.Stack(r.model);
+  ClassifierEmOptions eo;
+  eo.need_em1 = false;
+  const ClassifierEmValue e = ValueOrThrow(EvaluateClassifierEm(layout, theta, d, eo));
+  const Eigen::VectorXd again = layout.Stack(ValueOrThrow(layout.Normalize(e.em0)));
+  EXPECT_LE((again - theta).cwiseAbs().maxCoeff(), 1e-7);
+  for (int y = 0; y < kClasses; ++y)
+    for (double objective : r.restart_objectives[y])
+      EXPECT_LE(objective, r.restart_objectives[y][r.best_restart[y]]);
+  // Same seed, same model.
+  const ClassifierTrainResult again_r = ValueOrThrow(TrainHmmClassifier(d.labeled, d.labels, kClasses, kSymbols, o));
+  EXPECT_EQ(layout.Stack(again_r.model), theta);
+}
+
+TEST(ClassifierTraining, ClassWithoutLabeledSequenceIsInvalid) {
+  const SymbolSequences xs = RandomCorpus(4, 2, 3, kSymbols, 41);
+  const Result<ClassifierTrainResult> r = TrainHmmClassifier(xs, {0, 0, 0, 0}, 2, kSymbols, {});
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace seqflow
