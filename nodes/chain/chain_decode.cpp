@@ -73,9 +73,8 @@ std::vector<std::vector<int32_t>> ViterbiProbabilities(const ChainTables& tables
                                                        const std::vector<std::vector<int32_t>>& sentences,
                                                        int threads) {
   const ChainViterbiModel model = ChainViterbiLogModel(tables);
-  const Eigen::MatrixXd log_table = Eigen::Map<const Eigen::MatrixXd>(tables.table, model.K, tables.columns)
-                                        .array()
-                                        .unaryExpr(&Log);  // [K x columns]
+  Eigen::MatrixXd log_table = Eigen::Map<const Eigen::MatrixXd>(tables.table, model.K, tables.columns);
+  LogInPlace(log_table.data(), static_cast<size_t>(log_table.size()));  // [K x columns]
   const ChainViterbiTable table{log_table.data(), /*take_log=*/false};
   const ViterbiF32Model model_f32(model, log_table.data(), log_table.cols());
   std::vector<std::vector<int32_t>> paths(sentences.size());

@@ -98,33 +98,30 @@ inline void Transpose16x16(FloatLanes<16> r[16]) {
   }
 }
 
-// `width` (<= N) values of `src` into a vector, zeros after them; never reads past them.
-template <class V, int N, class T>
-inline V LoadPrefix(const T* src, int width) {
-  V v = {};
-  if (width == N) {
-    __builtin_memcpy(&v, src, sizeof(V));
-  } else {
-    for (int i = 0; i < width; ++i) v[i] = src[i];
-  }
-  return v;
-}
-
 }  // namespace lanes_internal
 
-// Per block of 8 rows: eight column loads and one transpose.
+// Per block of 8 rows: eight column loads and one transpose; the last K mod 8 rows value by value
+// (a partial vector load costs more than the moves it saves).
 template <>
 inline void GatherColumns<8>(const double* table, int K, const std::array<int64_t, 8>& column, double pad,
                              Lanes<8>* out) {
   const Lanes<8> pad_v = Lanes<8>{} + pad;
-  for (int j0 = 0; j0 < K; j0 += 8) {
-    const int width = K - j0 < 8 ? K - j0 : 8;
+  int j0 = 0;
+  for (; j0 + 8 <= K; j0 += 8) {
     Lanes<8> r[8];
     for (int l = 0; l < 8; ++l) {
-      r[l] = column[l] >= 0 ? lanes_internal::LoadPrefix<Lanes<8>, 8>(table + column[l] * K + j0, width) : pad_v;
+      if (column[l] >= 0) {
+        __builtin_memcpy(&r[l], table + column[l] * K + j0, sizeof(Lanes<8>));
+      } else {
+        r[l] = pad_v;
+      }
     }
     lanes_internal::Transpose8x8(r);
-    for (int j = 0; j < width; ++j) out[j0 + j] = r[j];
+    for (int j = 0; j < 8; ++j) out[j0 + j] = r[j];
+  }
+  for (int l = 0; l < 8; ++l) {
+    const double* col = column[l] >= 0 ? table + column[l] * K : nullptr;
+    for (int j = j0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
   }
 }
 
@@ -142,15 +139,18 @@ inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len,
     dst[active] = rows[l] + static_cast<size_t>(t) * K;
     lane_of[active++] = l;
   }
-  for (int j0 = 0; j0 < K; j0 += 8) {
-    const int width = K - j0 < 8 ? K - j0 : 8;
+  int j0 = 0;
+  for (; j0 + 8 <= K; j0 += 8) {
     Lanes<8> r[8];
-    for (int j = 0; j < 8; ++j) r[j] = j < width ? v[j0 + j] : Lanes<8>{};
+    for (int j = 0; j < 8; ++j) r[j] = v[j0 + j];
     lanes_internal::Transpose8x8(r);
     for (int a = 0; a < active; ++a) {
       const Lanes<8>& row = r[lane_of[a]];
-      for (int j = 0; j < width; ++j) dst[a][j0 + j] = static_cast<Out>(row[j]);
+      for (int j = 0; j < 8; ++j) dst[a][j0 + j] = static_cast<Out>(row[j]);
     }
+  }
+  for (int a = 0; a < active; ++a) {
+    for (int j = j0; j < K; ++j) dst[a][j] = static_cast<Out>(v[j][lane_of[a]]);
   }
 }
 
@@ -162,18 +162,27 @@ inline void ScatterStep(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int
   ScatterRows<Out>(v, K, len, t, rows);
 }
 
-// GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows).
+// GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows, the rest value
+// by value).
 inline void GatherColumns16f(const float* table, int K, const std::array<int64_t, 16>& column, float pad,
                              FloatLanes<16>* out) {
   const FloatLanes<16> pad_v = FloatLanes<16>{} + pad;
-  for (int j0 = 0; j0 < K; j0 += 16) {
-    const int width = K - j0 < 16 ? K - j0 : 16;
+  int j0 = 0;
+  for (; j0 + 16 <= K; j0 += 16) {
     FloatLanes<16> r[16];
     for (int l = 0; l < 16; ++l) {
-      r[l] = column[l] >= 0 ? lanes_internal::LoadPrefix<FloatLanes<16>, 16>(table + column[l] * K + j0, width) : pad_v;
+      if (column[l] >= 0) {
+        __builtin_memcpy(&r[l], table + column[l] * K + j0, sizeof(FloatLanes<16>));
+      } else {
+        r[l] = pad_v;
+      }
     }
     lanes_internal::Transpose16x16(r);
-    for (int j = 0; j < width; ++j) out[j0 + j] = r[j];
+    for (int j = 0; j < 16; ++j) out[j0 + j] = r[j];
+  }
+  for (int l = 0; l < 16; ++l) {
+    const float* col = column[l] >= 0 ? table + column[l] * K : nullptr;
+    for (int j = j0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
   }
 }
 

@@ -99,50 +99,70 @@ inline Lanes<L> ExpLanes(Lanes<L> x) {
   return portable_math_internal::ExpOf<Lanes<L>>(x);
 }
 
-// Natural logarithm, < 1 ulp (fdlibm e_log.c): x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2),
-// log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
-inline double Log(double x) {
-  using portable_math_internal::kLn2Hi;
-  using portable_math_internal::kLn2Lo;
+namespace portable_math_internal {
+
+// Natural logarithm for a double or every lane of a vector, the same bits either way (fdlibm
+// e_log.c, < 1 ulp): x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2),
+// log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f). Every case is computed, then
+// selected, so lanes vectorise.
+template <class V>
+inline V LogOf(V x) {
+  using I = typename IntOf<V>::Type;
   constexpr double kLg1 = 6.666666666666735130e-01, kLg2 = 3.999999999940941908e-01, kLg3 = 2.857142874366239149e-01,
                    kLg4 = 2.222219843214978396e-01, kLg5 = 1.818357216161805012e-01, kLg6 = 1.531383769920937332e-01,
                    kLg7 = 1.479819860511658591e-01;
-  if (x != x) return x;
-  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
-  if (x == 0) return -std::numeric_limits<double>::infinity();
-  if (x == std::numeric_limits<double>::infinity()) return x;
-  int k = 0;
-  if (x < std::numeric_limits<double>::min()) {  // subnormal: scale into the normal range
-    k -= 54;
-    x *= 0x1p54;
-  }
-  const uint64_t bits = std::bit_cast<uint64_t>(x);
-  int32_t hx = static_cast<int32_t>(bits >> 32);
-  k += (hx >> 20) - 1023;
+  const V zero = V{} * 0.0;
+  const V inf = zero + std::numeric_limits<double>::infinity();
+  const V subnormal_scale = x < std::numeric_limits<double>::min() ? zero + 0x1p54 : zero + 1.0;
+  const V xs = x * subnormal_scale;
+  const I bits = std::bit_cast<I>(xs);
+  I hx = bits >> 32;
+  const I k0 = (hx >> 20) - 1023 + (x < std::numeric_limits<double>::min() ? I{} - 54 : I{});
   hx &= 0x000fffff;
-  const int32_t i = (hx + 0x95f64) & 0x100000;  // 1 when the mantissa is past sqrt(2): halve it
-  const uint64_t normalized =
-      (static_cast<uint64_t>(static_cast<uint32_t>(hx | (i ^ 0x3ff00000))) << 32) | (bits & 0xffffffffu);
-  k += i >> 20;
-  const double f = std::bit_cast<double>(normalized) - 1.0;
-  const double dk = k;
-  if ((0x000fffff & (2 + hx)) < 3) {  // |f| < 2^-20
-    if (f == 0.0) return k == 0 ? 0.0 : dk * kLn2Hi + dk * kLn2Lo;
-    const double r = f * f * (0.5 - 0.33333333333333333 * f);
-    return k == 0 ? f - r : dk * kLn2Hi - ((r - dk * kLn2Lo) - f);
+  const I half = (hx + 0x95f64) & 0x100000;  // 0x100000 when the mantissa is past sqrt(2): halve it
+  const I normalized = ((hx | (half ^ 0x3ff00000)) << 32) | (bits & 0xffffffff);
+  const I k = k0 + (half >> 20);
+  const V f = std::bit_cast<V>(normalized) - 1.0;
+  V dk;
+  if constexpr (std::is_same_v<V, double>) {
+    dk = static_cast<double>(k);
+  } else {
+    dk = __builtin_convertvector(k, V);
   }
-  const double s = f / (2.0 + f);
-  const double z = s * s;
-  const double w = z * z;
-  const double t1 = w * (kLg2 + w * (kLg4 + w * kLg6));
-  const double t2 = z * (kLg1 + w * (kLg3 + w * (kLg5 + w * kLg7)));
-  const double r = t2 + t1;
-  if (((hx - 0x6147a) | (0x6b851 - hx)) > 0) {
-    const double hfsq = 0.5 * f * f;
-    return k == 0 ? f - (hfsq - s * (hfsq + r)) : dk * kLn2Hi - ((hfsq - (s * (hfsq + r) + dk * kLn2Lo)) - f);
-  }
-  return k == 0 ? f - s * (f - r) : dk * kLn2Hi - ((s * (f - r) - dk * kLn2Lo) - f);
+  const auto k_is_zero = k == 0;
+  // |f| < 2^-20.
+  const V r_small = f * f * (0.5 - 0.33333333333333333 * f);
+  const V small = k_is_zero ? f - r_small : dk * kLn2Hi - ((r_small - dk * kLn2Lo) - f);
+  const V exact = k_is_zero ? zero : dk * kLn2Hi + dk * kLn2Lo;
+  // The rest.
+  const V s = f / (2.0 + f);
+  const V z = s * s;
+  const V w = z * z;
+  const V t1 = w * (kLg2 + w * (kLg4 + w * kLg6));
+  const V t2 = z * (kLg1 + w * (kLg3 + w * (kLg5 + w * kLg7)));
+  const V r = t2 + t1;
+  const V hfsq = 0.5 * f * f;
+  const V far = k_is_zero ? f - (hfsq - s * (hfsq + r)) : dk * kLn2Hi - ((hfsq - (s * (hfsq + r) + dk * kLn2Lo)) - f);
+  const V near = k_is_zero ? f - s * (f - r) : dk * kLn2Hi - ((s * (f - r) - dk * kLn2Lo) - f);
+  const V general = ((hx - 0x6147a) | (0x6b851 - hx)) > 0 ? far : near;
+  const V finite = ((2 + hx) & 0x000fffff) < 3 ? (f == 0.0 ? exact : small) : general;
+  const V nan = zero + std::numeric_limits<double>::quiet_NaN();
+  return x != x ? x : (x < 0 ? nan : (x == 0 ? -inf : (x == inf ? inf : finite)));
 }
+
+}  // namespace portable_math_internal
+
+// Natural logarithm, < 1 ulp.
+inline double Log(double x) { return portable_math_internal::LogOf<double>(x); }
+
+// log x in every lane, the same bits as Log lane by lane.
+template <int L>
+inline Lanes<L> LogLanes(Lanes<L> x) {
+  return portable_math_internal::LogOf<Lanes<L>>(x);
+}
+
+// x[i] = Log(x[i]) for i < n, in lanes of 8 where it can (dispatched: portable_math.cpp).
+void LogInPlace(double* x, size_t n);
 
 // log(1 + x), accurate for tiny x: with u = 1 + x rounded, log(u) * x / (u - 1) (Goldberg 1991,
 // Theorem 4) cancels the rounding of u.

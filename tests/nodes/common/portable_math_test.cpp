@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <vector>
 
 namespace seqflow {
 namespace {
@@ -80,6 +81,44 @@ TEST(PortableMath, LogIsWithinOneUlpOverItsWholeRange) {
   EXPECT_LT(MaxUlpError(1e-300, 1e-290, 100000, ours, exact), 1.0);
   EXPECT_LT(MaxUlpError(1e-3, 1e6, 200000, ours, exact), 1.0);
   EXPECT_LT(MaxUlpError(1e300, 1.7e308, 100000, ours, exact), 1.0);
+}
+
+TEST(PortableMath, LogLanesAndLogInPlaceHaveTheScalarBits) {
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> exponent(-330, 310);
+  std::vector<double> x = {0.0,
+                           -0.0,
+                           -1.0,
+                           kInf,
+                           -kInf,
+                           std::nan(""),
+                           4.9406564584124654e-324,
+                           2.2250738585072014e-308,
+                           1.0,
+                           1.0 + 1e-12,
+                           1.0 - 1e-12,
+                           0.70710678118654757,
+                           1.4142135623730951,
+                           2.0};
+  for (int i = 0; i < 200000; ++i) x.push_back(std::pow(10.0, exponent(rng)) * (i % 7 == 0 ? 1.0 : 1.0 + i * 1e-7));
+  std::vector<double> in_place = x;
+  LogInPlace(in_place.data(), in_place.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = Log(x[i]);
+    ASSERT_TRUE(std::bit_cast<uint64_t>(in_place[i]) == std::bit_cast<uint64_t>(want) ||
+                (want != want && in_place[i] != in_place[i]))
+        << x[i];
+  }
+  for (size_t i = 0; i + 8 <= x.size(); i += 8) {
+    Lanes<8> v;
+    for (int l = 0; l < 8; ++l) v[l] = x[i + l];
+    const Lanes<8> y = LogLanes<8>(v);
+    for (int l = 0; l < 8; ++l) {
+      const double want = Log(x[i + l]);
+      ASSERT_TRUE(std::bit_cast<uint64_t>(y[l]) == std::bit_cast<uint64_t>(want) || (want != want && y[l] != y[l]))
+          << x[i + l];
+    }
+  }
 }
 
 TEST(PortableMath, LogAtTheEdges) {

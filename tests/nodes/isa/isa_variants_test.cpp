@@ -20,6 +20,7 @@
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/isa.h"
+#include "nodes/common/portable_math.h"
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/optim/mixed_dot.h"
 #include "tests/testutil/chain_brute_force.h"
@@ -226,6 +227,17 @@ Bits LbfgsDots(uint32_t seed) {
   return bits;
 }
 
+Bits LogTable(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(1e-6, 3.0);
+  std::vector<double> x(10007);
+  for (double& v : x) v = uniform(rng);
+  LogInPlace(x.data(), x.size());
+  Bits bits;
+  bits.AddAll(x.data(), x.size());
+  return bits;
+}
+
 void ExpectEveryVariantMatchesBaseline(const std::function<Bits()>& run) {
   SetActiveIsa(Isa::kBaseline);
   const Bits want = run();
@@ -259,6 +271,10 @@ TEST(IsaVariants, ForwardBackwardAndTangentOnProbabilitiesHaveTheSameBits) {
 
 TEST(IsaVariants, ViterbiInDoubleAndFloatHasTheSameBits) {
   for (int K : {4, 23, 45}) ExpectEveryVariantMatchesBaseline([&] { return ViterbiBothPrecisions(K, 3 + K); });
+}
+
+TEST(IsaVariants, LogTablesHaveTheSameBits) {
+  ExpectEveryVariantMatchesBaseline([] { return LogTable(4); });
 }
 
 TEST(IsaVariants, LbfgsDotProductsHaveTheSameBits) {

@@ -1,0 +1,25 @@
+#include "nodes/common/portable_math.h"
+
+#include <cstring>
+
+#include "nodes/common/isa.h"
+
+namespace seqflow {
+namespace {
+
+void LogInPlaceKernel(double* x, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Lanes<8> v;
+    std::memcpy(&v, x + i, sizeof v);
+    v = LogLanes<8>(v);
+    std::memcpy(x + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) x[i] = Log(x[i]);
+}
+
+}  // namespace
+
+SEQFLOW_ISA_CLONES(void, LogInPlace, (double* x, size_t n), LogInPlaceKernel, (x, n))
+
+}  // namespace seqflow
