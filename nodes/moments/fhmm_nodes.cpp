@@ -175,11 +175,7 @@ KindSpec AnchorFhmmKind() {
       "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
       "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",
       std::string(HmmModel::kType),
-      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
-       PortSpec{"projection", std::string(Projection::kType), false, true,
-                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorModelPorts(),
       AnchorFhmmParams(),
       RunAnchorFhmm};
 }

@@ -3,9 +3,15 @@
 // log-linear distributions over the Vocab's symbols, so every decoder takes them unchanged.
 #pragma once
 
+#include <vector>
+
 #include "engine/api/registry.h"
 
 namespace seqflow {
+
+// The inputs of both anchor models (moments.anchor_hmm and moments.anchor_fhmm): moments,
+// anchors, labeled sentences and an optional CCA projection.
+std::vector<PortSpec> AnchorModelPorts();
 
 KindSpec AnchorFhmmKind();
 KindSpec SupervisedFhmmKind();

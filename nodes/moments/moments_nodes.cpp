@@ -270,16 +270,20 @@ KindSpec AnchorHmmKind() {
       "simplex QP per word (Eq. 14, interpolated with the labeled posterior by lambda as Eq. 26), emissions "
       "by Bayes' rule (Eq. 15-16), transitions from the labeled data with add-one smoothing.",
       std::string(HmmModel::kType),
-      {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-       PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-       PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
-       PortSpec{"projection", std::string(Projection::kType), false, true,
-                "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}},
+      AnchorModelPorts(),
       AnchorHmmParams(),
       RunAnchorHmm};
 }
 
 }  // namespace
+
+std::vector<PortSpec> AnchorModelPorts() {
+  return {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
+          PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
+          PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
+          PortSpec{"projection", std::string(Projection::kType), false, true,
+                   "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}};
+}
 
 void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
+#include <string>
 
 #include "engine/api/node.h"
 #include "nodes/features/template_params.h"
@@ -113,41 +115,60 @@ KindSpec ViewsKind() {
                   RunViews};
 }
 
-// ---- multiview.perceptron ----
+// ---- multiview.perceptron and multiview.hmsvm ----
 
 using Clock = std::chrono::steady_clock;
 
-ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) {
-  auto views = ctx.In<FeatureViews>("views");
-  auto labeled = ctx.In<Corpus>("labeled");
-  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
-  if (!labeled->labeled())
-    throw StatusError(Status::Invalid("multiview.perceptron: its labeled input " + labeled->source + " has no labels"));
-  const Clock::time_point start = Clock::now();
-  const std::vector<SentenceFeatures> labeled_x =
-      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
-  std::vector<SentenceFeatures> unlabeled_x;
-  if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
+// What both trainers read: the views, the labeled and (optional) unlabeled corpora as attribute
+// ids, and the gold labels. `data` points into the other members.
+struct TrainingInputs {
+  std::shared_ptr<const FeatureViews> views;
+  std::shared_ptr<const Corpus> labeled;
+  std::vector<SentenceFeatures> labeled_x, unlabeled_x;
   std::vector<std::vector<int32_t>> labels;
-  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
-  const HmPerceptronData data{&labeled_x, &labels, &unlabeled_x, &views->view,
-                              static_cast<int32_t>(labeled->label_names.size())};
+  HmPerceptronData data;
+};
+
+std::unique_ptr<TrainingInputs> ReadTrainingInputs(NodeContext& ctx, const std::string& kind) {
+  auto in = std::make_unique<TrainingInputs>();
+  in->views = ctx.In<FeatureViews>("views");
+  in->labeled = ctx.In<Corpus>("labeled");
+  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
+  if (!in->labeled->labeled())
+    throw StatusError(Status::Invalid(kind + ": its labeled input " + in->labeled->source + " has no labels"));
+  in->labeled_x = ValueOrThrow(in->views->dictionary->ExtractCorpus(*in->labeled, ctx.threads()));
+  if (unlabeled) in->unlabeled_x = ValueOrThrow(in->views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
+  for (const Sentence& s : in->labeled->sentences) in->labels.push_back(s.labels);
+  in->data = {&in->labeled_x, &in->labels, &in->unlabeled_x, &in->views->view,
+              static_cast<int32_t>(in->labeled->label_names.size())};
+  return in;
+}
+
+// The decodable model of trained weights: one transition matrix, the views' sum.
+std::shared_ptr<MultiViewModel> ModelOf(const TrainingInputs& in, int views, HmPerceptronWeights weights) {
+  auto model = std::make_shared<MultiViewModel>();
+  model->label_names = in.labeled->label_names;
+  model->encoding = in.labeled->encoding;
+  model->dictionary = in.views->dictionary;
+  model->views = views;
+  model->view = views == 1 ? std::vector<int32_t>(in.views->view.size(), 0) : in.views->view;
+  model->observation = std::move(weights.observation);
+  model->transition = weights.transition[0];
+  for (size_t v = 1; v < weights.transition.size(); ++v) model->transition += weights.transition[v];
+  return model;
+}
+
+ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) {
+  const Clock::time_point start = Clock::now();
+  const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.perceptron");
   HmPerceptronResult trained = ValueOrThrow(TrainHmPerceptron(
-      data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+      in->data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); },
+      ctx.cancellation()));
   const HmPerceptronEpoch& last = trained.epochs.back();
   ctx.Metric("labeled_errors", static_cast<double>(last.labeled_errors));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
-  auto model = std::make_shared<MultiViewModel>();
-  model->label_names = labeled->label_names;
-  model->encoding = labeled->encoding;
-  model->dictionary = views->dictionary;
-  model->views = options.views;
-  model->view = options.views == 1 ? std::vector<int32_t>(views->view.size(), 0) : views->view;
-  model->observation = std::move(trained.weights.observation);
-  model->transition = trained.weights.transition[0];
-  for (size_t v = 1; v < trained.weights.transition.size(); ++v) model->transition += trained.weights.transition[v];
-  return model;
+  return ModelOf(*in, options.views, std::move(trained.weights));
 }
 
 const char* ScheduleName(UnlabeledWeightSchedule s) {
@@ -194,37 +215,16 @@ KindSpec PerceptronKind() {
 // ---- multiview.hmsvm ----
 
 ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmOptions& options) {
-  auto views = ctx.In<FeatureViews>("views");
-  auto labeled = ctx.In<Corpus>("labeled");
-  auto unlabeled = ctx.InOptional<Corpus>("unlabeled");
-  if (!labeled->labeled())
-    throw StatusError(Status::Invalid("multiview.hmsvm: its labeled input " + labeled->source + " has no labels"));
   const Clock::time_point start = Clock::now();
-  const std::vector<SentenceFeatures> labeled_x =
-      ValueOrThrow(views->dictionary->ExtractCorpus(*labeled, ctx.threads()));
-  std::vector<SentenceFeatures> unlabeled_x;
-  if (unlabeled) unlabeled_x = ValueOrThrow(views->dictionary->ExtractCorpus(*unlabeled, ctx.threads()));
-  std::vector<std::vector<int32_t>> labels;
-  for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
-  const HmPerceptronData data{&labeled_x, &labels, &unlabeled_x, &views->view,
-                              static_cast<int32_t>(labeled->label_names.size())};
+  const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.hmsvm");
   HmSvmResult trained = ValueOrThrow(TrainHmSvm(
-      data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+      in->data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
   const HmSvmEpoch& last = trained.epochs.back();
   ctx.Metric("margin_violations", static_cast<double>(last.margin_violations));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
   ctx.Metric("support_sequences", static_cast<double>(last.support_sequences));
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
-  auto model = std::make_shared<MultiViewModel>();
-  model->label_names = labeled->label_names;
-  model->encoding = labeled->encoding;
-  model->dictionary = views->dictionary;
-  model->views = options.views;
-  model->view = options.views == 1 ? std::vector<int32_t>(views->view.size(), 0) : views->view;
-  model->observation = std::move(trained.weights.observation);
-  model->transition = trained.weights.transition[0];
-  for (size_t v = 1; v < trained.weights.transition.size(); ++v) model->transition += trained.weights.transition[v];
-  return model;
+  return ModelOf(*in, options.views, std::move(trained.weights));
 }
 
 ParamTable<HmSvmOptions> HmSvmParams() {
