@@ -3,10 +3,6 @@
 #include <bit>
 #include <limits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "nodes/common/isa.h"
 #include "nodes/common/lane_transpose.h"
 
@@ -67,11 +63,10 @@ void TransitionColumns(const ViterbiF32Model& model, M next, F* out) {
   if (!model.log_a_rows.empty()) {
     for (int i = 0; i < K; ++i) {
       const float* row = model.log_a_rows.data() + static_cast<size_t>(i) * kRowWidth;
-#if defined(__AVX512F__)
-      out[i] = _mm512_permutex2var_ps(_mm512_loadu_ps(row), std::bit_cast<__m512i>(next), _mm512_loadu_ps(row + 16));
-#else
-      for (int l = 0; l < kF32Lanes; ++l) out[i][l] = row[next[l]];
-#endif
+      F low, high;
+      __builtin_memcpy(&low, row, sizeof(F));
+      __builtin_memcpy(&high, row + kF32Lanes, sizeof(F));
+      out[i] = __builtin_shuffle(low, high, next);  // GCC's generic permute: vpermt2ps with AVX-512
     }
     return;
   }
@@ -121,6 +116,9 @@ ViterbiF32Model::ViterbiF32Model(const ChainViterbiModel& exact_model, const dou
       log_a_row_major(exact_model.log_a_row_major.data(), exact_model.log_a_row_major.data() + K * K),
       log_a_ext(exact_model.log_a_ext.data(), exact_model.log_a_ext.data() + exact_model.log_a_ext.size()),
       log_emission(log_table, log_table + columns * exact_model.K) {
+  // GatherColumns16f reads whole blocks of 16 from a column's start.
+  log_a_ext.resize(log_a_ext.size() + kF32Lanes, 0.0f);
+  log_emission.resize(log_emission.size() + kF32Lanes, 0.0f);
   if (K + 1 > kRowWidth) return;
   log_a_rows.assign(static_cast<size_t>(K) * kRowWidth, 0.0f);
   for (int i = 0; i < K; ++i) {

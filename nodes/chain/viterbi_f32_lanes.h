@@ -38,8 +38,8 @@ struct ViterbiF32Model {
   int K;
   std::vector<float> log_initial;      // [K]
   std::vector<float> log_a_row_major;  // [K x K] log A(i, j) at [i * K + j]
-  std::vector<float> log_a_ext;        // [K x (K+1)] as ChainViterbiModel::log_a_ext
-  std::vector<float> log_emission;     // [K x columns] the log-potential table, column-major
+  std::vector<float> log_a_ext;        // [K x (K+1)] as ChainViterbiModel::log_a_ext, then 16 zeros
+  std::vector<float> log_emission;     // [K x columns] the log-potential table, column-major, then 16 zeros
   std::vector<float> log_a_rows;       // [K x 32] log A(i, j) at [i * 32 + j], 0 at j = K; empty if K >= 32
 };
 

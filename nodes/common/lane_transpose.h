@@ -162,13 +162,14 @@ inline void ScatterStep(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int
   ScatterRows<Out>(v, K, len, t, rows);
 }
 
-// GatherColumns in single precision on 16 lanes (one 16 x 16 transpose per 16 rows, the rest value
-// by value).
+// GatherColumns in single precision on 16 lanes: one 16 x 16 transpose per 16 rows, the last
+// block too. REQUIRES: 16 floats readable from the start of every column block read, i.e. the
+// table padded with 16 floats past its last column (ViterbiF32Model's tables are).
 inline void GatherColumns16f(const float* table, int K, const std::array<int64_t, 16>& column, float pad,
                              FloatLanes<16>* out) {
   const FloatLanes<16> pad_v = FloatLanes<16>{} + pad;
-  int j0 = 0;
-  for (; j0 + 16 <= K; j0 += 16) {
+  for (int j0 = 0; j0 < K; j0 += 16) {
+    const int width = K - j0 < 16 ? K - j0 : 16;
     FloatLanes<16> r[16];
     for (int l = 0; l < 16; ++l) {
       if (column[l] >= 0) {
@@ -178,11 +179,7 @@ inline void GatherColumns16f(const float* table, int K, const std::array<int64_t
       }
     }
     lanes_internal::Transpose16x16(r);
-    for (int j = 0; j < 16; ++j) out[j0 + j] = r[j];
-  }
-  for (int l = 0; l < 16; ++l) {
-    const float* col = column[l] >= 0 ? table + column[l] * K : nullptr;
-    for (int j = j0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
+    for (int j = 0; j < width; ++j) out[j0 + j] = r[j];
   }
 }
 

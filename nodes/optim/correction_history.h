@@ -180,12 +180,7 @@ class CorrectionHistory {
       thread_local std::vector<double> acc;
       acc.resize(static_cast<size_t>(len));
       for (Eigen::Index j = 0; j < len; ++j) acc[j] = -gamma * g[b + j];
-      for (int k = 0; k < m; ++k) {
-        const Scalar* sk = s[k] + b;
-        const Scalar* yk = y[k] + b;
-        const double a = ts[k], c = uy[k];
-        for (Eigen::Index j = 0; j < len; ++j) acc[j] += c * yk[j] - a * sk[j];
-      }
+      for (int k = 0; k < m; ++k) AddPairTerms(acc.data(), y[k] + b, s[k] + b, uy[k], ts[k], len);
       for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]), y_next[b + j] = Stored(-g[b + j]);
       return MixedDot(g.data() + b, d + b, len);
     });

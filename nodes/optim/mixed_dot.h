@@ -45,6 +45,11 @@ double MixedDotKernel(const A* a, const B* b, Eigen::Index n) {
   return total;
 }
 
+template <class T>
+void AddPairTermsKernel(double* acc, const T* y, const T* s, double c, double a, Eigen::Index n) {
+  for (Eigen::Index j = 0; j < n; ++j) acc[j] += c * static_cast<double>(y[j]) - a * static_cast<double>(s[j]);
+}
+
 }  // namespace mixed_dot_internal
 
 // Σ_j a[j] b[j] for j < n.
@@ -52,5 +57,10 @@ double MixedDot(const double* a, const double* b, Eigen::Index n);
 double MixedDot(const float* a, const double* b, Eigen::Index n);
 double MixedDot(const double* a, const float* b, Eigen::Index n);
 double MixedDot(const float* a, const float* b, Eigen::Index n);
+
+// acc[j] += c y[j] - a s[j] for j < n: L-BFGS's direction, one stored pair at a time (element by
+// element, so every variant computes the same bits).
+void AddPairTerms(double* acc, const double* y, const double* s, double c, double a, Eigen::Index n);
+void AddPairTerms(double* acc, const float* y, const float* s, double c, double a, Eigen::Index n);
 
 }  // namespace seqflow

@@ -16,7 +16,7 @@ TEST(LaneTranspose, GatherColumnsOfDoublesAndFloats) {
   for (int K = 1; K <= 40; ++K) {
     const int columns = 23;
     std::vector<double> table(static_cast<size_t>(K) * columns);
-    std::vector<float> table_f(table.size());
+    std::vector<float> table_f(table.size() + 16, -7.0f);  // padded as GatherColumns16f requires
     for (size_t i = 0; i < table.size(); ++i) table_f[i] = static_cast<float>(table[i] = uniform(rng));
     std::array<int64_t, 8> column8;
     std::array<int64_t, 16> column16;
