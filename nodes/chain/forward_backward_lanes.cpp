@@ -144,7 +144,7 @@ void KeepTables(const LaneBatch<kLanes>& batch, int K, const ChainLanesWork& wor
 }
 
 // IB x JB accumulators of Σ_t α_t(i) W_{t+1}(j) stay in registers over all t: 4 x 6 of them plus
-// the 10 operands fill the 32 AVX-512 registers and need 10 loads per 24 FMAs (the tables are
+// the 10 operands fill the 32 AVX-512 registers and need 10 loads per 24 multiply-adds (the tables are
 // L2-resident for large K).
 template <int IB, int JB>
 void XiBlock(const V* alpha, const V* w, int K, int T, int i0, int j0, V* xi) {

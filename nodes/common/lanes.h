@@ -197,7 +197,7 @@ inline void Block(const V* v, const S* m, int K, int c0, V* out, const Post& pos
   for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, Op::Combine(even[b], odd[b]));
 }
 
-// 8 columns x 2 accumulators cover FMA latency x ports; the tail takes one narrower block.
+// 8 columns x 2 accumulators cover the add latency x ports; the tail takes one narrower block.
 template <class Op, class V, class S, class Post>
 inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
   int c = 0;
