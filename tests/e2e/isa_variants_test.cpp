@@ -16,6 +16,7 @@
 #include "engine/cli/session.h"
 #include "nodes/common/isa.h"
 #include "tests/e2e/cli_runner.h"
+#include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
 namespace {
@@ -103,8 +104,7 @@ struct VariantRun {
 
 VariantRun RunUnder(Isa isa, const std::string& pipeline, const std::string& tag,
                     const std::vector<std::string>& extra = {}) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("isa_" + tag + "_" + std::string(IsaName(isa)));
-  fs::remove_all(dir);
+  const fs::path dir = MakeTempDir("seqflow-isa-" + tag + "-" + std::string(IsaName(isa)));
   ::setenv("SEQFLOW_ISA", std::string(IsaName(isa)).c_str(), 1);
   std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", (dir / "cache").string(),
                                    "--out", (dir / "out").string()};

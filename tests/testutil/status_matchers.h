@@ -30,7 +30,8 @@ std::string StatusText(const Result<T>& r) {
 // <root>/../shared/data). Tests on real data fail, never skip, when it is missing.
 std::string SourceDir();
 std::string DataDir();
-// A fresh empty directory under the system temp dir, unique per call.
+// A fresh empty directory under the system temp dir, unique per call; removed with everything in it
+// when the test binary exits (SEQFLOW_KEEP_TEST_DIRS=1 keeps it).
 std::string MakeTempDir(const std::string& prefix);
 
 }  // namespace seqflow::testutil
