@@ -128,7 +128,7 @@ void BM_MultiviewSvmEpoch(benchmark::State& state) {
   const std::vector<SentenceFeatures> unlabeled(f.sentences.begin() + 10, f.sentences.begin() + 10 + m);
   HmSvmOptions options;
   options.c_u = 0.001;
-  options.schedule = UnlabeledWeightSchedule::kConstant;
+  options.growth.schedule = UnlabeledWeightSchedule::kConstant;
   options.epochs = 1;
   const HmPerceptronData data{&labeled, &labels, &unlabeled, &f.view, NumLabels()};
   int64_t disagreements = 0;

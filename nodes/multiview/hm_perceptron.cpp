@@ -130,9 +130,9 @@ class ViewDecoder {
 
 }  // namespace
 
-double UnlabeledWeight(const HmPerceptronOptions& o, int epoch) {
-  if (o.schedule == UnlabeledWeightSchedule::kConstant || epoch >= o.ramp || o.ramp <= 1) return o.c_u;
-  return o.c_u * Exp(Log(o.c_u_start) * static_cast<double>(o.ramp - epoch) / (o.ramp - 1));
+double UnlabeledWeight(double c_u, const UnlabeledWeightGrowth& g, int epoch) {
+  if (g.schedule == UnlabeledWeightSchedule::kConstant || epoch >= g.ramp || g.ramp <= 1) return c_u;
+  return c_u * Exp(Log(g.c_u_start) * static_cast<double>(g.ramp - epoch) / (g.ramp - 1));
 }
 
 void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
@@ -186,7 +186,7 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
   std::vector<std::vector<int32_t>> decoded(static_cast<size_t>(V));
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.perceptron"));
-    HmPerceptronEpoch counts{epoch, UnlabeledWeight(options, epoch), 0, 0};
+    HmPerceptronEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0};
     for (size_t n = 0; n < data.labeled->size(); ++n) {
       const SentenceFeatures& x = (*data.labeled)[n];
       const std::vector<int32_t>& y = (*data.labels)[n];

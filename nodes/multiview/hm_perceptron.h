@@ -36,13 +36,19 @@ namespace seqflow {
 
 enum class UnlabeledWeightSchedule { kConstant, kExponential };
 
+// How the weight C_u of unlabeled examples grows over the epochs; the perceptron's and the
+// HM-SVM's (hm_svm.h).
+struct UnlabeledWeightGrowth {
+  UnlabeledWeightSchedule schedule = UnlabeledWeightSchedule::kConstant;
+  int ramp = 30;            // kExponential: the epoch at which C_u reaches its maximum
+  double c_u_start = 1e-3;  // kExponential: C_u(1) = c_u · c_u_start
+};
+
 struct HmPerceptronOptions {
   int views = 2;  // 1: single view on the concatenated attributes
   int epochs = 30;
   double c_u = 0.1;  // weight of an unlabeled disagreement, 0 <= C_u <= 1
-  UnlabeledWeightSchedule schedule = UnlabeledWeightSchedule::kConstant;
-  int ramp = 30;            // kExponential: the epoch at which C_u reaches its maximum
-  double c_u_start = 1e-3;  // kExponential: C_u(1) = c_u · c_u_start
+  UnlabeledWeightGrowth growth;
   bool averaged = true;
 };
 
@@ -77,8 +83,8 @@ struct HmPerceptronResult {
 // matching a sentence's length or out of range, an empty sentence, an attribute id outside view.
 Status CheckSequenceData(const HmPerceptronData& data, int views);
 
-// C_u of epoch t (1-based) under `options`.
-double UnlabeledWeight(const HmPerceptronOptions& options, int epoch);
+// C_u of epoch t (1-based): c_u grown as `growth` says.
+double UnlabeledWeight(double c_u, const UnlabeledWeightGrowth& growth, int epoch);
 
 // Per token t, the sum over the attributes of x_t in view v of W[a, :]: [T x K] into `scores`.
 // view_of = nullptr puts every attribute in view 0.

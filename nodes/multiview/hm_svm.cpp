@@ -297,14 +297,9 @@ Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions&
   if (!(options.c > 0)) return Status::Invalid(fmt::format("multiview.hmsvm: C = {} must be > 0", options.c));
   if (data.num_labels < 2) return Status::Invalid("multiview.hmsvm: needs at least 2 labels");
   HmSvmTrainer trainer(data, options);
-  HmPerceptronOptions schedule;
-  schedule.c_u = options.c_u;
-  schedule.schedule = options.schedule;
-  schedule.ramp = options.ramp;
-  schedule.c_u_start = options.c_u_start;
   HmSvmResult result;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    HmSvmEpoch counts{epoch, UnlabeledWeight(schedule, epoch), 0, 0, 0};
+    HmSvmEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0, 0};
     for (size_t i = 0; i < data.labeled->size(); ++i) {
       SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
       SEQFLOW_RETURN_IF_ERROR(trainer.Labeled(i, &counts));

@@ -37,9 +37,7 @@ struct HmSvmOptions {
   int norm = 1;      // 1: linear slack penalty (Eq. 26); 2: quadratic (Eq. 27)
   double c = 1;      // C (§6: 1)
   double c_u = 0.1;  // C_u, the unlabeled examples' balancing factor
-  UnlabeledWeightSchedule schedule = UnlabeledWeightSchedule::kExponential;
-  int ramp = 30;
-  double c_u_start = 1e-3;
+  UnlabeledWeightGrowth growth{UnlabeledWeightSchedule::kExponential};
   int r_max = 10;            // Table 3's repetitions without consensus (§6: 10)
   int epochs = 10;           // passes over all examples
   int max_working_set = 50;  // Table 2's loop stops after adding this many pseudo sequences

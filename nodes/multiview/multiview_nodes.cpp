@@ -175,6 +175,21 @@ const char* ScheduleName(UnlabeledWeightSchedule s) {
   return s == UnlabeledWeightSchedule::kConstant ? "constant" : "exponential";
 }
 
+// C_u's schedule, declared once for the perceptron and the HM-SVM.
+ParamTable<UnlabeledWeightGrowth> GrowthParams() {
+  using O = UnlabeledWeightGrowth;
+  ParamTable<O> table;
+  table
+      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
+            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
+      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
+      .Min(1)
+      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
+      .Greater(0)
+      .Max(1);
+  return table;
+}
+
 ParamTable<HmPerceptronOptions> PerceptronParams() {
   using O = HmPerceptronOptions;
   ParamTable<O> table;
@@ -186,13 +201,7 @@ ParamTable<HmPerceptronOptions> PerceptronParams() {
       .Double("c_u", &O::c_u, "weight C_u of an update on an unlabeled disagreement (Eq. 16)")
       .Min(0)
       .Max(1)
-      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
-            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
-      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
-      .Min(1)
-      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
-      .Greater(0)
-      .Max(1)
+      .Include(&O::growth, GrowthParams())
       .Bool("averaged", &O::averaged, "return the average of the weights over all sequence visits");
   return table;
 }
@@ -240,13 +249,7 @@ ParamTable<HmSvmOptions> HmSvmParams() {
       .Greater(0)
       .Double("c_u", &O::c_u, "C_u, the weight of the unlabeled examples' slack")
       .Min(0)
-      .Enum("schedule", &O::schedule, {UnlabeledWeightSchedule::kConstant, UnlabeledWeightSchedule::kExponential},
-            ScheduleName, "C_u constant, or rising exponentially to c_u at epoch `ramp`")
-      .Int("ramp", &O::ramp, "epoch at which the exponential schedule reaches c_u")
-      .Min(1)
-      .Double("c_u_start", &O::c_u_start, "exponential schedule: C_u at epoch 1 as a fraction of c_u")
-      .Greater(0)
-      .Max(1)
+      .Include(&O::growth, GrowthParams())
       .Int("r_max", &O::r_max, "repetitions without consensus on an unlabeled example (Table 3)")
       .Min(1)
       .Int("epochs", &O::epochs, "passes over all examples")

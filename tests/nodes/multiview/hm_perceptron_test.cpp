@@ -147,15 +147,15 @@ TEST(HmPerceptron, ViewDecodeEqualsBruteForceArgmax) {
 TEST(HmPerceptron, ExponentialScheduleReachesCuAtTheRamp) {
   HmPerceptronOptions o;
   o.c_u = 0.5;
-  o.schedule = UnlabeledWeightSchedule::kExponential;
-  o.ramp = 30;
-  o.c_u_start = 1e-3;
-  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 1), 0.5e-3);
-  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 30), 0.5);
-  EXPECT_DOUBLE_EQ(UnlabeledWeight(o, 45), 0.5);
-  EXPECT_NEAR(UnlabeledWeight(o, 16) / UnlabeledWeight(o, 15), std::pow(1e3, 1.0 / 29), 1e-12);
-  o.schedule = UnlabeledWeightSchedule::kConstant;
-  EXPECT_EQ(UnlabeledWeight(o, 1), 0.5);
+  o.growth.schedule = UnlabeledWeightSchedule::kExponential;
+  o.growth.ramp = 30;
+  o.growth.c_u_start = 1e-3;
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5e-3);
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 30), 0.5);
+  EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 45), 0.5);
+  EXPECT_NEAR(UnlabeledWeight(o.c_u, o.growth, 16) / UnlabeledWeight(o.c_u, o.growth, 15), std::pow(1e3, 1.0 / 29), 1e-12);
+  o.growth.schedule = UnlabeledWeightSchedule::kConstant;
+  EXPECT_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5);
 }
 
 TEST(HmPerceptron, MalformedDataIsInvalid) {

@@ -129,7 +129,7 @@ TEST(HmSvm, UnlabeledDisagreementsMoveTheWeightsDeterministically) {
   const std::vector<int32_t> view = {0, 0, 1, 1};
   HmSvmOptions o;
   o.c_u = 1;
-  o.schedule = UnlabeledWeightSchedule::kConstant;
+  o.growth.schedule = UnlabeledWeightSchedule::kConstant;
   o.epochs = 4;
   Result<HmSvmResult> a = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
   Result<HmSvmResult> b = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
