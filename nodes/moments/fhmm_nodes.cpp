@@ -78,12 +78,7 @@ std::vector<bool> IdentityFeatures(const WordFeatures& features) {
 
 ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  auto moments = ctx.In<Moments>("moments");
-  auto anchors = ctx.In<AnchorSet>("anchors");
-  auto labeled = ctx.In<Corpus>("labeled");
-  if (anchors->label_names != labeled->label_names)
-    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
-                                      labeled->source + "': build both from the same labeled data"));
+  const auto [moments, anchors, labeled] = ReadAnchorModelInputs(ctx);
   const Vocab& vocab = *moments->vocab;
   const WordFeatures features = BuildWordFeatures(vocab);
   LabeledMoments labeled_moments;

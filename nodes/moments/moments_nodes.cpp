@@ -201,12 +201,7 @@ struct AnchorHmmNodeOptions {
 
 ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  auto moments = ctx.In<Moments>("moments");
-  auto anchors = ctx.In<AnchorSet>("anchors");
-  auto labeled = ctx.In<Corpus>("labeled");
-  if (anchors->label_names != labeled->label_names)
-    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
-                                      labeled->source + "': build both from the same labeled data"));
+  const auto [moments, anchors, labeled] = ReadAnchorModelInputs(ctx);
   const Vocab& vocab = *moments->vocab;
   std::vector<std::vector<int32_t>> labels;
   for (const Sentence& s : labeled->sentences) labels.push_back(s.labels);
@@ -276,6 +271,14 @@ KindSpec AnchorHmmKind() {
 }
 
 }  // namespace
+
+AnchorModelInputs ReadAnchorModelInputs(NodeContext& ctx) {
+  AnchorModelInputs in{ctx.In<Moments>("moments"), ctx.In<AnchorSet>("anchors"), ctx.In<Corpus>("labeled")};
+  if (in.anchors->label_names != in.labeled->label_names)
+    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
+                                      in.labeled->source + "': build both from the same labeled data"));
+  return in;
+}
 
 std::vector<PortSpec> AnchorModelPorts() {
   return {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
