@@ -8,6 +8,10 @@
 //                eigenvalue" is always −1 here: ∇EM_1 = Cov·H has a null space, so the smallest
 //                eigenvalue of λ∇EM_1 − I is −1 at every λ. The singularity reading is the one
 //                that makes the criterion informative.)
+//   first_singularity  the point nearest the first zero of det(I − λ∇EM_1): of the two points
+//                bracketing the first change of monotonicity (as monotone finds it), the one with
+//                the smaller |λ μ_max − 1|; the last point when the path never turns. On a path
+//                tracked through its folds (em_lambda_curve.h) the bracket is the fold itself.
 //   max_entropy  argmax of the posterior label entropy on the unlabeled data (Ji et al. 2007).
 //   fixed        the point whose λ is nearest the given λ.
 //   mle          fixed at λ = |U| / (|L| + |U|).
@@ -30,10 +34,19 @@
 
 namespace seqflow {
 
-enum class Criterion { kMonotone, kMinEig, kMaxEntropy, kFixed, kMle, kBestScore, kLastLambdaZero };
+enum class Criterion {
+  kMonotone,
+  kMinEig,
+  kMaxEntropy,
+  kFixed,
+  kMle,
+  kBestScore,
+  kLastLambdaZero,
+  kFirstSingularity
+};
 
-// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero" (others are the
-// caller's).
+// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero",
+// "first_singularity" (others are the caller's).
 Result<Criterion> ParseCriterion(std::string_view name);
 
 // The index of the chosen point. `lambda` is read by kFixed; `scores` (one per point) by

@@ -66,10 +66,12 @@ namespace seqflow::testutil {
 namespace {
 
 // Table 1 of Haffari & Sarkar 2008 on our data (pipelines/citations_homotopy.yaml, 300 labeled +
-// 700 unlabeled, Viterbi and SMS), in the paper's setting (2026-11-24). The Euler tracker meets
-// the path's first fold at λ ≈ 0.0285 (monotone and min_eig pick λ = 0.0252 just before it),
-// turns, retraces the outbound branch and leaves [0, 1] below λ = 0; EM at λ = mle = 0.7 (Viterbi
-// F1 .271 vs supervised .553); the oracle grid picks λ = 0.05, held-out λ = 0.
+// 700 unlabeled, Viterbi and SMS), in the paper's setting, the path followed by the normal-flow
+// tracker (2026-11-24). The curve's first fold is at λ = 0.02848 (det(I − λJ) changes sign there);
+// first_singularity, monotone and min_eig all pick the point just before it; the tracker turns
+// there and goes on (40 steps reach λ ≈ 0.039 past further folds). EM at λ = mle = 0.7 (Viterbi
+// F1 .271 vs supervised .553); the oracle grid picks λ = 0.05, held-out λ = 0. With the Euler
+// tracker the path turns at the same fold and retraces its way back below λ = 0.
 TEST(RealData, CitationsHomotopyTableOne) {
   std::string dir = MakeTempDir("seqflow-homotopy");
   CliResult r = RunSeqflow({"run", PipelinePath("citations_homotopy.yaml"), "--ablation", "decoder", "--cache",
@@ -78,18 +80,37 @@ TEST(RealData, CitationsHomotopyTableOne) {
   nlohmann::json s = ReadSummary(dir + "/out");
   ASSERT_EQ(s["runs"].size(), 2u);
   for (size_t run = 0; run < 2; ++run) {
-    EXPECT_NEAR(MetricOf(s, "homotopy_monotone", "lambda", run), 0.0252, 0.002);
+    EXPECT_NEAR(MetricOf(s, "homotopy_first_singularity", "lambda", run), 0.02848, 2e-4);
+    EXPECT_LE(MetricOf(s, "homotopy_monotone", "lambda", run),
+              MetricOf(s, "homotopy_first_singularity", "lambda", run));
     EXPECT_LE(MetricOf(s, "homotopy_min_eig", "lambda", run), MetricOf(s, "homotopy_monotone", "lambda", run));
     EXPECT_NEAR(MetricOf(s, "em", "lambda", run), 0.7, 1e-12);
     EXPECT_EQ(MetricOf(s, "oracle", "lambda", run), 0.05);
     double supervised = MetricOf(s, "supervised_score", "f1", run);
     EXPECT_LT(MetricOf(s, "em_score", "f1", run), supervised - 0.2);
     EXPECT_GE(MetricOf(s, "oracle_score", "f1", run), supervised);
+    EXPECT_NEAR(MetricOf(s, "first_singularity_score", "f1", run), supervised, 0.005);
     EXPECT_GE(MetricOf(s, "heldout_score", "f1", run), 0.55);
-    EXPECT_GE(MetricOf(s, "path", "points", run), 10);
+    EXPECT_EQ(MetricOf(s, "path", "points", run), 41);  // max_steps 40: the path goes on past the fold
+    EXPECT_GT(MetricOf(s, "path", "lambda.final", run), 0.035);
   }
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 0), 0.5531, 1e-4);  // Viterbi
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 1), 0.5962, 1e-4);  // SMS
+  // The fold is recorded on the path: λ turns back where det(I − λJ) changes sign.
+  std::ifstream csv(dir + "/out/run-0/path.path.csv");
+  std::string line;
+  std::getline(csv, line);
+  int negative_det = 0, turning = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 6u);
+    negative_det += cells[5] == "-1";         // det_sign
+    turning += std::stod(cells[2]) < 0;       // dlambda_ds
+  }
+  EXPECT_GT(negative_det, 0);
+  EXPECT_GT(turning, 0);
 }
 
 }  // namespace
