@@ -8,6 +8,7 @@
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/path_tracker.h"
 #include "nodes/homotopy/select_point.h"
+#include "nodes/homotopy/sequence_entropy.h"
 
 namespace seqflow {
 
@@ -124,6 +125,10 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   for (auto& p : result.points)
     if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));
   path->stop = StopName(result.stop);
+  // H(y | x) per token on U at every point, for max_sequence_entropy (one forward-backward each).
+  for (size_t i = 0; i < path->points.size(); ++i)
+    path->points[i].metrics["sequence_entropy"] =
+        ValueOrThrow(MeanSequenceEntropy(path->ModelAt(i)->params, in.data.unlabeled, ctx.threads()));
   if (in.test) ScoreAlongPath(ctx, *in.test, declared.decoder, *path);
   const HomotopyPoint& last = path->points.back();
   ctx.Metric("points", static_cast<double>(path->points.size()));
@@ -236,7 +241,7 @@ ParamTable<SelectNodeOptions> SelectParams() {
   using O = SelectNodeOptions;
   ParamTable<O> table;
   table.String("criterion", &O::criterion, "how to choose lambda")
-      .OneOf({"monotone", "min_eig", "first_singularity", "max_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
+      .OneOf({"monotone", "min_eig", "first_singularity", "max_entropy", "max_sequence_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
               "dev_likelihood"})
       .Double("lambda", &O::lambda, "the allocation for criterion: fixed")
       .Min(0)
@@ -249,8 +254,8 @@ KindSpec SelectKind() {
   return KindSpec{
       "homotopy.select",
       "1",
-      "Picks one point of a path: monotone, min_eig, first_singularity, max_entropy (Haffari & Sarkar 2008, 5.2), "
-      "fixed lambda, "
+      "Picks one point of a path: monotone, min_eig, first_singularity, max_entropy (token marginals) or "
+      "max_sequence_entropy (H(y|x)) (Haffari & Sarkar 2008, 5.2), fixed lambda, "
       "mle, or the best dev_f1 / dev_accuracy / dev_likelihood on a held-out corpus.",
       "HmmModel",
       {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},

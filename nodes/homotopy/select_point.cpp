@@ -63,6 +63,7 @@ Result<Criterion> ParseCriterion(std::string_view name) {
   if (name == "mle") return Criterion::kMle;
   if (name == "last_lambda_zero") return Criterion::kLastLambdaZero;
   if (name == "first_singularity") return Criterion::kFirstSingularity;
+  if (name == "max_sequence_entropy") return Criterion::kMaxSequenceEntropy;
   return Status::Invalid("unknown criterion '" + std::string(name) + "'");
 }
 
@@ -78,6 +79,14 @@ size_t SelectPoint(const std::vector<HomotopyPoint>& points, Criterion criterion
     case Criterion::kMaxEntropy: {
       std::vector<double> entropy;
       for (const auto& p : points) entropy.push_back(p.entropy);
+      return ArgMax(entropy, FinalSegmentStart(points));
+    }
+    case Criterion::kMaxSequenceEntropy: {
+      std::vector<double> entropy;
+      for (const auto& p : points) {
+        const auto it = p.metrics.find("sequence_entropy");
+        entropy.push_back(it == p.metrics.end() ? -INFINITY : it->second);
+      }
       return ArgMax(entropy, FinalSegmentStart(points));
     }
     case Criterion::kLastLambdaZero:

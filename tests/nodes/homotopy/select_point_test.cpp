@@ -52,6 +52,17 @@ TEST(SelectPoint, FirstSingularityIsTheBracketPointNearestTheFold) {
   EXPECT_EQ(SelectPoint(straight, Criterion::kFirstSingularity, 0), 2u);
 }
 
+TEST(SelectPoint, MaxSequenceEntropyReadsItsMetric) {
+  std::vector<HomotopyPoint> path = FoldingPath();
+  const double h[] = {0.2, 0.25, 0.22, 0.3, 0.1, 0.05};
+  for (size_t k = 0; k < path.size(); ++k) path[k].metrics["sequence_entropy"] = h[k];
+  EXPECT_EQ(*ParseCriterion("max_sequence_entropy"), Criterion::kMaxSequenceEntropy);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxSequenceEntropy, 0), 3u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxEntropy, 0), 2u);  // the token marginals peak elsewhere
+  path[3].metrics.erase("sequence_entropy");
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxSequenceEntropy, 0), 1u);
+}
+
 TEST(SelectPoint, MaxEntropyFixedAndBestScore) {
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMaxEntropy, 0), 2u);
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kFixed, 0.12), 1u);
