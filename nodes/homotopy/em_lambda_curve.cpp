@@ -3,6 +3,8 @@
 #include <cmath>
 #include <memory>
 
+#include "nodes/homotopy/em_lambda.h"
+
 namespace seqflow {
 namespace {
 
@@ -103,16 +105,24 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
   };
   Eigen::VectorXd y0(P + 1);
   y0 << em0, 0.0;
-  // Lands `last` on λ = lambda_end by Newton at fixed λ; kStepTooSmall when that does not converge.
+  // Lands `last` on λ = lambda_end by Newton at fixed λ, or by EM_1 where Newton fails.
   auto land = [&]() -> Result<PathResult> {
     Eigen::VectorXd start = last.y;
     start[P] = options.tracker.lambda_end;
     Result<Eigen::VectorXd> landed = CorrectAtFixedLambda(map, start, options.tracker.final_rel_tol,
                                                           options.tracker.final_abs_tol, options.tracker.end_game_iterations);
+    if (!landed.ok() && landed.status().code() != StatusCode::kNumerical) return landed.status();
     if (!landed.ok()) {
-      if (landed.status().code() != StatusCode::kNumerical) return landed.status();
-      result.stop = PathStop::kStepTooSmall;
-      return result;
+      // Newton fails where I − J is singular at λ = 1 (μ_max → 1); EM_1 itself, warm-started at
+      // the last point, still converges there (linearly): its point is recorded with its ‖ρ‖.
+      const HmmParams model = layout.ToHmm(Project(last.y.head(P)).theta, frozen);
+      SEQFLOW_ASSIGN_OR_RETURN(EmLambdaResult em,
+                               RunEmLambda(model, options.tracker.lambda_end, em0, unlabeled, layout,
+                                           EmLambdaOptions{options.end_em_iterations, 0.0, options.threads},
+                                           callbacks.cancel));
+      landed = Eigen::VectorXd(P + 1);
+      landed->head(P) = em.theta_tilde;
+      (*landed)[P] = options.tracker.lambda_end;
     }
     // The tangent at λ = 1 is ill-determined (μ_max → 1 there); the landed point keeps the last one.
     NormalFlowPoint end;

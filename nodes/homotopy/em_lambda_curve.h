@@ -20,10 +20,11 @@
 // degenerate, μ_max → 1, and Θ̃_i → 0 for the probabilities EM_1 drives to 0), where the tracker
 // crawls with steps of 1e-15; so once a point has λ >= lambda_end − end_gap the last point is
 // landed on λ = lambda_end by Newton at fixed λ (CorrectAtFixedLambda, the tracker's final
-// tolerances), as the tracker's own end game lands a step that crosses λ = lambda_end.
+// tolerances), as the tracker's own end game lands a step that crosses λ = lambda_end. Where
+// Newton fails there (I − J singular at λ = 1), EM_1 warm-started at the last point lands it
+// (end_em_iterations updates; its ‖ρ‖_∞ is what it is, recorded).
 // Stops: kReachedEnd (the last point is on λ = lambda_end exactly), kLeftInterval (the curve
-// turned back below λ = 0; the last point is the first with λ < 0), kMaxSteps, kStepTooSmall
-// (also when the landing on λ = lambda_end does not converge: the path ends at the last point).
+// turned back below λ = 0; the last point is the first with λ < 0), kMaxSteps, kStepTooSmall.
 //
 // Pure function: no I/O; threads only inside EM_1 and J products (fixed shard order), so the
 // path is bit-identical for any thread count. Progress after each recorded point; a cancelled
@@ -45,6 +46,7 @@ struct EmLambdaCurveOptions {
   NormalFlowOptions tracker;
   LinearSolveOptions linear;
   double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
+  int end_em_iterations = 200;
   bool record_spectrum = true;
   int threads = 1;
 };

@@ -1,6 +1,6 @@
-// The citation pipelines in the paper's setting (issue 20), its one-axis ablations and Table 1 over
-// seeded re-splits, through the
-// real binary on pipelines/citations_hmm.yaml. Measured 2026-11-24 (supervised HMM, Viterbi):
+// The citation pipelines in the paper's setting (issue 20) through the real binary: the setting and
+// its one-axis ablations on pipelines/citations_hmm.yaml, and Table 1 over seeded re-splits
+// (pipelines/citations_table1_splits.yaml). Measured 2026-11-24 (supervised HMM, Viterbi):
 //   default (cora_tok.*, vocabulary over cora_tok.train + 700 CS references, min_count 5):
 //     762 known words, F1 .5531, acc .8908
 //   vocabulary: labeled only (counted_inputs 1): 225 known words, F1 .5218, acc .8844
