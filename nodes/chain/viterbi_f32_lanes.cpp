@@ -22,6 +22,7 @@ void LogEmissionStep(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& b
   GatherColumns16f(model.log_emission.data(), model.K, column, 0.0f, work->column.data());
 }
 
+template <int N>
 void Forward(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work) {
   const int K = model.K;
   F* e = work->column.data();
@@ -31,35 +32,71 @@ void Forward(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, Vi
   for (int t = 1; t < batch.length; ++t) {
     F* d = delta + static_cast<size_t>(t) * K;
     LogEmissionStep(model, batch, t, work);
-    LaneMaxPlus(d - K, model.log_a_row_major.data(), K, d, [e](int j, F x) { return x + e[j]; });
+    LaneMaxPlus<N>(d - K, model.log_a_row_major.data(), K, d, [e](int j, F x) { return x + e[j]; });
   }
 }
 
 // Running best, runner-up and lowest argmax over candidates i = first, first + 2, ...
+// FP is a native piece of the lanes, MP the same piece of their comparisons.
+template <class FP, class MP>
 struct Chain {
-  F best;
-  F second;
-  M arg;
+  FP best;
+  FP second;
+  MP arg;
 
-  void Add(F x, int i) {
-    const M better = x > best;
+  void Add(FP x, int i) {
+    const MP better = x > best;
     second = better ? best : (x > second ? x : second);
     best = better ? x : best;
-    arg = better ? M{} + i : arg;
+    arg = better ? MP{} + i : arg;
   }
 };
 
 // Whether the best candidate of step t beats the runner-up by more than twice the error bound.
-M Certain(F best, F second, int t) {
+template <class FP, class MP>
+MP Certain(FP best, FP second, int t) {
   const float c = 2.0f * kUnitRoundoff * static_cast<float>(2 * t + 3);
-  const M clear = best - second > -c * (best + second);  // both <= 0: -(best + second) = |best| + |second|
+  const MP clear = best - second > -c * (best + second);  // both <= 0: -(best + second) = |best| + |second|
   return (best > -kInf) & ((second == -kInf) | clear);
 }
 
+// row[idx] for 0 <= idx < kRowWidth in a register narrower than the row: two-source permutes of
+// neighbouring pieces of the row (GCC's generic permute takes idx modulo twice the width), then
+// selects on the higher bits of idx.
+template <class FP, class MP>
+FP PermuteRow(const float* row, MP idx) {
+  constexpr int kWidth = sizeof(FP) / sizeof(float);
+  constexpr int kSources = kRowWidth / kWidth;
+  FP level[kSources / 2];
+  for (int q = 0; q < kSources / 2; ++q) {
+    FP a, b;
+    __builtin_memcpy(&a, row + 2 * q * kWidth, sizeof(FP));
+    __builtin_memcpy(&b, row + (2 * q + 1) * kWidth, sizeof(FP));
+    level[q] = __builtin_shuffle(a, b, idx);
+  }
+  for (int n = kSources / 2, bit = 2 * kWidth; n > 1; n /= 2, bit *= 2) {
+    const MP high = (idx & bit) != 0;
+    for (int q = 0; q < n / 2; ++q) level[q] = high ? level[2 * q + 1] : level[2 * q];
+  }
+  return level[0];
+}
+
 // out[i][l] = log A(i, next[l]) (0 for next[l] = K, past the end). With K < 32 a row of
-// log_a_rows fits two registers and one permute serves all lanes; else a transposing gather.
+// log_a_rows fits two AVX-512 registers and one permute serves all lanes (narrower clones permute
+// per native piece); else a transposing gather.
+template <int N>
 void TransitionColumns(const ViterbiF32Model& model, M next, F* out) {
   const int K = model.K;
+  if (!model.log_a_rows.empty() && NativePieces<F, N>::kCount > 1) {
+    for (int p = 0; p < NativePieces<F, N>::kCount; ++p) {
+      const Piece<M, N> idx = LoadPiece<N>(next, p);
+      for (int i = 0; i < K; ++i) {
+        StorePiece<N>(&out[i], p,
+                      PermuteRow<Piece<F, N>>(model.log_a_rows.data() + static_cast<size_t>(i) * kRowWidth, idx));
+      }
+    }
+    return;
+  }
   if (!model.log_a_rows.empty()) {
     for (int i = 0; i < K; ++i) {
       const float* row = model.log_a_rows.data() + static_cast<size_t>(i) * kRowWidth;
@@ -77,7 +114,9 @@ void TransitionColumns(const ViterbiF32Model& model, M next, F* out) {
 
 // As viterbi_lanes.cpp's backtrack (lanes together, next = K past a lane's end, even and odd
 // chains), plus the runner-up of every decision for the certificate. Per-lane bookkeeping stays
-// in vectors; the chosen states go to work->args and become paths at the end.
+// in vectors; the chosen states go to work->args and become paths at the end. The decisions run
+// one native piece of the lanes after the other.
+template <int N>
 void Backtrack(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
                const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified) {
   const int K = model.K;
@@ -86,20 +125,27 @@ void Backtrack(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, 
   for (int l = 0; l < kF32Lanes; ++l) length[l] = batch.len(l);
   for (int t = batch.length - 1; t >= 0; --t) {
     const F* d = work->delta.data() + static_cast<size_t>(t) * K;
-    TransitionColumns(model, next, log_a);
-    Chain even{d[0] + log_a[0], F{} - kInf, M{}};
-    Chain odd{F{} - kInf, F{} - kInf, M{}};
-    chain_internal::AddCandidates(d, log_a, K, even, odd);
-    const M take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
-    const F best = take_odd ? odd.best : even.best;
-    const F loser = take_odd ? even.best : odd.best;
-    const F second = loser > even.second ? loser : even.second;
-    const M certain = Certain(best, second > odd.second ? second : odd.second, t);
-    const M arg = take_odd ? odd.arg : even.arg;
-    const M valid = t < length;
-    all_certain &= certain | ~valid;
-    next = valid ? arg : next;
-    work->args[t] = arg;
+    TransitionColumns<N>(model, next, log_a);
+    M args;
+    for (int p = 0; p < NativePieces<F, N>::kCount; ++p) {
+      using FP = Piece<F, N>;
+      using MP = Piece<M, N>;
+      const PieceColumn<N, F> dp{d, p}, ap{log_a, p};
+      Chain<FP, MP> even{dp[0] + ap[0], FP{} - kInf, MP{}};
+      Chain<FP, MP> odd{FP{} - kInf, FP{} - kInf, MP{}};
+      chain_internal::AddCandidates(dp, ap, K, even, odd);
+      const MP take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
+      const FP best = take_odd ? odd.best : even.best;
+      const FP loser = take_odd ? even.best : odd.best;
+      const FP second = loser > even.second ? loser : even.second;
+      const MP certain = Certain<FP, MP>(best, second > odd.second ? second : odd.second, t);
+      const MP arg = take_odd ? odd.arg : even.arg;
+      const MP valid = t < LoadPiece<N>(length, p);
+      StorePiece<N>(&all_certain, p, LoadPiece<N>(all_certain, p) & (certain | ~valid));
+      StorePiece<N>(&next, p, valid ? arg : LoadPiece<N>(next, p));
+      StorePiece<N>(&args, p, arg);
+    }
+    work->args[t] = args;
   }
   for (int l = 0; l < kF32Lanes; ++l) {
     (*certified)[l] = all_certain[l] != 0;
@@ -128,6 +174,7 @@ ViterbiF32Model::ViterbiF32Model(const ChainViterbiModel& exact_model, const dou
 
 namespace {
 
+template <int N>
 void ViterbiF32RunKernel(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
                          const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified) {
   const int K = model.K;
@@ -135,13 +182,13 @@ void ViterbiF32RunKernel(const ViterbiF32Model& model, const LaneBatch<kF32Lanes
   if (work->delta.size() < cells) work->delta.resize(cells);
   work->column.resize(K);
   if (work->args.size() < static_cast<size_t>(batch.length)) work->args.resize(batch.length);
-  Forward(model, batch, work);
-  Backtrack(model, batch, work, paths, certified);
+  Forward<N>(model, batch, work);
+  Backtrack<N>(model, batch, work, paths, certified);
 }
 
 }  // namespace
 
-SEQFLOW_ISA_CLONES(void, ViterbiF32Run,
+SEQFLOW_ISA_WIDTH_CLONES(void, ViterbiF32Run,
                    (const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, ViterbiF32Work* work,
                     const std::array<int32_t*, kF32Lanes>& paths, std::array<bool, kF32Lanes>* certified),
                    ViterbiF32RunKernel, (model, batch, work, paths, certified))

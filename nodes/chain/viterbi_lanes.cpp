@@ -24,6 +24,7 @@ void LogPotentialStep(const ChainViterbiModel& model, const ChainViterbiTable& t
   }
 }
 
+template <int N>
 void Forward(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
              ChainViterbiWork* work) {
   const int K = model.K;
@@ -37,26 +38,30 @@ void Forward(const ChainViterbiModel& model, const ChainViterbiTable& table, con
   for (int t = 1; t < batch.length; ++t) {
     V* d = delta + static_cast<size_t>(t) * K;
     LogPotentialStep(model, table, batch, t, e);
-    LaneMaxPlus(d - K, model.log_a_row_major.data(), K, d, [e](int j, V x) { return x + e[j]; });
+    LaneMaxPlus<N>(d - K, model.log_a_row_major.data(), K, d, [e](int j, V x) { return x + e[j]; });
   }
 }
 
 // Running argmax over candidates x_i, i = first, first + 2, ...: strict > keeps the lowest i.
+// P is a native piece of the lanes, IP the same piece of their int64 form.
+template <class P, class IP>
 struct ArgMaxChain {
-  V best;
-  IV arg;
+  P best;
+  IP arg;
 
-  void Add(V x, int i) {
-    const IV better = x > best;
+  void Add(P x, int i) {
+    const IP better = x > best;
     best = better ? x : best;
-    arg = better ? IV{} + i : arg;
+    arg = better ? IP{} + i : arg;
   }
 };
 
 // All lanes backtrack together, from t = T-1 down. next[l] is the label lane l chose at t + 1,
 // or K ("after the end", whose column of log_a_ext is 0) for t >= len(l) - 1, so a lane's first
 // choice is the argmax of δ at its own last step. Each step takes
-// argmax_i δ_t(i) + log A(i, next) over the columns log A(:, next_l) gathered into lanes.
+// argmax_i δ_t(i) + log A(i, next) over the columns log A(:, next_l) gathered into lanes, one
+// native piece of the lanes after the other.
+template <int N>
 void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, ChainViterbiWork* work,
                const std::array<int32_t*, kLanes>& paths, std::array<double, kLanes>* scores) {
   const int K = model.K;
@@ -66,15 +71,23 @@ void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, C
   for (int t = batch.length - 1; t >= 0; --t) {
     const V* d = work->delta.data() + static_cast<size_t>(t) * K;
     GatherColumns<kLanes>(model.log_a_ext.data(), K, next, 0.0, log_a);
-    ArgMaxChain even{d[0] + log_a[0], IV{}};
-    ArgMaxChain odd{V{} - std::numeric_limits<double>::infinity(), IV{}};
-    chain_internal::AddCandidates(d, log_a, K, even, odd);
-    const IV take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
-    const IV arg = take_odd ? odd.arg : even.arg;
+    IV arg;
+    V best;
+    for (int p = 0; p < NativePieces<V, N>::kCount; ++p) {
+      using P = Piece<V, N>;
+      using IP = Piece<IV, N>;
+      const PieceColumn<N, V> dp{d, p}, ap{log_a, p};
+      ArgMaxChain<P, IP> even{dp[0] + ap[0], IP{}};
+      ArgMaxChain<P, IP> odd{P{} - std::numeric_limits<double>::infinity(), IP{}};
+      chain_internal::AddCandidates(dp, ap, K, even, odd);
+      const IP take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
+      StorePiece<N>(&arg, p, take_odd ? odd.arg : even.arg);
+      StorePiece<N>(&best, p, take_odd ? odd.best : even.best);
+    }
     for (int l = 0; l < kLanes; ++l) {
       if (t >= batch.len(l)) continue;
       paths[l][t] = static_cast<int32_t>(arg[l]);
-      if (t == batch.len(l) - 1) (*scores)[l] = take_odd[l] != 0 ? odd.best[l] : even.best[l];
+      if (t == batch.len(l) - 1) (*scores)[l] = best[l];
       next[l] = arg[l];
     }
   }
@@ -95,17 +108,18 @@ ChainViterbiModel ChainViterbiModel::FromLogPotentials(const Eigen::Ref<const Ro
 
 namespace {
 
+template <int N>
 void ChainViterbiRunKernel(const ChainViterbiModel& model, const ChainViterbiTable& table,
                            const LaneBatch<kLanes>& batch, ChainViterbiWork* work,
                            const std::array<int32_t*, kLanes>& paths, std::array<double, kLanes>* scores) {
-  Forward(model, table, batch, work);
+  Forward<N>(model, table, batch, work);
   scores->fill(0.0);
-  Backtrack(model, batch, work, paths, scores);
+  Backtrack<N>(model, batch, work, paths, scores);
 }
 
 }  // namespace
 
-SEQFLOW_ISA_CLONES(void, ChainViterbiRun,
+SEQFLOW_ISA_WIDTH_CLONES(void, ChainViterbiRun,
                    (const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
                     ChainViterbiWork* work, const std::array<int32_t*, kLanes>& paths,
                     std::array<double, kLanes>* scores),

@@ -63,9 +63,9 @@ namespace chain_internal {
 // chains, odd i to `odd` and even i to `even` (which holds i = 0 already): two chains halve the
 // dependency on the running maximum. The caller takes the better chain, the lower index on ties.
 // Shared by the double and the certified float backtracks; Chain::Add(x, i) keeps the lowest i of
-// the maximum.
-template <class Chain, class V>
-inline void AddCandidates(const V* d, const V* log_a, int K, Chain& even, Chain& odd) {
+// the maximum. `d` and `log_a` are lane arrays or PieceColumns of them (nodes/common/lanes.h).
+template <class Chain, class D>
+inline void AddCandidates(const D& d, const D& log_a, int K, Chain& even, Chain& odd) {
   int i = 1;
   for (; i + 1 < K; i += 2) {
     odd.Add(d[i] + log_a[i], i);

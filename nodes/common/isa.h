@@ -57,3 +57,22 @@ void SetActiveIsa(Isa isa);
     }                                                                                                  \
     return name##Baseline args;                                                                        \
   }
+
+// SEQFLOW_ISA_CLONES for a `body` that takes the clone's native vector width in bytes as its
+// template argument (kNativeBytesAvx512 = 64, kNativeBytesAvx2 = 32, kNativeBytesBaseline = 16 in
+// nodes/common/lanes.h), so that its lane code can work on pieces the target has registers for.
+#define SEQFLOW_ISA_WIDTH_CLONES(ret, name, params, body, args)                                                \
+  [[gnu::target("arch=x86-64-v4"), gnu::flatten]] static ret name##Avx512 params { return body<64> args; } \
+  [[gnu::target("arch=x86-64-v3"), gnu::flatten]] static ret name##Avx2 params { return body<32> args; }   \
+  [[gnu::flatten]] static ret name##Baseline params { return body<16> args; }                              \
+  ret name params {                                                                                        \
+    switch (::seqflow::ActiveIsa()) {                                                                      \
+      case ::seqflow::Isa::kAvx512:                                                                        \
+        return name##Avx512 args;                                                                          \
+      case ::seqflow::Isa::kAvx2:                                                                          \
+        return name##Avx2 args;                                                                            \
+      case ::seqflow::Isa::kBaseline:                                                                      \
+        break;                                                                                             \
+    }                                                                                                      \
+    return name##Baseline args;                                                                            \
+  }

@@ -17,6 +17,7 @@
 #include <new>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace seqflow {
@@ -62,6 +63,55 @@ inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2
   *log2_sum += valid & (biased - 1023);
   const IntLanes<L> bits = (2046 - biased) << 52;  // biased exponent of 2^(1023 - biased)
   return std::bit_cast<Lanes<L>>(bits);
+}
+
+// Native vector widths in bytes of the instruction-set clones of nodes/common/isa.h
+// (SEQFLOW_ISA_WIDTH_CLONES passes one to its kernel).
+inline constexpr int kNativeBytesAvx512 = 64;
+inline constexpr int kNativeBytesAvx2 = 32;
+inline constexpr int kNativeBytesBaseline = 16;
+
+// A lane vector V as native pieces of N bytes. GCC splits + and * of a vector wider than the
+// target's registers into native halves or quarters, but lowers a comparison or a ?: select of
+// one element by element (16 vmaxss for a max of 16 floats on AVX2), and int64 compares and
+// selects the same. So a kernel compiled for N < sizeof(V) does its compares on pieces:
+// elementwise, hence the same bits as on the whole vector, lane by lane.
+template <class V, int N>
+struct NativePieces {
+  using Element = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
+  static constexpr int kBytes = N < static_cast<int>(sizeof(V)) ? N : static_cast<int>(sizeof(V));
+  typedef Element Piece __attribute__((vector_size(kBytes)));
+  static constexpr int kCount = static_cast<int>(sizeof(V)) / kBytes;
+  static constexpr int kWidth = kBytes / static_cast<int>(sizeof(Element));
+};
+template <class V, int N>
+using Piece = typename NativePieces<V, N>::Piece;
+
+template <int N, class V>
+inline Piece<V, N> LoadPiece(const V& v, int p) {
+  Piece<V, N> x;
+  __builtin_memcpy(&x, reinterpret_cast<const char*>(&v) + p * sizeof(x), sizeof(x));
+  return x;
+}
+template <int N, class V>
+inline void StorePiece(V* v, int p, Piece<V, N> x) {
+  __builtin_memcpy(reinterpret_cast<char*>(v) + p * sizeof(x), &x, sizeof(x));
+}
+
+// Piece p of every vector of an array: a[i] is LoadPiece<N>(v[i], p).
+template <int N, class V>
+struct PieceColumn {
+  const V* v;
+  int p;
+  Piece<V, N> operator[](int i) const { return LoadPiece<N>(v[i], p); }
+};
+
+// r = f(a, b, ...) computed piece by piece (f elementwise; its result a piece of R).
+template <int N, class R, class F, class V, class... W>
+inline R PieceWise(const F& f, const V& a, const W&... b) {
+  R r;
+  for (int p = 0; p < NativePieces<V, N>::kCount; ++p) StorePiece<N>(&r, p, f(LoadPiece<N>(a, p), LoadPiece<N>(b, p)...));
+  return r;
 }
 
 // std::vector of lane values at their full alignment. std::vector<Lanes<L>> is not enough: a
@@ -168,21 +218,24 @@ struct MaxPlus {
 };
 
 // B output columns [c0, c0 + B) in registers. Two accumulators per column (even and odd k)
-// halve the dependency chain, which bounds a chain step when K is small. `post` finishes each
-// column while it is still in a register (a separate pass would reload it from memory).
-// V is a lane vector type (Lanes<L> or FloatLanes<L>), S the matrix element type.
-template <class V, class S, int B, class Op, class Post>
-inline void Block(const V* v, const S* m, int K, int c0, V* out, const Post& post) {
-  V even[B], odd[B];
-  for (int b = 0; b < B; ++b) even[b] = Op::First(v[0], m[c0 + b]);
+// halve the dependency chain, which bounds a chain step when K is small. P is the vector type the
+// block computes in (a lane vector, or one native piece of it); load(k) gives v[k] as a P, and
+// store(c, x) finishes column c while it is still in a register (a separate pass would reload it
+// from memory). S is the matrix element type.
+template <class P, class S, int B, class Op, class Load, class Store>
+inline void Block(const Load& load, const S* m, int K, int c0, const Store& store) {
+  P even[B], odd[B];
+  const P first = load(0);
+  for (int b = 0; b < B; ++b) even[b] = Op::First(first, m[c0 + b]);
   if (K == 1) {
-    for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, even[b]);
+    for (int b = 0; b < B; ++b) store(c0 + b, even[b]);
     return;
   }
-  for (int b = 0; b < B; ++b) odd[b] = Op::First(v[1], m[K + c0 + b]);
+  const P second = load(1);
+  for (int b = 0; b < B; ++b) odd[b] = Op::First(second, m[K + c0 + b]);
   int k = 2;
   for (; k + 1 < K; k += 2) {
-    const V v0 = v[k], v1 = v[k + 1];
+    const P v0 = load(k), v1 = load(k + 1);
     const S* row0 = m + static_cast<size_t>(k) * K + c0;
     const S* row1 = row0 + K;
     for (int b = 0; b < B; ++b) {
@@ -192,17 +245,37 @@ inline void Block(const V* v, const S* m, int K, int c0, V* out, const Post& pos
   }
   if (k < K) {
     const S* row0 = m + static_cast<size_t>(k) * K + c0;
-    for (int b = 0; b < B; ++b) even[b] = Op::Next(even[b], v[k], row0[b]);
+    const P v0 = load(k);
+    for (int b = 0; b < B; ++b) even[b] = Op::Next(even[b], v0, row0[b]);
   }
-  for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, Op::Combine(even[b], odd[b]));
+  for (int b = 0; b < B; ++b) store(c0 + b, Op::Combine(even[b], odd[b]));
 }
 
-// 8 columns x 2 accumulators cover the add latency x ports; the tail takes one narrower block.
-template <class Op, class V, class S, class Post>
+// At native width (one register per lane vector, 32 of them on AVX-512) 8 columns x 2
+// accumulators cover the add latency x ports. Narrower clones run each native piece of the
+// lanes through blocks of 4 columns (8 accumulators of the 16 registers: 8 columns would spill)
+// and apply `post` once a block's pieces are all stored. Per lane the arithmetic is the same
+// either way. The tail takes one narrower block.
+template <class Op, int N, class V, class S, class Post>
 inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
+  using Pieces = NativePieces<V, N>;
+  constexpr int kBlock = Pieces::kCount == 1 ? 8 : 4;
+  auto block = [&](auto width, int c0) {
+    constexpr int B = decltype(width)::value;
+    if constexpr (Pieces::kCount == 1) {
+      Block<V, S, B, Op>([v](int k) { return v[k]; }, m, K, c0, [&](int c, V x) { out[c] = post(c, x); });
+    } else {
+      using P = typename Pieces::Piece;
+      for (int p = 0; p < Pieces::kCount; ++p) {
+        Block<P, S, B, Op>([v, p](int k) { return LoadPiece<N>(v[k], p); }, m, K, c0,
+                           [out, p](int c, P x) { StorePiece<N>(&out[c], p, x); });
+      }
+      for (int b = 0; b < B; ++b) out[c0 + b] = post(c0 + b, out[c0 + b]);
+    }
+  };
   int c = 0;
-  for (; c + 8 <= K; c += 8) Block<V, S, 8, Op>(v, m, K, c, out, post);
-  DispatchTail<8>(K - c, [&](auto width) { Block<V, S, decltype(width)::value, Op>(v, m, K, c, out, post); });
+  for (; c + kBlock <= K; c += kBlock) block(std::integral_constant<int, kBlock>{}, c);
+  DispatchTail<kBlock>(K - c, [&](auto width) { block(width, c); });
 }
 
 }  // namespace lanes_internal
@@ -210,17 +283,18 @@ inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
 // out[c] = post(c, sum_k v[k] * m[k * K + c]), c < K: one step of a chain in probability space
 // (forward: m = A row-major; backward: m = A^T row-major). `post(int c, V x) -> V` applies the
 // step's elementwise part (emission, scaling). V = Lanes<L> with S = double, or FloatLanes<L>
-// with S = float. REQUIRES: K >= 1, out != v.
-template <class V, class S, class Post>
+// with S = float; N is the clone's native width in bytes (see NativePieces). REQUIRES: K >= 1,
+// out != v.
+template <int N = kNativeBytesAvx512, class V, class S, class Post>
 inline void LaneMatVec(const V* v, const S* m, int K, V* out, const Post& post) {
-  lanes_internal::Blocks<lanes_internal::SumProduct>(v, m, K, out, post);
+  lanes_internal::Blocks<lanes_internal::SumProduct, N>(v, m, K, out, post);
 }
 
 // out[c] = post(c, max_k (v[k] + m[k * K + c])): one Viterbi step in log space.
 // REQUIRES: K >= 1, out != v.
-template <class V, class S, class Post>
+template <int N = kNativeBytesAvx512, class V, class S, class Post>
 inline void LaneMaxPlus(const V* v, const S* m, int K, V* out, const Post& post) {
-  lanes_internal::Blocks<lanes_internal::MaxPlus>(v, m, K, out, post);
+  lanes_internal::Blocks<lanes_internal::MaxPlus, N>(v, m, K, out, post);
 }
 
 }  // namespace seqflow

@@ -2,7 +2,8 @@
 // same bits as the baseline variant: the chain library's forward-backward (score and probability
 // tables, marginals in double and float, bigram sums, kept tables), its tangent pass, Viterbi in
 // double and certified float, the CRF objective and gradient (the scatter and the gather), and
-// L-BFGS's dot products.
+// L-BFGS's dot products. Viterbi is also checked against a scalar decoder in every variant (the
+// narrower variants run its compares on native pieces of the lanes).
 // Outputs are compared as bit patterns, not within a tolerance.
 #include <gtest/gtest.h>
 
@@ -179,6 +180,104 @@ Bits ViterbiBothPrecisions(int K, uint32_t seed) {
   return bits;
 }
 
+// Viterbi as the lane kernels define it, one chain in scalar code of precision R:
+// δ_t(j) = max_i [δ_{t-1}(i) + log A(i, j)] + e_t(j) (the same additions, so the same bits), then
+// the lowest label of the maximum at every step back. Returns the path; *score = max_i δ_{T-1}(i).
+template <class R>
+std::vector<int32_t> ScalarViterbi(const std::vector<R>& log_a, const std::vector<R>& e, int K, int len, R* score) {
+  std::vector<R> delta(e.begin(), e.begin() + K);
+  std::vector<std::vector<R>> deltas = {delta};
+  for (int t = 1; t < len; ++t) {
+    std::vector<R> next(K);
+    for (int j = 0; j < K; ++j) {
+      R best = delta[0] + log_a[j];
+      for (int i = 1; i < K; ++i) best = std::max(best, delta[i] + log_a[i * K + j]);
+      next[j] = best + e[t * K + j];
+    }
+    delta = next;
+    deltas.push_back(delta);
+  }
+  std::vector<int32_t> path(len);
+  int after = -1;
+  for (int t = len - 1; t >= 0; --t) {
+    int arg = 0;
+    R best = deltas[t][0] + (after < 0 ? R(0) : log_a[after]);
+    for (int i = 1; i < K; ++i) {
+      const R x = deltas[t][i] + (after < 0 ? R(0) : log_a[i * K + after]);
+      if (x > best) best = x, arg = i;
+    }
+    if (t == len - 1) *score = best;
+    path[t] = arg;
+    after = arg;
+  }
+  return path;
+}
+
+// The double kernel on 8 lanes and the float kernel on all 16, on potentials with many ties
+// (multiples of 1/2), against ScalarViterbi, in whatever variant is active. K covers the native
+// blocks of every width and their tails, and both ways the float backtrack fetches log A(:, next)
+// (permutes of a row for K < 32, gathers from 32 on).
+Bits ViterbiAgainstScalar(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> half(-4, 0), length(1, 12);
+  RowMatrixXd log_a(K, K);
+  for (Eigen::Index i = 0; i < log_a.size(); ++i) log_a.data()[i] = 0.5 * half(rng);
+  std::array<int, kF32Lanes> first{}, len{};
+  int rows = 0;
+  for (int l = 0; l < kF32Lanes; ++l) first[l] = rows, len[l] = length(rng), rows += len[l];
+  Eigen::MatrixXd log_table(K, rows);
+  for (Eigen::Index i = 0; i < log_table.size(); ++i) log_table.data()[i] = 0.5 * half(rng);
+  std::vector<int32_t> ids;
+  const std::span<const int32_t> row_ids = ChainRowIds(rows, &ids);
+  const ChainViterbiModel model = ChainViterbiModel::FromLogPotentials(log_a);
+  const ViterbiF32Model f32(model, log_table.data(), rows);
+  std::vector<int32_t> path(rows, -1), path16(rows, -1);
+  LaneBatch<kLanes> batch;
+  LaneBatch<kF32Lanes> batch16;
+  std::array<int32_t*, kLanes> paths{};
+  std::array<int32_t*, kF32Lanes> paths16{};
+  for (int l = 0; l < kF32Lanes; ++l) {
+    batch16.obs[l] = row_ids.subspan(first[l], len[l]);
+    batch16.length = std::max(batch16.length, len[l]);
+    paths16[l] = path16.data() + first[l];
+    if (l >= kLanes) continue;
+    batch.obs[l] = batch16.obs[l];
+    batch.length = std::max(batch.length, len[l]);
+    paths[l] = path.data() + first[l];
+  }
+  ChainViterbiWork work;
+  std::array<double, kLanes> scores{};
+  ChainViterbiRun(model, {log_table.data(), false}, batch, &work, paths, &scores);
+  ViterbiF32Work f32_work;
+  std::array<bool, kF32Lanes> certified{};
+  ViterbiF32Run(f32, batch16, &f32_work, paths16, &certified);
+
+  std::vector<double> a(log_a.data(), log_a.data() + log_a.size());
+  const std::vector<float> a_float(a.begin(), a.end());
+  Bits bits;
+  for (int l = 0; l < kF32Lanes; ++l) {
+    const double* column = log_table.data() + static_cast<size_t>(first[l]) * K;
+    const std::vector<double> e(column, column + static_cast<size_t>(len[l]) * K);
+    const std::vector<float> e_float(e.begin(), e.end());
+    float score_float;
+    EXPECT_EQ(std::vector<int32_t>(path16.begin() + first[l], path16.begin() + first[l] + len[l]),
+              ScalarViterbi<float>(a_float, e_float, K, len[l], &score_float))
+        << "float lane " << l << " K " << K << " " << IsaName(ActiveIsa());
+    if (l < kLanes) {
+      double score;
+      EXPECT_EQ(std::vector<int32_t>(path.begin() + first[l], path.begin() + first[l] + len[l]),
+                ScalarViterbi<double>(a, e, K, len[l], &score))
+          << "lane " << l << " K " << K << " " << IsaName(ActiveIsa());
+      EXPECT_EQ(std::bit_cast<uint64_t>(scores[l]), std::bit_cast<uint64_t>(score)) << "lane " << l;
+      bits.Add(scores[l]);
+    }
+    bits.Add(static_cast<int64_t>(certified[l]));
+  }
+  for (int32_t y : path) bits.Add(static_cast<int64_t>(y));
+  for (int32_t y : path16) bits.Add(static_cast<int64_t>(y));
+  return bits;
+}
+
 Bits CrfObjective(int K, uint32_t seed) {
   std::mt19937 rng(seed);
   const int attributes = 500;
@@ -275,6 +374,12 @@ TEST(IsaVariants, ForwardBackwardAndTangentOnProbabilitiesHaveTheSameBits) {
 
 TEST(IsaVariants, ViterbiInDoubleAndFloatHasTheSameBits) {
   for (int K : {4, 23, 45}) ExpectEveryVariantMatchesBaseline([&] { return ViterbiBothPrecisions(K, 3 + K); });
+}
+
+TEST(IsaVariants, ViterbiOnNativePiecesMatchesAScalarDecoderWithTies) {
+  for (int K : {1, 2, 3, 4, 5, 8, 9, 13, 31, 32, 33}) {
+    ExpectEveryVariantMatchesBaseline([&] { return ViterbiAgainstScalar(K, 17 + K); });
+  }
 }
 
 TEST(IsaVariants, LogTablesHaveTheSameBits) {
