@@ -21,6 +21,8 @@ using Kind = ChainPotentials::Kind;
 // ψ table of a score batch: rows gathered into lanes (0 past a lane's end), shifted by the
 // per-lane row max m_t, then exponentiated in one vectorised pass. Returns Σ_{t<len} m_t per lane
 // and flags in *bad the lanes with a NaN or infinite shifted score (which exp may not propagate).
+// N is the clone's native width in bytes: the row max runs on native pieces.
+template <int N>
 V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, IV* bad) {
   V m_sum = {};
   for (int t = 0; t < batch.length; ++t) {
@@ -28,12 +30,19 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
     IV valid;
     for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
     GatherStep<kLanes>(scores, K, batch, t, 0.0, p);
-    V m = p[0];
-    for (int k = 1; k < K; ++k) m = p[k] > m ? p[k] : m;
+    V m;
+    for (int q = 0; q < NativePieces<V, N>::kCount; ++q) {
+      const PieceColumn<N, V> pq{p, q};
+      Piece<V, N> mq = pq[0];
+      for (int k = 1; k < K; ++k) mq = pq[k] > mq ? pq[k] : mq;
+      StorePiece<N>(&m, q, mq);
+    }
+    IV not_shifted_down = {};
     for (int k = 0; k < K; ++k) {
       p[k] -= m;
-      *bad |= !(p[k] <= 0.0);
+      not_shifted_down |= PieceWise<N, IV>([](auto x) { return !(x <= 0.0); }, p[k]);
     }
+    *bad |= not_shifted_down;
     m_sum += std::bit_cast<V>(valid & std::bit_cast<IV>(m));
   }
   const size_t cells = static_cast<size_t>(batch.length) * K;
@@ -78,7 +87,7 @@ ForwardResult LogPartition(const ChainLanesTransition& tr, const LaneBatch<kLane
 // a score table's ψ was filled beforehand, with the shifts m_sum and the non-finite lanes `bad`.
 // One instantiation per kind, so each kind's steps are compiled for it alone. Flattened because
 // GCC otherwise leaves the gather and the K x K blocks as calls per step (5% of the HMM E-step).
-template <ChainPotentials::Kind kKind>
+template <ChainPotentials::Kind kKind, int N>
 [[gnu::flatten]] ForwardResult Forward(const ChainPotentials& potentials, const ChainLanesTransition& tr,
                                        const LaneBatch<kLanes>& batch, V m_sum, IV bad, ChainLanesWork& work) {
   const int K = tr.num_labels;
@@ -89,7 +98,7 @@ template <ChainPotentials::Kind kKind>
     V* p = work.psi.data() + static_cast<size_t>(t) * K;
     if constexpr (kKind == Kind::kProbabilities) GatherStep<kLanes>(potentials.table, K, batch, t, 1.0, p);
     if (t > 0) {
-      LaneMatVec(a - K, tr.e.data(), K, a, [p](int j, V x) { return x * p[j]; });
+      LaneMatVec<N>(a - K, tr.e.data(), K, a, [p](int j, V x) { return x * p[j]; });
     } else if (potentials.initial != nullptr) {
       for (int j = 0; j < K; ++j) a[j] = potentials.initial[j] * p[j];
     } else {
@@ -98,7 +107,7 @@ template <ChainPotentials::Kind kKind>
     const V c = LaneSum<kLanes>(a, K);
     IV valid;
     for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
-    dead |= valid & !(c > 0);  // impossible, NaN potentials or an underflow: no finite log Z
+    dead |= valid & PieceWise<N, IV>([](auto x) { return !(x > 0); }, c);  // impossible, NaN potentials or an underflow: no finite log Z
     const V s = PowerOfTwoScale<kLanes>(c, valid, &log2_sum);
     work.scale[t] = s;
     for (int j = 0; j < K; ++j) a[j] *= s;
@@ -107,7 +116,7 @@ template <ChainPotentials::Kind kKind>
 }
 
 // Backward pass; writes b_t to beta_rows [T x K] unless it is null.
-template <class Out>
+template <class Out, int N>
 void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, const std::array<double, kLanes>& inv_s,
               ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows, V* beta_rows) {
   const int K = tr.num_labels;
@@ -120,7 +129,7 @@ void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, co
     if (t == batch.length - 1) {
       for (int i = 0; i < K; ++i) beta[i] = last;
     } else {
-      LaneMatVec(work.w.data() + row + K, tr.et.data(), K, beta, [last](int, V x) { return x + last; });
+      LaneMatVec<N>(work.w.data() + row + K, tr.et.data(), K, beta, [last](int, V x) { return x + last; });
     }
     const V s = work.scale[t];
     for (int j = 0; j < K; ++j) {
@@ -145,42 +154,55 @@ void KeepTables(const LaneBatch<kLanes>& batch, int K, const ChainLanesWork& wor
 
 // IB x JB accumulators of Σ_t α_t(i) W_{t+1}(j) stay in registers over all t: 4 x 6 of them plus
 // the 10 operands fill the 32 AVX-512 registers and need 10 loads per 24 multiply-adds (the tables are
-// L2-resident for large K).
-template <int IB, int JB>
+// L2-resident for large K). Narrower clones (N < 64 bytes, 16 registers) take one native piece of
+// the lanes at a time in 2 x 4 blocks. Each accumulator sums over t in order either way.
+template <int N>
+struct XiShape {
+  static constexpr int kRows = NativePieces<V, N>::kCount == 1 ? 4 : 2;
+  static constexpr int kCols = NativePieces<V, N>::kCount == 1 ? 6 : 4;
+};
+
+template <int N, int IB, int JB>
 void XiBlock(const V* alpha, const V* w, int K, int T, int i0, int j0, V* xi) {
-  V acc[IB][JB] = {};
-  for (int t = 0; t + 1 < T; ++t) {
-    const V* a = alpha + static_cast<size_t>(t) * K + i0;
-    const V* wn = w + static_cast<size_t>(t + 1) * K + j0;
+  using P = Piece<V, N>;
+  for (int q = 0; q < NativePieces<V, N>::kCount; ++q) {
+    P acc[IB][JB] = {};
+    for (int t = 0; t + 1 < T; ++t) {
+      const PieceColumn<N, V> a{alpha + static_cast<size_t>(t) * K + i0, q};
+      const PieceColumn<N, V> wn{w + static_cast<size_t>(t + 1) * K + j0, q};
+      for (int ib = 0; ib < IB; ++ib) {
+        const P av = a[ib];
+        for (int jb = 0; jb < JB; ++jb) acc[ib][jb] += av * wn[jb];
+      }
+    }
     for (int ib = 0; ib < IB; ++ib) {
-      const V av = a[ib];
-      for (int jb = 0; jb < JB; ++jb) acc[ib][jb] += av * wn[jb];
+      for (int jb = 0; jb < JB; ++jb) {
+        V& out = xi[static_cast<size_t>(i0 + ib) * K + j0 + jb];
+        StorePiece<N>(&out, q, LoadPiece<N>(out, q) + acc[ib][jb]);
+      }
     }
   }
-  for (int ib = 0; ib < IB; ++ib) {
-    for (int jb = 0; jb < JB; ++jb) xi[static_cast<size_t>(i0 + ib) * K + j0 + jb] += acc[ib][jb];
-  }
 }
 
-constexpr int kXiRows = 4;
-constexpr int kXiCols = 6;
-
-template <int IB>
+template <int N, int IB>
 void XiRow(const V* alpha, const V* w, int K, int T, int i0, V* xi) {
+  constexpr int kCols = XiShape<N>::kCols;
   int j = 0;
-  for (; j + kXiCols <= K; j += kXiCols) XiBlock<IB, kXiCols>(alpha, w, K, T, i0, j, xi);
-  DispatchTail<kXiCols>(K - j, [&](auto width) { XiBlock<IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
+  for (; j + kCols <= K; j += kCols) XiBlock<N, IB, kCols>(alpha, w, K, T, i0, j, xi);
+  DispatchTail<kCols>(K - j, [&](auto width) { XiBlock<N, IB, decltype(width)::value>(alpha, w, K, T, i0, j, xi); });
 }
 
+template <int N>
 void AddOuterKernel(const V* a, const V* w, int K, int T, V* acc) {
+  constexpr int kRows = XiShape<N>::kRows;
   int i = 0;
-  for (; i + kXiRows <= K; i += kXiRows) XiRow<kXiRows>(a, w, K, T, i, acc);
-  DispatchTail<kXiRows>(K - i, [&](auto rows) { XiRow<decltype(rows)::value>(a, w, K, T, i, acc); });
+  for (; i + kRows <= K; i += kRows) XiRow<N, kRows>(a, w, K, T, i, acc);
+  DispatchTail<kRows>(K - i, [&](auto rows) { XiRow<N, decltype(rows)::value>(a, w, K, T, i, acc); });
 }
 
 }  // namespace
 
-SEQFLOW_ISA_CLONES(void, ChainLanesAddOuter, (const V* a, const V* w, int K, int T, V* acc), AddOuterKernel,
+SEQFLOW_ISA_WIDTH_CLONES(void, ChainLanesAddOuter, (const V* a, const V* w, int K, int T, V* acc), AddOuterKernel,
                    (a, w, K, T, acc))
 
 bool ChainLanesTables::live(int lane, const LaneBatch<kLanes>& batch) const {
@@ -229,7 +251,7 @@ void ChainLanesWork::Reserve(int T, int K) {
 
 namespace {
 
-template <class Out>
+template <class Out, int N>
 std::array<double, kLanes> ForwardBackwardKernel(const ChainPotentials& potentials,
                                                  const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
                                                  ChainLanesWork& work, const std::array<Out*, kLanes>& marginal_rows,
@@ -239,10 +261,10 @@ std::array<double, kLanes> ForwardBackwardKernel(const ChainPotentials& potentia
   IV bad = {};
   ForwardResult forward;
   if (potentials.kind == Kind::kLogScores) {
-    const V m_sum = FillPsi(potentials.table, K, batch, work.psi.data(), &bad);
-    forward = Forward<Kind::kLogScores>(potentials, transition, batch, m_sum, bad, work);
+    const V m_sum = FillPsi<N>(potentials.table, K, batch, work.psi.data(), &bad);
+    forward = Forward<Kind::kLogScores, N>(potentials, transition, batch, m_sum, bad, work);
   } else {
-    forward = Forward<Kind::kProbabilities>(potentials, transition, batch, V{}, bad, work);
+    forward = Forward<Kind::kProbabilities, N>(potentials, transition, batch, V{}, bad, work);
   }
   const bool rows = std::any_of(marginal_rows.begin(), marginal_rows.end(), [](Out* r) { return r != nullptr; });
   if (!rows && xi == nullptr && tables == nullptr) return forward.log_z;
@@ -251,8 +273,8 @@ std::array<double, kLanes> ForwardBackwardKernel(const ChainPotentials& potentia
     tables->beta.resize(static_cast<size_t>(batch.length) * K);
     beta_rows = tables->beta.data();
   }
-  Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows, beta_rows);
-  if (xi != nullptr) AddOuterKernel(work.alpha.data(), work.w.data(), K, batch.length, xi);
+  Backward<Out, N>(transition, batch, forward.inv_s, work, marginal_rows, beta_rows);
+  if (xi != nullptr) AddOuterKernel<N>(work.alpha.data(), work.w.data(), K, batch.length, xi);
   if (tables != nullptr) {
     KeepTables(batch, K, work, tables);
     tables->log_z = forward.log_z;
@@ -263,16 +285,29 @@ std::array<double, kLanes> ForwardBackwardKernel(const ChainPotentials& potentia
 using LogZ = std::array<double, kLanes>;
 using DoubleRows = std::array<double*, kLanes>;
 using FloatRows = std::array<float*, kLanes>;
-SEQFLOW_ISA_CLONES(LogZ, ForwardBackwardDouble,
+template <int N>
+LogZ ForwardBackwardDoubleKernel(const ChainPotentials& potentials, const ChainLanesTransition& transition,
+                                 const LaneBatch<kLanes>& batch, ChainLanesWork& work, const DoubleRows& rows, V* xi,
+                                 ChainLanesTables* tables) {
+  return ForwardBackwardKernel<double, N>(potentials, transition, batch, work, rows, xi, tables);
+}
+template <int N>
+LogZ ForwardBackwardFloatKernel(const ChainPotentials& potentials, const ChainLanesTransition& transition,
+                                const LaneBatch<kLanes>& batch, ChainLanesWork& work, const FloatRows& rows, V* xi,
+                                ChainLanesTables* tables) {
+  return ForwardBackwardKernel<float, N>(potentials, transition, batch, work, rows, xi, tables);
+}
+
+SEQFLOW_ISA_WIDTH_CLONES(LogZ, ForwardBackwardDouble,
                    (const ChainPotentials& potentials, const ChainLanesTransition& transition,
                     const LaneBatch<kLanes>& batch, ChainLanesWork& work, const DoubleRows& rows, V* xi,
                     ChainLanesTables* tables),
-                   ForwardBackwardKernel<double>, (potentials, transition, batch, work, rows, xi, tables))
-SEQFLOW_ISA_CLONES(LogZ, ForwardBackwardFloat,
+                   ForwardBackwardDoubleKernel, (potentials, transition, batch, work, rows, xi, tables))
+SEQFLOW_ISA_WIDTH_CLONES(LogZ, ForwardBackwardFloat,
                    (const ChainPotentials& potentials, const ChainLanesTransition& transition,
                     const LaneBatch<kLanes>& batch, ChainLanesWork& work, const FloatRows& rows, V* xi,
                     ChainLanesTables* tables),
-                   ForwardBackwardKernel<float>, (potentials, transition, batch, work, rows, xi, tables))
+                   ForwardBackwardFloatKernel, (potentials, transition, batch, work, rows, xi, tables))
 
 }  // namespace
 

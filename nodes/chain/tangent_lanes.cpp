@@ -50,7 +50,9 @@ void Prepare(const Pass& p) {
   }
 }
 
-// ȧ_t for every t (U_t gathered on the way); returns ζ per lane.
+// ȧ_t for every t (U_t gathered on the way); returns ζ per lane. N: the clone's native width
+// in bytes (LaneMatVec's blocks).
+template <int N>
 V ForwardTangent(const Pass& p) {
   const int K = p.K;
   V* ad = p.work.alpha_dot.data();
@@ -64,11 +66,11 @@ V ForwardTangent(const Pass& p) {
     if (t == 0) {
       for (int j = 0; j < K; ++j) ad[j] = alpha[j] * (p.u.initial != nullptr ? p.u.initial[j] + ue[j] : ue[j]);
     } else if (p.bigrams) {
-      LaneMatVec(alpha + row - K, p.work.de.data(), K, extra, [](int, V s) { return s; });
-      LaneMatVec(ad + row - K, p.tr.e.data(), K, ad + row,
+      LaneMatVec<N>(alpha + row - K, p.work.de.data(), K, extra, [](int, V s) { return s; });
+      LaneMatVec<N>(ad + row - K, p.tr.e.data(), K, ad + row,
                  [&](int c, V s) { return (s + extra[c]) * emit[row + c] + alpha[row + c] * ue[row + c]; });
     } else {
-      LaneMatVec(ad + row - K, p.tr.e.data(), K, ad + row,
+      LaneMatVec<N>(ad + row - K, p.tr.e.data(), K, ad + row,
                  [&](int c, V s) { return s * emit[row + c] + alpha[row + c] * ue[row + c]; });
     }
   }
@@ -99,6 +101,7 @@ void ScatterMarginals(const Pass& p, int t, const V* dg, const ChainTangentOutpu
 
 // ḃ_t from t = T-1 down, with dP_t scattered as soon as ḃ_t is known (and W_t, Ẇ_t kept for the
 // bigram sums).
+template <int N>
 void BackwardTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
   const int K = p.K;
   const V* alpha = p.tables.alpha.data();
@@ -119,10 +122,10 @@ void BackwardTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
       const size_t next = row + K;
       for (int k = 0; k < K; ++k) v[k] = emit[next + k] * (ue[next + k] * beta[next + k] + bd_next[k]);
       if (p.bigrams) {
-        LaneMatVec(p.work.w.data() + next, p.work.de_t.data(), K, extra, [](int, V s) { return s; });
-        LaneMatVec(v, p.tr.et.data(), K, bd, [extra](int c, V s) { return s + extra[c]; });
+        LaneMatVec<N>(p.work.w.data() + next, p.work.de_t.data(), K, extra, [](int, V s) { return s; });
+        LaneMatVec<N>(v, p.tr.et.data(), K, bd, [extra](int c, V s) { return s + extra[c]; });
       } else {
-        LaneMatVec(v, p.tr.et.data(), K, bd, [](int, V s) { return s; });
+        LaneMatVec<N>(v, p.tr.et.data(), K, bd, [](int, V s) { return s; });
       }
     }
     if (p.bigrams) {
@@ -158,20 +161,21 @@ void AddBigramTangent(const Pass& p, V zeta, const ChainTangentOutput& out) {
   }
 }
 
+template <int N>
 void ChainLanesTangentKernel(const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
                              const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
                              const ChainTangentOutput& out) {
   Pass p{transition, batch, tables, u, work, transition.num_labels, u.transition != nullptr, {}};
   for (int l = 0; l < kLanes; ++l) p.live[l] = tables.live(l, batch);
   Prepare(p);
-  const V zeta = ForwardTangent(p);
-  BackwardTangent(p, zeta, out);
+  const V zeta = ForwardTangent<N>(p);
+  BackwardTangent<N>(p, zeta, out);
   if (p.bigrams) AddBigramTangent(p, zeta, out);
 }
 
 }  // namespace
 
-SEQFLOW_ISA_CLONES(void, ChainLanesTangent,
+SEQFLOW_ISA_WIDTH_CLONES(void, ChainLanesTangent,
                    (const ChainLanesTransition& transition, const LaneBatch<kLanes>& batch,
                     const ChainLanesTables& tables, const ChainTangentDirection& u, ChainTangentWork& work,
                     const ChainTangentOutput& out),

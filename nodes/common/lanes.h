@@ -57,9 +57,12 @@ inline Lanes<L> LaneSum(const Lanes<L>* v, int n) {
 // s = 2^-floor(log2 c) for c > 0, by exponent arithmetic: multiplying by s is exact and maps
 // c into [1, 2), so a chain's scaling costs no division and log Z one log per sentence. Adds
 // floor(log2 c) to *log2_sum in lanes where `valid`.
+// The exponent field is taken by a logical shift (the mask makes it equal to an arithmetic one,
+// which AVX2 lacks for int64 and GCC would do element by element).
 template <int L>
 inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2_sum) {
-  const IntLanes<L> biased = (std::bit_cast<IntLanes<L>>(c) >> 52) & 0x7ff;
+  typedef uint64_t Bits __attribute__((vector_size(8 * L)));
+  const IntLanes<L> biased = std::bit_cast<IntLanes<L>>(std::bit_cast<Bits>(c) >> 52) & 0x7ff;
   *log2_sum += valid & (biased - 1023);
   const IntLanes<L> bits = (2046 - biased) << 52;  // biased exponent of 2^(1023 - biased)
   return std::bit_cast<Lanes<L>>(bits);
