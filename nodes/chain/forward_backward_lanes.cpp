@@ -29,7 +29,7 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
     V* p = psi + static_cast<size_t>(t) * K;
     IV valid;
     for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
-    GatherStep<kLanes>(scores, K, batch, t, 0.0, p);
+    GatherStep<kLanes, N>(scores, K, batch, t, 0.0, p);
     V m;
     for (int q = 0; q < NativePieces<V, N>::kCount; ++q) {
       const PieceColumn<N, V> pq{p, q};
@@ -96,7 +96,7 @@ template <ChainPotentials::Kind kKind, int N>
   for (int t = 0; t < batch.length; ++t) {
     V* a = alpha + static_cast<size_t>(t) * K;
     V* p = work.psi.data() + static_cast<size_t>(t) * K;
-    if constexpr (kKind == Kind::kProbabilities) GatherStep<kLanes>(potentials.table, K, batch, t, 1.0, p);
+    if constexpr (kKind == Kind::kProbabilities) GatherStep<kLanes, N>(potentials.table, K, batch, t, 1.0, p);
     if (t > 0) {
       LaneMatVec<N>(a - K, tr.e.data(), K, a, [p](int j, V x) { return x * p[j]; });
     } else if (potentials.initial != nullptr) {
@@ -136,7 +136,7 @@ void Backward(const ChainLanesTransition& tr, const LaneBatch<kLanes>& batch, co
       gamma[j] = work.alpha[row + j] * beta[j];
       work.w[row + j] = work.psi[row + j] * beta[j] * s;
     }
-    ScatterStep<Out>(gamma, K, batch, t, marginal_rows);
+    ScatterStep<Out, N>(gamma, K, batch, t, marginal_rows);
     if (beta_rows != nullptr) std::copy(beta, beta + K, beta_rows + row);
   }
 }

@@ -62,7 +62,7 @@ V ForwardTangent(const Pass& p) {
   const V* emit = p.tables.emit.data();
   for (int t = 0; t < p.batch.length; ++t) {
     const size_t row = static_cast<size_t>(t) * K;
-    GatherStep<kLanes>(p.u.position, K, p.batch, t, 0.0, ue + row);
+    GatherStep<kLanes, N>(p.u.position, K, p.batch, t, 0.0, ue + row);
     if (t == 0) {
       for (int j = 0; j < K; ++j) ad[j] = alpha[j] * (p.u.initial != nullptr ? p.u.initial[j] + ue[j] : ue[j]);
     } else if (p.bigrams) {

@@ -14,9 +14,10 @@ using V = Lanes<kLanes>;
 using IV = IntLanes<kLanes>;
 
 // e_t for step t: gathered from the log table, or gathered from probabilities and logged in place.
+template <int N>
 void LogPotentialStep(const ChainViterbiModel& model, const ChainViterbiTable& table, const LaneBatch<kLanes>& batch,
                       int t, V* e) {
-  GatherStep<kLanes>(table.table, model.K, batch, t, 0.0, e);
+  GatherStep<kLanes, N>(table.table, model.K, batch, t, 0.0, e);
   if (!table.take_log) return;
   for (int l = 0; l < kLanes; ++l) {
     if (t >= batch.len(l)) continue;  // the padding 0 is already log 1
@@ -33,11 +34,11 @@ void Forward(const ChainViterbiModel& model, const ChainViterbiTable& table, con
   work->log_emit.resize(K);
   V* e = work->log_emit.data();
   V* delta = work->delta.data();
-  LogPotentialStep(model, table, batch, 0, e);
+  LogPotentialStep<N>(model, table, batch, 0, e);
   for (int j = 0; j < K; ++j) delta[j] = model.log_initial[j] + e[j];
   for (int t = 1; t < batch.length; ++t) {
     V* d = delta + static_cast<size_t>(t) * K;
-    LogPotentialStep(model, table, batch, t, e);
+    LogPotentialStep<N>(model, table, batch, t, e);
     LaneMaxPlus<N>(d - K, model.log_a_row_major.data(), K, d, [e](int j, V x) { return x + e[j]; });
   }
 }
@@ -70,7 +71,7 @@ void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, C
   next.fill(K);
   for (int t = batch.length - 1; t >= 0; --t) {
     const V* d = work->delta.data() + static_cast<size_t>(t) * K;
-    GatherColumns<kLanes>(model.log_a_ext.data(), K, next, 0.0, log_a);
+    GatherColumns<kLanes, N>(model.log_a_ext.data(), K, next, 0.0, log_a);
     IV arg;
     V best;
     for (int p = 0; p < NativePieces<V, N>::kCount; ++p) {

@@ -18,23 +18,33 @@
 
 namespace seqflow {
 
+namespace lanes_internal {
+template <int N>
+void GatherColumns8(const double* table, int K, const std::array<int64_t, 8>& column, double pad, Lanes<8>* out);
+}  // namespace lanes_internal
+
 // out[j][l] = table[column[l] * K + j] for j < K, or `pad` where column[l] < 0.
-// `table` is a column-major matrix with K rows (column c = K contiguous values).
-template <int L>
+// `table` is a column-major matrix with K rows (column c = K contiguous values). N: the native
+// width in bytes of the clone it is compiled into (nodes/common/lanes.h).
+template <int L, int N = kNativeBytesAvx512>
 inline void GatherColumns(const double* table, int K, const std::array<int64_t, L>& column, double pad, Lanes<L>* out) {
-  for (int l = 0; l < L; ++l) {
-    const double* col = column[l] >= 0 ? table + column[l] * K : nullptr;
-    for (int j = 0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
+  if constexpr (L == 8) {
+    lanes_internal::GatherColumns8<N>(table, K, column, pad, out);
+  } else {
+    for (int l = 0; l < L; ++l) {
+      const double* col = column[l] >= 0 ? table + column[l] * K : nullptr;
+      for (int j = 0; j < K; ++j) out[j][l] = col != nullptr ? col[j] : pad;
+    }
   }
 }
 
 // GatherColumns of the symbols at step t: out[j][l] = table[obs_l[t] * K + j], `pad` for the
 // lanes whose sentence has ended.
-template <int L>
+template <int L, int N = kNativeBytesAvx512>
 inline void GatherStep(const double* table, int K, const LaneBatch<L>& batch, int t, double pad, Lanes<L>* out) {
   std::array<int64_t, L> column;
   for (int l = 0; l < L; ++l) column[l] = t < batch.len(l) ? batch.obs[l][t] : -1;
-  GatherColumns<L>(table, K, column, pad, out);
+  GatherColumns<L, N>(table, K, column, pad, out);
 }
 
 namespace lanes_internal {
@@ -98,13 +108,51 @@ inline void Transpose16x16(FloatLanes<16> r[16]) {
   }
 }
 
-}  // namespace lanes_internal
+// Transpose8x8 in a clone of native width N bytes. Below 64 GCC lowers the 64-byte shuffles of
+// Transpose8x8 element by element, so the 8 x 8 block is cut into W x W blocks of native pieces
+// (W = 4 doubles on AVX2, 2 on the baseline), each transposed in registers and put in its mirror
+// place. Moves only: the same values either way.
+template <int N>
+inline void Transpose8x8Native(Lanes<8> r[8]) {
+  using Pieces = NativePieces<Lanes<8>, N>;
+  if constexpr (Pieces::kCount == 1) {
+    Transpose8x8(r);
+  } else {
+    using P = typename Pieces::Piece;
+    constexpr int W = Pieces::kWidth;
+    constexpr int Q = Pieces::kCount;  // 8 / W
+    P in[8][Q];
+    for (int j = 0; j < 8; ++j) {
+      for (int q = 0; q < Q; ++q) in[j][q] = LoadPiece<N>(r[j], q);
+    }
+    for (int bi = 0; bi < Q; ++bi) {
+      for (int bj = 0; bj < Q; ++bj) {
+        P b[W];
+        for (int k = 0; k < W; ++k) b[k] = in[bi * W + k][bj];
+        if constexpr (W == 4) {
+          const P t0 = __builtin_shufflevector(b[0], b[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(b[0], b[1], 1, 5, 3, 7);
+          const P t2 = __builtin_shufflevector(b[2], b[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(b[2], b[3], 1, 5, 3, 7);
+          b[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+          b[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+          b[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+          b[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+        } else {
+          static_assert(W == 2);
+          const P t0 = __builtin_shufflevector(b[0], b[1], 0, 2), t1 = __builtin_shufflevector(b[0], b[1], 1, 3);
+          b[0] = t0;
+          b[1] = t1;
+        }
+        for (int k = 0; k < W; ++k) StorePiece<N>(&r[bj * W + k], bi, b[k]);
+      }
+    }
+  }
+}
 
 // Per block of 8 rows: eight column loads and one transpose; the last K mod 8 rows value by value
 // (a partial vector load costs more than the moves it saves).
-template <>
-inline void GatherColumns<8>(const double* table, int K, const std::array<int64_t, 8>& column, double pad,
-                             Lanes<8>* out) {
+template <int N>
+inline void GatherColumns8(const double* table, int K, const std::array<int64_t, 8>& column, double pad,
+                           Lanes<8>* out) {
   const Lanes<8> pad_v = Lanes<8>{} + pad;
   int j0 = 0;
   for (; j0 + 8 <= K; j0 += 8) {
@@ -116,7 +164,7 @@ inline void GatherColumns<8>(const double* table, int K, const std::array<int64_
         r[l] = pad_v;
       }
     }
-    lanes_internal::Transpose8x8(r);
+    Transpose8x8Native<N>(r);
     for (int j = 0; j < 8; ++j) out[j0 + j] = r[j];
   }
   for (int l = 0; l < 8; ++l) {
@@ -125,9 +173,11 @@ inline void GatherColumns<8>(const double* table, int K, const std::array<int64_
   }
 }
 
+}  // namespace lanes_internal
+
 // rows[l][t * K + j] = v[j][l] (converted to Out, double or float) for the lanes with
 // t < len[l] and rows[l] != nullptr: the lane table's row t back to per-token rows.
-template <class Out>
+template <class Out, int N = kNativeBytesAvx512>
 inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len, int t,
                         const std::array<Out*, 8>& rows) {
   // The lanes to write, found once per step rather than once per block of 8 states.
@@ -143,7 +193,7 @@ inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len,
   for (; j0 + 8 <= K; j0 += 8) {
     Lanes<8> r[8];
     for (int j = 0; j < 8; ++j) r[j] = v[j0 + j];
-    lanes_internal::Transpose8x8(r);
+    lanes_internal::Transpose8x8Native<N>(r);
     for (int a = 0; a < active; ++a) {
       const Lanes<8>& row = r[lane_of[a]];
       for (int j = 0; j < 8; ++j) dst[a][j0 + j] = static_cast<Out>(row[j]);
@@ -155,11 +205,11 @@ inline void ScatterRows(const Lanes<8>* v, int K, const std::array<int, 8>& len,
 }
 
 // ScatterRows for the sentences of a LaneBatch.
-template <class Out>
+template <class Out, int N = kNativeBytesAvx512>
 inline void ScatterStep(const Lanes<8>* v, int K, const LaneBatch<8>& batch, int t, const std::array<Out*, 8>& rows) {
   std::array<int, 8> len;
   for (int l = 0; l < 8; ++l) len[l] = batch.len(l);
-  ScatterRows<Out>(v, K, len, t, rows);
+  ScatterRows<Out, N>(v, K, len, t, rows);
 }
 
 // GatherColumns in single precision on 16 lanes: one 16 x 16 transpose per 16 rows, the last

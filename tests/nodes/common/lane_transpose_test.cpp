@@ -1,5 +1,6 @@
 // The lane gathers and scatters (register transposes) against their one-value-at-a-time
-// definitions, for every K up to three blocks, padded lanes and absent rows included.
+// definitions, for every K up to three blocks, padded lanes and absent rows included; the
+// double-precision ones also in the forms for narrower clones (native pieces of 32 and 16 bytes).
 #include "nodes/common/lane_transpose.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,32 @@
 
 namespace seqflow {
 namespace {
+
+template <int N>
+void CheckGatherColumnsOfDoubles() {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (int K = 1; K <= 40; ++K) {
+    const int columns = 23;
+    std::vector<double> table(static_cast<size_t>(K) * columns);
+    for (double& x : table) x = uniform(rng);
+    std::array<int64_t, 8> column;
+    for (int l = 0; l < 8; ++l) column[l] = l % 3 == 2 ? -1 : (l * 5) % columns;
+    LaneVector<Lanes<8>> out(K);
+    GatherColumns<8, N>(table.data(), K, column, 9.5, out.data());
+    for (int j = 0; j < K; ++j) {
+      for (int l = 0; l < 8; ++l) {
+        const double want = column[l] < 0 ? 9.5 : table[column[l] * K + j];
+        ASSERT_EQ(out[j][l], want) << "N=" << N << " K=" << K << " j=" << j << " l=" << l;
+      }
+    }
+  }
+}
+
+TEST(LaneTranspose, GatherColumnsOfDoublesOnNativePieces) {
+  CheckGatherColumnsOfDoubles<kNativeBytesAvx2>();
+  CheckGatherColumnsOfDoubles<kNativeBytesBaseline>();
+}
 
 TEST(LaneTranspose, GatherColumnsOfDoublesAndFloats) {
   std::mt19937 rng(3);
@@ -41,7 +68,7 @@ TEST(LaneTranspose, GatherColumnsOfDoublesAndFloats) {
   }
 }
 
-template <class Out>
+template <class Out, int N>
 void CheckScatter() {
   for (int K = 1; K <= 24; ++K) {
     LaneVector<Lanes<8>> v(K);
@@ -52,20 +79,23 @@ void CheckScatter() {
     std::vector<std::vector<Out>> storage(8, std::vector<Out>(static_cast<size_t>(10) * K, Out(-1)));
     std::array<Out*, 8> rows{};
     for (int l = 0; l < 8; ++l) rows[l] = l == 6 ? nullptr : storage[l].data();
-    ScatterRows<Out>(v.data(), K, len, t, rows);
+    ScatterRows<Out, N>(v.data(), K, len, t, rows);
     for (int l = 0; l < 8; ++l) {
       for (int j = 0; j < K; ++j) {
         const bool written = l != 6 && t < len[l];
         const Out want = written ? static_cast<Out>(v[j][l]) : Out(-1);
-        ASSERT_EQ(storage[l][static_cast<size_t>(t) * K + j], want) << "K=" << K << " l=" << l << " j=" << j;
+        ASSERT_EQ(storage[l][static_cast<size_t>(t) * K + j], want) << "N=" << N << " K=" << K << " l=" << l << " j=" << j;
       }
     }
   }
 }
 
 TEST(LaneTranspose, ScatterRowsToDoubleAndFloatRows) {
-  CheckScatter<double>();
-  CheckScatter<float>();
+  for (auto check : {CheckScatter<double, kNativeBytesAvx512>, CheckScatter<float, kNativeBytesAvx512>,
+                     CheckScatter<double, kNativeBytesAvx2>, CheckScatter<float, kNativeBytesAvx2>,
+                     CheckScatter<double, kNativeBytesBaseline>, CheckScatter<float, kNativeBytesBaseline>}) {
+    check();
+  }
 }
 
 }  // namespace
