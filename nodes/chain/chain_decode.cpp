@@ -4,6 +4,7 @@
 #include <array>
 
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/chain/second_order_decode.h"
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/parallel.h"
@@ -141,6 +142,7 @@ std::vector<int32_t> ArgMaxRows(const double* rows, int T, int K) {
 
 std::vector<std::vector<int32_t>> ChainViterbiCorpus(const ChainTables& tables,
                                                      const std::vector<std::vector<int32_t>>& sentences, int threads) {
+  if (tables.trigram.size() > 0) return SecondOrderViterbiCorpus(tables, sentences, threads);
   return tables.kind == ChainScoreKind::kProbabilities ? ViterbiProbabilities(tables, sentences, threads)
                                                        : ViterbiScores(tables, sentences, threads);
 }
@@ -148,6 +150,7 @@ std::vector<std::vector<int32_t>> ChainViterbiCorpus(const ChainTables& tables,
 std::vector<std::vector<int32_t>> ChainPosteriorCorpus(const ChainTables& tables,
                                                        const std::vector<std::vector<int32_t>>& sentences, int threads,
                                                        std::vector<std::vector<double>>* marginals) {
+  if (tables.trigram.size() > 0) return SecondOrderPosteriorCorpus(tables, sentences, threads, marginals);
   const int K = tables.num_labels();
   const bool probabilities = tables.kind == ChainScoreKind::kProbabilities;
   const ChainPotentials potentials{

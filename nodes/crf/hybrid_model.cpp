@@ -142,6 +142,11 @@ std::string HybridModel::Describe() const {
 
 Result<std::vector<std::string>> CommonLabels(const std::vector<std::shared_ptr<const CrfModel>>& experts) {
   if (experts.empty()) return Status::Invalid("a hybrid model needs at least one CRF expert");
+  for (size_t i = 0; i < experts.size(); ++i) {
+    if (experts[i]->order != 1)
+      return Status::Invalid(fmt::format(
+          "CRF expert {} is second-order (crf.train order: 2); crf.lop and crf.hysol take first-order experts", i + 1));
+  }
   const std::vector<std::string>& first = experts[0]->label_names;
   for (size_t i = 1; i < experts.size(); ++i) {
     const std::vector<std::string>& other = experts[i]->label_names;
