@@ -1,5 +1,6 @@
 // A second-order CrfModel: its round trip (the order read back from the weight count), its chains
-// decoded by the corpus decoders against enumeration, and the hybrid models' refusal of it.
+// decoded by the corpus decoders against enumeration, and a pool of it (crf.lop's HybridModel)
+// decoding as the CRF does.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -93,12 +94,27 @@ TEST(CrfModelOrder2, DecodersMatchEnumeration) {
   EXPECT_GT(decoded, 40);
 }
 
-TEST(CrfModelOrder2, HybridModelsTakeFirstOrderExpertsOnly) {
-  const auto corpus = RandomCorpus(10, 5);
-  const std::shared_ptr<const CrfModel> expert = RandomSecondOrderCrf(*corpus, 6);
-  const Result<std::vector<std::string>> labels = CommonLabels({expert});
-  ASSERT_FALSE(labels.ok());
-  EXPECT_THAT(labels.status().ToString(), HasSubstr("second-order"));
+// One second-order expert at γ = 1 with no HMMs is the CRF (its scores rounded to float).
+TEST(CrfModelOrder2, APoolOfOneSecondOrderExpertDecodesAsTheCrf) {
+  const auto corpus = RandomCorpus(60, 7);
+  const auto crf = RandomSecondOrderCrf(*corpus, 8);
+  HybridModel pool;
+  pool.label_names = kLabels;
+  pool.encoding = TagEncoding::kIob2;
+  pool.experts = {crf};
+  pool.gamma = Eigen::VectorXd::Ones(1);
+  const ChainCorpus want = ValueOrThrow(crf->Chains(*corpus, 1));
+  const ChainCorpus got = ValueOrThrow(pool.Chains(*corpus, 2));
+  ASSERT_EQ(got.tables.trigram.size(), TrigramSize(3));
+  EXPECT_LT((got.tables.trigram - want.tables.trigram).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_EQ(ChainViterbiCorpus(got.tables, got.columns, 2), ChainViterbiCorpus(want.tables, want.columns, 1));
+  std::vector<std::vector<double>> got_marginals, want_marginals;
+  ChainPosteriorCorpus(got.tables, got.columns, 2, &got_marginals);
+  ChainPosteriorCorpus(want.tables, want.columns, 1, &want_marginals);
+  for (size_t n = 0; n < got_marginals.size(); ++n) {
+    ASSERT_EQ(got_marginals[n].size(), want_marginals[n].size());
+    for (size_t i = 0; i < got_marginals[n].size(); ++i) EXPECT_NEAR(got_marginals[n][i], want_marginals[n][i], 1e-6);
+  }
 }
 
 }  // namespace
