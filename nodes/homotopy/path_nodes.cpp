@@ -270,7 +270,7 @@ void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
   RegisterEmNodes(registry);
   registry.AddKind(PathKind().As(NodeRole::kTrainer).Attaching(HomotopyPath::CsvTable()));
-  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda"));
+  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda").SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow
