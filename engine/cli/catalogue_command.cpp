@@ -6,6 +6,7 @@
 #include "engine/base/log.h"
 #include "engine/cache/cache.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/pipeline_schema.h"
 
 namespace seqflow::cli {
 namespace {
@@ -65,6 +66,11 @@ int KindsCommand(const std::string& name) {
   }
   for (const KindSpec* kind : registry.Kinds())
     std::printf("%-24s -> %-12s %s\n", kind->name.c_str(), kind->output_type.c_str(), kind->doc.c_str());
+  return 0;
+}
+
+int SchemaCommand() {
+  std::fputs(PipelineSchema(TheRegistry()).c_str(), stdout);
   return 0;
 }
 
