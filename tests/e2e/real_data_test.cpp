@@ -4,7 +4,10 @@
 //   CoNLL-2000, one <UNK>:      Viterbi F1 .8084 acc .8906; SMS F1 .8095 acc .8932 (= the peers
 //                               README's plain HMM, 80.84 / 80.95)
 //   CoNLL-2000, shape classes:  Viterbi F1 .8279 acc .8999; SMS F1 .8294 acc .9022
-//   Cora citations (runs):      Viterbi F1 .7310 acc .8897; SMS F1 .7111 acc .8997
+//   Cora citations (runs):      Viterbi F1 .7310 acc .8897; SMS F1 .7111 acc .8997 (whitespace
+//                               tokens, labeled-only vocabulary; 2026-11-24, the paper's setting
+//                               of issue 20, punctuation split and vocabulary over L ∪ U:
+//                               Viterbi F1 .5531 acc .8908; SMS F1 .5962 acc .9043)
 //   CoNLL-2000 CRF, standard template, sigma2 1, m = 4: Viterbi F1 .9379 acc .9605; SMS F1 .9366
 //                               acc .9604 (peers with the same objective: 93.67-93.80)
 #include <gtest/gtest.h>
@@ -25,10 +28,10 @@ struct Expectation {
 
 // The summary of `pipeline` run into DIR/out; DIR (a new temporary folder) in `dir`.
 nlohmann::json RunPipeline(const std::string& pipeline, const std::string& out, std::string* dir = nullptr,
-                           const std::vector<std::string>& extra_args = {}) {
+                           const std::vector<std::string>& extra = {}) {
   std::string tmp = MakeTempDir("seqflow-real");
   std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", tmp + "/cache", "--out", tmp + "/" + out};
-  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  args.insert(args.end(), extra.begin(), extra.end());
   CliResult r = RunSeqflow(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (dir) *dir = tmp;
@@ -61,11 +64,11 @@ TEST(RealData, Conll2000SupervisedHmm) {
 }
 
 TEST(RealData, CitationsSupervisedHmm) {
-  nlohmann::json s = RunPipeline("citations_hmm.yaml", "out");
+  nlohmann::json s = RunPipeline("citations_hmm.yaml", "out", nullptr, {"--ablation", "decoder"});
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
-                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.725, 0.885},
-                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.705, 0.895},
+                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.550, 0.888},
+                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.593, 0.902},
                });
 }
 
