@@ -10,24 +10,38 @@ namespace seqflow {
 
 namespace {
 
-ArtifactPtr RunVocab(NodeContext& ctx, const VocabOptions& options) {
+// What features.vocab reads: the counting options and how many of its inputs count.
+struct VocabNodeOptions {
+  VocabOptions vocab;
+  int64_t counted_inputs = 0;
+};
+
+ArtifactPtr RunVocab(NodeContext& ctx, const VocabNodeOptions& options) {
   auto inputs = ctx.InList<Corpus>("data");
+  if (options.counted_inputs > static_cast<int64_t>(inputs.size()))
+    throw StatusError(Status::Invalid("counted_inputs is " + std::to_string(options.counted_inputs) + " but port 'data' has " +
+                                      std::to_string(inputs.size()) + " corpora"));
+  // An ablation cannot rewire `in`; counted_inputs drops the later corpora (e.g. unlabeled text) instead.
+  const size_t counted = options.counted_inputs > 0 ? static_cast<size_t>(options.counted_inputs) : inputs.size();
   std::vector<const Corpus*> corpora;
-  for (const auto& c : inputs) corpora.push_back(c.get());
-  auto vocab = std::make_shared<Vocab>(BuildVocab(corpora, options));
+  for (size_t i = 0; i < counted; ++i) corpora.push_back(inputs[i].get());
+  auto vocab = std::make_shared<Vocab>(BuildVocab(corpora, options.vocab));
   ctx.Metric("known_words", vocab->num_known());
   ctx.Metric("size", vocab->size());
   return vocab;
 }
 
-ParamTable<VocabOptions> VocabParams() {
-  using O = VocabOptions;
+ParamTable<VocabNodeOptions> VocabParams() {
+  using O = VocabNodeOptions;
+  auto vocab = [](auto member) { return At(&O::vocab, member); };
   ParamTable<O> table;
-  table.Int("min_count", &O::min_count, "occurrences a word needs to be known")
+  table.Int("min_count", vocab(&VocabOptions::min_count), "occurrences a word needs to be known")
       .Min(1)
-      .Enum("unknown", &O::unknown, {UnknownScheme::kSingle, UnknownScheme::kShape}, UnknownSchemeName,
+      .Enum("unknown", vocab(&VocabOptions::unknown), {UnknownScheme::kSingle, UnknownScheme::kShape}, UnknownSchemeName,
             "unknown-word classes: one <UNK>, or by shape")
-      .Bool("lowercase", &O::lowercase, "lowercase words before counting and lookup");
+      .Bool("lowercase", vocab(&VocabOptions::lowercase), "lowercase words before counting and lookup")
+      .Int("counted_inputs", &O::counted_inputs, "count words in the first N corpora of 'data' only (0: all)")
+      .Min(0);
   return table;
 }
 
@@ -92,9 +106,9 @@ KindSpec TemplatesKind() {
 
 void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<Vocab>();
-  registry.AddKind(VocabKind());
+  registry.AddKind(VocabKind().FittingInputs({"data"}));
   registry.AddArtifactType<FeatureSet>();
-  registry.AddKind(TemplatesKind());
+  registry.AddKind(TemplatesKind().Fitting({"data"}));
 }
 
 }  // namespace seqflow

@@ -169,6 +169,7 @@ const char* NormalFlowStopName(NormalFlowStop stop) {
     case NormalFlowStop::kReachedEnd: return "reached_end";
     case NormalFlowStop::kMaxSteps: return "max_steps";
     case NormalFlowStop::kStepTooSmall: return "step_too_small";
+    case NormalFlowStop::kStopped: return "stopped";
   }
   return "?";
 }
@@ -229,6 +230,10 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     current = std::move(next);
     have_previous = true;
     SEQFLOW_RETURN_IF_ERROR(record(current, taken, c.iterations));
+    if (callbacks.stop && callbacks.stop(result.points.back())) {
+      result.stop = NormalFlowStop::kStopped;
+      break;
+    }
   }
   result.evaluations = tracker.evaluations();
   return result;

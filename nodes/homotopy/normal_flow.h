@@ -92,7 +92,8 @@ struct NormalFlowPoint {
   int corrector_iterations = 0;
 };
 
-enum class NormalFlowStop { kReachedEnd, kMaxSteps, kStepTooSmall };
+// kStopped: the caller's `stop` predicate ended the track.
+enum class NormalFlowStop { kReachedEnd, kMaxSteps, kStepTooSmall, kStopped };
 
 struct NormalFlowResult {
   std::vector<NormalFlowPoint> points;  // the last is on λ = lambda_end when kReachedEnd
@@ -105,6 +106,9 @@ struct NormalFlowResult {
 struct NormalFlowCallbacks {
   std::function<void(const NormalFlowPoint&)> progress;  // optional
   CancelToken cancel;
+  // Optional, asked after each accepted point (after `progress`): true ends the track there with
+  // kStopped, that point the last (e.g. a curve leaving the interval of interest).
+  std::function<bool(const NormalFlowPoint&)> stop;
 };
 
 Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,

@@ -2,11 +2,13 @@
 #include <cmath>
 
 #include "nodes/homotopy/em_lambda.h"
+#include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/homotopy/homotopy_path.h"
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/path_tracker.h"
 #include "nodes/homotopy/select_point.h"
+#include "nodes/homotopy/sequence_entropy.h"
 
 namespace seqflow {
 
@@ -20,13 +22,37 @@ constexpr int kAutoDenseMaxParams = 650;  // measured crossover, bench/RESULTS.m
 // The tangent and corrector algebra asked for; kAuto picks by the number of parameters.
 enum class SolverChoice { kAuto, kDense, kMatrixFree };
 
-// What homotopy.em_lambda_path reads. tracker.solver and tracker.threads are the node's choice.
+// Which tracker follows the curve: HOMPACK's normal flow (em_lambda_curve.h: turns at folds and
+// runs on to λ = 1) or the Euler predictor with the pseudo-arclength corrector (path_tracker.h).
+enum class TrackerChoice { kNormalFlow, kEuler };
+
+// What homotopy.em_lambda_path reads. tracker.solver and tracker.threads are the node's choice;
+// step, max_step, max_steps, lambda_end and the linear solves serve both trackers.
 struct PathNodeOptions {
   EmStartOptions start;
   PathOptions tracker;
+  TrackerChoice tracker_kind = TrackerChoice::kNormalFlow;
+  double arc_tol = 1e-6;  // normal flow: corrector tolerance (ARCRE = ARCAE) while tracking
+  double end_gap = 1e-3;
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
+
+EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOptions& euler) {
+  EmLambdaCurveOptions o;
+  o.solver = euler.solver;
+  o.linear = euler.linear;
+  o.threads = euler.threads;
+  o.record_spectrum = euler.record_spectrum;
+  o.end_gap = declared.end_gap;
+  o.tracker.first_step = euler.step;
+  o.tracker.max_step = euler.max_step;
+  o.tracker.max_steps = euler.max_steps;
+  o.tracker.lambda_end = euler.lambda_end;
+  o.tracker.arc_rel_tol = declared.arc_tol;
+  o.tracker.arc_abs_tol = declared.arc_tol;
+  return o;
+}
 
 PathOptions TrackerOptions(const PathNodeOptions& declared, int num_params, int threads) {
   PathOptions o = declared.tracker;
@@ -91,11 +117,18 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
   callbacks.cancel = ctx.cancellation();
   PathResult result =
-      ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
+      declared.tracker_kind == TrackerChoice::kNormalFlow
+          ? ValueOrThrow(TraceEmLambdaCurve(layout, in.start->params, em0, in.data.unlabeled,
+                                            CurveOptions(declared, options), callbacks))
+          : ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
   // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
   for (auto& p : result.points)
     if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));
   path->stop = StopName(result.stop);
+  // H(y | x) per token on U at every point, for max_sequence_entropy (one forward-backward each).
+  for (size_t i = 0; i < path->points.size(); ++i)
+    path->points[i].metrics["sequence_entropy"] =
+        ValueOrThrow(MeanSequenceEntropy(path->ModelAt(i)->params, in.data.unlabeled, ctx.threads()));
   if (in.test) ScoreAlongPath(ctx, *in.test, declared.decoder, *path);
   const HomotopyPoint& last = path->points.back();
   ctx.Metric("points", static_cast<double>(path->points.size()));
@@ -153,6 +186,12 @@ ParamTable<PathNodeOptions> PathParams() {
   auto tracker = [](auto member) { return At(&O::tracker, member); };
   ParamTable<O> table;
   table.Include(&O::start, EmStartParams())
+      .Enum("tracker", &O::tracker_kind, {{"normal_flow", TrackerChoice::kNormalFlow}, {"euler", TrackerChoice::kEuler}},
+            "normal_flow (HOMPACK, turns at folds, runs to lambda = 1) or euler (Algorithm 1 + corrector)")
+      .Double("arc_tol", &O::arc_tol, "normal_flow: corrector tolerance on the Newton step, relative + absolute")
+      .Greater(0)
+      .Double("end_gap", &O::end_gap, "normal_flow: land on lambda_end by Newton at fixed lambda from within this")
+      .Greater(0)
       .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
       .Greater(0)
       .Bool("adaptive", tracker(&PathOptions::adaptive), "grow / halve the step by the corrector's effort")
@@ -161,10 +200,10 @@ ParamTable<PathNodeOptions> PathParams() {
       .Double("max_step", tracker(&PathOptions::max_step), "largest adaptive step")
       .Greater(0)
       .Int("corrector_iterations", tracker(&PathOptions::corrector_iterations),
-           "Newton corrector iterations; 0 = Euler only")
+           "euler: Newton corrector iterations; 0 = Euler only")
       .Min(0)
       .Double("corrector_tol", tracker(&PathOptions::corrector_tol),
-              "corrected when |F|_inf <= tol max(1, |theta|_inf)")
+              "euler: corrected when |F|_inf <= tol max(1, |theta|_inf)")
       .Greater(0)
       .Double("gmres_tol", At(&O::tracker, &PathOptions::linear, &LinearSolveOptions::gmres, &GmresOptions::rel_tol),
               "relative residual of the matrix-free solves")
@@ -187,9 +226,10 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "2",
+                  "3",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
-                  "arc length (Haffari & Sarkar 2008, Algorithm 1) with a Newton corrector and adaptive steps; "
+                  "arc length (Haffari & Sarkar 2008, Algorithm 1): HOMPACK's normal flow through the folds, or "
+                  "Euler steps with a Newton corrector and adaptive steps; "
                   "records s, lambda, the spectrum of lambda*grad EM_1 - I and the unlabeled label entropy.",
                   "HomotopyPath",
                   SemiSupervisedPorts(true),
@@ -201,7 +241,7 @@ ParamTable<SelectNodeOptions> SelectParams() {
   using O = SelectNodeOptions;
   ParamTable<O> table;
   table.String("criterion", &O::criterion, "how to choose lambda")
-      .OneOf({"monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
+      .OneOf({"monotone", "min_eig", "first_singularity", "max_entropy", "max_sequence_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
               "dev_likelihood"})
       .Double("lambda", &O::lambda, "the allocation for criterion: fixed")
       .Min(0)
@@ -214,7 +254,8 @@ KindSpec SelectKind() {
   return KindSpec{
       "homotopy.select",
       "1",
-      "Picks one point of a path: monotone, min_eig, max_entropy (Haffari & Sarkar 2008, 5.2), fixed lambda, "
+      "Picks one point of a path: monotone, min_eig, first_singularity, max_entropy (token marginals) or "
+      "max_sequence_entropy (H(y|x)) (Haffari & Sarkar 2008, 5.2), fixed lambda, "
       "mle, or the best dev_f1 / dev_accuracy / dev_likelihood on a held-out corpus.",
       "HmmModel",
       {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},
@@ -229,7 +270,7 @@ void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
   RegisterEmNodes(registry);
   registry.AddKind(PathKind().As(NodeRole::kTrainer).Attaching(HomotopyPath::CsvTable()));
-  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda"));
+  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda").SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow

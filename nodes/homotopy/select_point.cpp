@@ -11,6 +11,12 @@ size_t MonotoneIndex(const std::vector<HomotopyPoint>& points) {
   return points.size() - 1;
 }
 
+size_t FirstSingularityIndex(const std::vector<HomotopyPoint>& points) {
+  const size_t before = MonotoneIndex(points);
+  if (before + 1 >= points.size()) return before;
+  return std::abs(points[before + 1].min_eig) < std::abs(points[before].min_eig) ? before + 1 : before;
+}
+
 size_t MinEigIndex(const std::vector<HomotopyPoint>& points) {
   size_t end = MonotoneIndex(points), best = 0;
   double best_gap = INFINITY;
@@ -56,6 +62,8 @@ Result<Criterion> ParseCriterion(std::string_view name) {
   if (name == "fixed") return Criterion::kFixed;
   if (name == "mle") return Criterion::kMle;
   if (name == "last_lambda_zero") return Criterion::kLastLambdaZero;
+  if (name == "first_singularity") return Criterion::kFirstSingularity;
+  if (name == "max_sequence_entropy") return Criterion::kMaxSequenceEntropy;
   return Status::Invalid("unknown criterion '" + std::string(name) + "'");
 }
 
@@ -66,9 +74,19 @@ size_t SelectPoint(const std::vector<HomotopyPoint>& points, Criterion criterion
       return MonotoneIndex(points);
     case Criterion::kMinEig:
       return MinEigIndex(points);
+    case Criterion::kFirstSingularity:
+      return FirstSingularityIndex(points);
     case Criterion::kMaxEntropy: {
       std::vector<double> entropy;
       for (const auto& p : points) entropy.push_back(p.entropy);
+      return ArgMax(entropy, FinalSegmentStart(points));
+    }
+    case Criterion::kMaxSequenceEntropy: {
+      std::vector<double> entropy;
+      for (const auto& p : points) {
+        const auto it = p.metrics.find("sequence_entropy");
+        entropy.push_back(it == p.metrics.end() ? -INFINITY : it->second);
+      }
       return ArgMax(entropy, FinalSegmentStart(points));
     }
     case Criterion::kLastLambdaZero:

@@ -8,7 +8,14 @@
 //                eigenvalue" is always −1 here: ∇EM_1 = Cov·H has a null space, so the smallest
 //                eigenvalue of λ∇EM_1 − I is −1 at every λ. The singularity reading is the one
 //                that makes the criterion informative.)
+//   first_singularity  the point nearest the first zero of det(I − λ∇EM_1): of the two points
+//                bracketing the first change of monotonicity (as monotone finds it), the one with
+//                the smaller |λ μ_max − 1|; the last point when the path never turns. On a path
+//                tracked through its folds (em_lambda_curve.h) the bracket is the fold itself.
 //   max_entropy  argmax of the posterior label entropy on the unlabeled data (Ji et al. 2007).
+//   max_sequence_entropy  argmax of the point metric "sequence_entropy", H(y | x) per token on the
+//                unlabeled data (sequence_entropy.h; homotopy.em_lambda_path records it); points
+//                without it never win.
 //   fixed        the point whose λ is nearest the given λ.
 //   mle          fixed at λ = |U| / (|L| + |U|).
 //   best_score   argmax of a per-point score the caller computed (held-out F1, accuracy or
@@ -30,10 +37,20 @@
 
 namespace seqflow {
 
-enum class Criterion { kMonotone, kMinEig, kMaxEntropy, kFixed, kMle, kBestScore, kLastLambdaZero };
+enum class Criterion {
+  kMonotone,
+  kMinEig,
+  kMaxEntropy,
+  kFixed,
+  kMle,
+  kBestScore,
+  kLastLambdaZero,
+  kFirstSingularity,
+  kMaxSequenceEntropy
+};
 
-// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero" (others are the
-// caller's).
+// Accepts "monotone", "min_eig", "max_entropy", "fixed", "mle", "last_lambda_zero",
+// "first_singularity", "max_sequence_entropy" (others are the caller's).
 Result<Criterion> ParseCriterion(std::string_view name);
 
 // The index of the chosen point. `lambda` is read by kFixed; `scores` (one per point) by

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/api/node.h"
+#include "nodes/io/concat.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/gzip.h"
 #include "nodes/io/rewrite_rules.h"
@@ -95,6 +96,17 @@ ArtifactPtr RunReadText(NodeContext& ctx, const ReadTextNodeOptions& options) {
     ctx.Metric("rewrites", static_cast<double>(std::accumulate(matches.begin(), matches.end(), int64_t{0})));
     ctx.Attach("rewrites.tsv", RewriteReport(rules, matches));
   }
+  ReportSize(ctx, *corpus);
+  return corpus;
+}
+
+struct ConcatOptions {};
+
+ArtifactPtr RunConcat(NodeContext& ctx, const ConcatOptions&) {
+  std::vector<const Corpus*> parts;
+  const auto inputs = ctx.InList<Corpus>("data");
+  for (const auto& c : inputs) parts.push_back(c.get());
+  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ConcatCorpora(parts)));
   ReportSize(ctx, *corpus);
   return corpus;
 }
@@ -210,6 +222,17 @@ KindSpec SplitKind() {
                   RunSplit};
 }
 
+KindSpec ConcatKind() {
+  return KindSpec{"concat",
+                  "1",
+                  "The sentences of every input in input order (e.g. a data set's train, dev and test files, to "
+                  "re-split with seeded `split` nodes); label ids follow the sorted union of the label names.",
+                  std::string(Corpus::kType),
+                  {PortSpec{"data", std::string(Corpus::kType), true, false, "the corpora, in order"}},
+                  ParamTable<ConcatOptions>(),
+                  RunConcat};
+}
+
 }  // namespace
 
 void RegisterIoNodes(Registry& registry) {
@@ -218,6 +241,7 @@ void RegisterIoNodes(Registry& registry) {
   registry.AddKind(ReadTaggedKind());
   registry.AddKind(ReadTextKind());
   registry.AddKind(SplitKind());
+  registry.AddKind(ConcatKind());
 }
 
 }  // namespace seqflow

@@ -1,9 +1,10 @@
 // EM_λ on the Cora citations (Haffari & Sarkar 2008, Fig. 2) through the real pipeline:
-// pipelines/citations_em_lambda.yaml, cold and warm starts. Thresholds from the measured run
-// (2026-11-22): λ = 0 is the supervised model (acc .8897, F1 .7310); accuracy stays within a
-// point of it up to λ ≈ 0.25 and collapses as λ → 1 (acc .6252, F1 .2023 cold), the paper's
-// "MLE ignores the labeled data" shape. Unlike the paper, no λ > 0 beats λ = 0 on our
-// substitute unlabeled references (GROBID-derived, broader domain than Cora).
+// pipelines/citations_em_lambda.yaml, cold and warm starts, in the paper's setting (punctuation
+// split, 2,989 CS references, vocabulary over L ∪ U). Thresholds from the measured run
+// (2026-11-24): λ = 0 is the supervised model (acc .8998, F1 .5670); accuracy rises to .9057
+// (cold) / .9049 (warm) at λ = 0.3 and collapses as λ → 1 (acc .3678, F1 .0277 cold): the
+// paper's Fig. 2 shape, error first falling then rising. (Before, with whitespace tokens, the
+// labeled-only vocabulary and the broad pool, no λ > 0 beat λ = 0: acc .8897 at λ = 0, .6252 at 1.)
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -40,18 +41,18 @@ std::map<double, double> Column(const std::string& csv_path, const std::string& 
 
 TEST(RealData, CitationsEmLambdaSweepHasThePapersShape) {
   std::string dir = MakeTempDir("seqflow-em-lambda");
-  CliResult r = RunSeqflow({"run", PipelinePath("citations_em_lambda.yaml"), "--cache", dir + "/cache", "--out",
-                            dir + "/out"});
+  CliResult r = RunSeqflow({"run", PipelinePath("citations_em_lambda.yaml"), "--ablation", "start", "--cache",
+                            dir + "/cache", "--out", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* run : {"run-0", "run-1"}) {
     auto accuracy = Column(dir + "/out/" + run + "/sweep.path.csv", "test.accuracy");
     ASSERT_EQ(accuracy.size(), 41u) << run;
-    EXPECT_GE(accuracy[0.0], 0.889) << run;
+    EXPECT_NEAR(accuracy[0.0], 0.8998, 1e-4) << run;
     double best_small = 0;
     for (const auto& [lambda, acc] : accuracy)
-      if (lambda <= 0.25) best_small = std::max(best_small, acc);
-    EXPECT_GE(best_small, 0.889) << run;
-    EXPECT_LE(accuracy[1.0], 0.70) << run;
+      if (lambda > 0 && lambda <= 0.35) best_small = std::max(best_small, acc);
+    EXPECT_GE(best_small, 0.904) << run;  // some small λ > 0 beats the supervised start
+    EXPECT_LE(accuracy[1.0], 0.40) << run;
     EXPECT_LT(accuracy[0.9], accuracy[0.5]) << run;
     auto objective = Column(dir + "/out/" + run + "/sweep.path.csv", "objective");
     for (const auto& [lambda, value] : objective) EXPECT_TRUE(std::isfinite(value)) << run << " lambda " << lambda;
@@ -65,11 +66,14 @@ namespace seqflow::testutil {
 namespace {
 
 // Table 1 of Haffari & Sarkar 2008 on our data (pipelines/citations_homotopy.yaml, 300 labeled +
-// 700 unlabeled, Viterbi and SMS). Measured 2026-11-22: the path's first fold is at λ ≈ 0.6475
-// (monotone and min_eig pick it); EM at λ = mle = 0.7; the oracle grid picks λ = 0 (the supervised
-// model) and held-out picks λ = 0.05. On our substitute unlabeled data EM and the fold point are
-// below the supervised model (Viterbi F1 .682 / .695 vs .731), i.e. the paper's
-// "supervised > EM" holds but "homotopy ≥ supervised" only for the criteria that stay near λ = 0.
+// 700 unlabeled, Viterbi and SMS), in the paper's setting, the path followed by the normal-flow
+// tracker (2026-11-24). The curve's first fold is at λ = 0.02848 (det(I − λJ) changes sign there);
+// first_singularity, monotone and min_eig all pick the point just before it; the tracker turns
+// there and goes on (40 steps reach λ ≈ 0.039 past further folds); both entropies are largest at
+// λ = 0. EM at λ = mle = 0.7 (Viterbi F1 .271 vs supervised .553); on the 0.01 grid by
+// log-likelihood the oracle picks λ = 0.04 (F1 .550 / SMS .599), held-out λ = 0.12 (F1 .556, acc
+// .865 / SMS .615). With the Euler tracker the path turns at the same fold and retraces its way
+// back below λ = 0.
 TEST(RealData, CitationsHomotopyTableOne) {
   std::string dir = MakeTempDir("seqflow-homotopy");
   CliResult r = RunSeqflow({"run", PipelinePath("citations_homotopy.yaml"), "--ablation", "decoder", "--cache",
@@ -78,18 +82,40 @@ TEST(RealData, CitationsHomotopyTableOne) {
   nlohmann::json s = ReadSummary(dir + "/out");
   ASSERT_EQ(s["runs"].size(), 2u);
   for (size_t run = 0; run < 2; ++run) {
-    EXPECT_NEAR(MetricOf(s, "homotopy_monotone", "lambda", run), 0.6475, 0.01);
+    EXPECT_NEAR(MetricOf(s, "homotopy_first_singularity", "lambda", run), 0.02848, 2e-4);
+    EXPECT_LE(MetricOf(s, "homotopy_monotone", "lambda", run),
+              MetricOf(s, "homotopy_first_singularity", "lambda", run));
     EXPECT_LE(MetricOf(s, "homotopy_min_eig", "lambda", run), MetricOf(s, "homotopy_monotone", "lambda", run));
     EXPECT_NEAR(MetricOf(s, "em", "lambda", run), 0.7, 1e-12);
-    EXPECT_EQ(MetricOf(s, "oracle", "lambda", run), 0.0);
+    EXPECT_NEAR(MetricOf(s, "oracle", "lambda", run), 0.04, 1e-12);
+    EXPECT_NEAR(MetricOf(s, "heldout", "lambda", run), 0.12, 1e-12);
+    EXPECT_EQ(MetricOf(s, "homotopy_max_entropy", "lambda", run), 0.0);
+    EXPECT_EQ(MetricOf(s, "homotopy_max_sequence_entropy", "lambda", run), 0.0);
     double supervised = MetricOf(s, "supervised_score", "f1", run);
-    EXPECT_LT(MetricOf(s, "em_score", "f1", run), supervised - 0.03);
-    EXPECT_EQ(MetricOf(s, "oracle_score", "f1", run), supervised);
-    EXPECT_GE(MetricOf(s, "heldout_score", "f1", run), 0.67);
-    EXPECT_GE(MetricOf(s, "path", "points", run), 30);
+    EXPECT_LT(MetricOf(s, "em_score", "f1", run), supervised - 0.2);
+    EXPECT_GE(MetricOf(s, "oracle_score", "f1", run), supervised - 0.005);
+    EXPECT_NEAR(MetricOf(s, "first_singularity_score", "f1", run), supervised, 0.005);
+    EXPECT_GE(MetricOf(s, "heldout_score", "f1", run), 0.55);
+    EXPECT_EQ(MetricOf(s, "path", "points", run), 41);  // max_steps 40: the path goes on past the fold
+    EXPECT_GT(MetricOf(s, "path", "lambda.final", run), 0.035);
   }
-  EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 0), 0.7310, 1e-4);  // Viterbi
-  EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 1), 0.7111, 1e-4);  // SMS
+  EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 0), 0.5531, 1e-4);  // Viterbi
+  EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 1), 0.5962, 1e-4);  // SMS
+  // The fold is recorded on the path: λ turns back where det(I − λJ) changes sign.
+  std::ifstream csv(dir + "/out/run-0/path.path.csv");
+  std::string line;
+  std::getline(csv, line);
+  int negative_det = 0, turning = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 6u);
+    negative_det += cells[5] == "-1";         // det_sign
+    turning += std::stod(cells[2]) < 0;       // dlambda_ds
+  }
+  EXPECT_GT(negative_det, 0);
+  EXPECT_GT(turning, 0);
 }
 
 }  // namespace

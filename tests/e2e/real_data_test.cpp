@@ -4,7 +4,10 @@
 //   CoNLL-2000, one <UNK>:      Viterbi F1 .8084 acc .8906; SMS F1 .8095 acc .8932 (= the peers
 //                               README's plain HMM, 80.84 / 80.95)
 //   CoNLL-2000, shape classes:  Viterbi F1 .8279 acc .8999; SMS F1 .8294 acc .9022
-//   Cora citations (runs):      Viterbi F1 .7310 acc .8897; SMS F1 .7111 acc .8997
+//   Cora citations (runs):      Viterbi F1 .7310 acc .8897; SMS F1 .7111 acc .8997 (whitespace
+//                               tokens, labeled-only vocabulary; 2026-11-24, the paper's setting
+//                               of issue 20, punctuation split and vocabulary over L ∪ U:
+//                               Viterbi F1 .5531 acc .8908; SMS F1 .5962 acc .9043)
 //   CoNLL-2000 CRF, standard template, sigma2 1, m = 4: Viterbi F1 .9379 acc .9605; SMS F1 .9366
 //                               acc .9604 (peers with the same objective: 93.67-93.80)
 #include <gtest/gtest.h>
@@ -24,9 +27,12 @@ struct Expectation {
 };
 
 // The summary of `pipeline` run into DIR/out; DIR (a new temporary folder) in `dir`.
-nlohmann::json RunPipeline(const std::string& pipeline, const std::string& out, std::string* dir = nullptr) {
+nlohmann::json RunPipeline(const std::string& pipeline, const std::string& out, std::string* dir = nullptr,
+                           const std::vector<std::string>& extra = {}) {
   std::string tmp = MakeTempDir("seqflow-real");
-  CliResult r = RunSeqflow({"run", PipelinePath(pipeline), "--cache", tmp + "/cache", "--out", tmp + "/" + out});
+  std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", tmp + "/cache", "--out", tmp + "/" + out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CliResult r = RunSeqflow(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (dir) *dir = tmp;
   return ReadSummary(tmp + "/" + out);
@@ -58,17 +64,18 @@ TEST(RealData, Conll2000SupervisedHmm) {
 }
 
 TEST(RealData, CitationsSupervisedHmm) {
-  nlohmann::json s = RunPipeline("citations_hmm.yaml", "out");
+  nlohmann::json s = RunPipeline("citations_hmm.yaml", "out", nullptr, {"--ablation", "decoder"});
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
-                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.725, 0.885},
-                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.705, 0.895},
+                   {"citations", {{"predicted.kind", "decode.viterbi"}}, 0.550, 0.888},
+                   {"citations", {{"predicted.kind", "decode.sms"}}, 0.593, 0.902},
                });
 }
 
 TEST(RealData, Conll2000Crf) {
   std::string dir;
-  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out", &dir);
+  // The decoder axis only: the order axis (second order) is measured in crf_order2_real_data_test.
+  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out", &dir, {"--ablation", "decoder"});
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
                    {"conll2000_crf", {{"predicted.kind", "decode.viterbi"}}, 0.9370, 0.9595},

@@ -287,5 +287,24 @@ TEST(NormalFlow, StepLimitStopsWithThePointsSoFar) {
   EXPECT_EQ(r.steps, 3);
 }
 
+// The caller's stop predicate ends the track at the first point it accepts (here the S-curve's
+// first turn, where λ starts to fall), that point the last.
+TEST(NormalFlow, StopPredicateEndsTheTrackAtThatPoint) {
+  NormalFlowCallbacks callbacks;
+  int asked = 0;
+  callbacks.stop = [&](const NormalFlowPoint& q) {
+    ++asked;
+    return q.tangent[1] < 0;
+  };
+  const NormalFlowResult r = ValueOrThrow(TrackNormalFlow(TurningPointMap(), Point(0.0, 0.0), {}, callbacks));
+  EXPECT_EQ(r.stop, NormalFlowStop::kStopped);
+  EXPECT_STREQ(NormalFlowStopName(r.stop), "stopped");
+  ASSERT_GE(r.points.size(), 2u);
+  EXPECT_LT(r.points.back().tangent[1], 0);
+  for (size_t k = 0; k + 1 < r.points.size(); ++k) EXPECT_GE(r.points[k].tangent[1], 0) << k;
+  EXPECT_EQ(asked, static_cast<int>(r.points.size()) - 1);  // every accepted point but the start
+  EXPECT_LT(r.points.back().y[1], 1.0);
+}
+
 }  // namespace
 }  // namespace seqflow

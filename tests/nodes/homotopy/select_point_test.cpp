@@ -40,6 +40,29 @@ TEST(SelectPoint, MinEigIsTheMostSingularPointBeforeTheFold) {
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMinEig, 0), 3u);
 }
 
+// The point nearest the first zero of det(I − λJ): of the bracket (3, 4) around the first flip,
+// point 3 (|min_eig| 0.02 against 0.092); with the point past the fold closer, that one.
+TEST(SelectPoint, FirstSingularityIsTheBracketPointNearestTheFold) {
+  EXPECT_EQ(ParseCriterion("first_singularity").value(), Criterion::kFirstSingularity);
+  std::vector<HomotopyPoint> path = FoldingPath();
+  EXPECT_EQ(SelectPoint(path, Criterion::kFirstSingularity, 0), 3u);
+  path[4] = Point(0.299, -1, 3.35, -1, 0.41);  // 0.299 * 3.35 − 1 = 0.00165
+  EXPECT_EQ(SelectPoint(path, Criterion::kFirstSingularity, 0), 4u);
+  std::vector<HomotopyPoint> straight = {Point(0, 1, 1, 1, 0), Point(0.5, 1, 1, 1, 0), Point(1, 1, 0.5, 1, 0)};
+  EXPECT_EQ(SelectPoint(straight, Criterion::kFirstSingularity, 0), 2u);
+}
+
+TEST(SelectPoint, MaxSequenceEntropyReadsItsMetric) {
+  std::vector<HomotopyPoint> path = FoldingPath();
+  const double h[] = {0.2, 0.25, 0.22, 0.3, 0.1, 0.05};
+  for (size_t k = 0; k < path.size(); ++k) path[k].metrics["sequence_entropy"] = h[k];
+  EXPECT_EQ(*ParseCriterion("max_sequence_entropy"), Criterion::kMaxSequenceEntropy);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxSequenceEntropy, 0), 3u);
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxEntropy, 0), 2u);  // the token marginals peak elsewhere
+  path[3].metrics.erase("sequence_entropy");
+  EXPECT_EQ(SelectPoint(path, Criterion::kMaxSequenceEntropy, 0), 1u);
+}
+
 TEST(SelectPoint, MaxEntropyFixedAndBestScore) {
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kMaxEntropy, 0), 2u);
   EXPECT_EQ(SelectPoint(FoldingPath(), Criterion::kFixed, 0.12), 1u);

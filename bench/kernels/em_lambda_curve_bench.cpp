@@ -1,0 +1,60 @@
+// The EM_λ path to λ = 1 on the citation-scale workload of homotopy_bench_data.h (K = 13, emission
+// block free, P = 13 V, 1,000 unlabeled sentences of mean length 37), one thread, matrix-free:
+//   BM_CurveNormalFlow  TraceEmLambdaCurve (normal flow through the folds, land on λ = 1)
+//   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
+//                       node's defaults otherwise: the same path with the tracker it replaces
+// Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1).
+// Run: build/bench/kernels/em_lambda_curve_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include "bench/kernels/homotopy_bench_data.h"
+#include "nodes/homotopy/em_lambda_curve.h"
+#include "nodes/homotopy/path_tracker.h"
+
+namespace seqflow {
+namespace {
+
+using bench::GetHomotopyWorkload;
+
+void Report(benchmark::State& state, const PathResult& r) {
+  int folds = 0;
+  for (size_t k = 1; k < r.points.size(); ++k) folds += (r.points[k].dlambda_ds > 0) != (r.points[k - 1].dlambda_ds > 0);
+  state.counters["points"] = static_cast<double>(r.points.size());
+  state.counters["folds"] = folds;
+  state.counters["lambda_end"] = r.points.back().lambda;
+  state.counters["stop"] = static_cast<double>(r.stop);
+}
+
+void BM_CurveNormalFlow(benchmark::State& state) {
+  const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
+  EmLambdaCurveOptions options;
+  options.tracker.first_step = 0.01;
+  options.tracker.max_step = 0.25;
+  options.tracker.arc_rel_tol = options.tracker.arc_abs_tol = 1e-6;
+  options.linear.gmres.rel_tol = 1e-9;
+  options.linear.lanczos.rel_tol = 1e-6;
+  PathResult r;
+  for (auto _ : state) r = ValueOrThrow(TraceEmLambdaCurve(w.layout, w.supervised, w.em0, w.unlabeled, options));
+  Report(state, r);
+}
+
+void BM_CurveEuler(benchmark::State& state) {
+  const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
+  PathOptions options;
+  options.step = 0.01;
+  options.max_step = 0.25;
+  options.corrector_tol = 1e-7;
+  options.linear.gmres.rel_tol = 1e-9;
+  options.linear.lanczos.rel_tol = 1e-6;
+  PathResult r;
+  for (auto _ : state) r = ValueOrThrow(TraceEmLambdaPath(w.layout, w.supervised, w.em0, w.unlabeled, options));
+  Report(state, r);
+}
+
+BENCHMARK(BM_CurveNormalFlow)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurveEuler)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+}  // namespace seqflow
+
+BENCHMARK_MAIN();

@@ -1,0 +1,152 @@
+#include "nodes/homotopy/em_lambda_curve.h"
+
+#include <cmath>
+#include <memory>
+
+#include "nodes/homotopy/em_lambda.h"
+
+namespace seqflow {
+namespace {
+
+// Θ̂ = max(Θ̃, floor) and the mask M of the coordinates above the floor.
+struct Projected {
+  Eigen::VectorXd theta;
+  Eigen::VectorXd mask;  // 1 or 0
+};
+
+Projected Project(const Eigen::VectorXd& theta_tilde) {
+  Projected p{theta_tilde.cwiseMax(kThetaFloor), Eigen::VectorXd(theta_tilde.size())};
+  for (Eigen::Index i = 0; i < theta_tilde.size(); ++i) p.mask[i] = theta_tilde[i] > kThetaFloor ? 1.0 : 0.0;
+  return p;
+}
+
+// Dρ = [I − λ J M, EM_0 − EM_1] densely.
+Eigen::MatrixXd DenseDrho(const PathLinearization& lin, const Eigen::VectorXd& mask) {
+  const Eigen::Index P = mask.size();
+  Eigen::MatrixXd d(P, P + 1);
+  d.leftCols(P) = -lin.lambda() * (lin.em().Dense() * mask.asDiagonal());
+  d.leftCols(P).diagonal().array() += 1.0;
+  d.col(P) = lin.dF_dlambda();
+  return d;
+}
+
+}  // namespace
+
+HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options) {
+  return [&layout, &frozen, &em0, &unlabeled, &options](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+    const Eigen::Index P = layout.num_params();
+    CurveEvaluation e;
+    if (!y.allFinite()) {
+      e.outside_domain = true;
+      return e;
+    }
+    auto projected = std::make_shared<const Projected>(Project(y.head(P)));
+    EmJacobian em(layout, frozen, projected->theta, unlabeled, options.threads);
+    std::shared_ptr<const PathLinearization> lin =
+        Linearize(PathSolver::kMatrixFree, std::move(em), y[P], em0, options.linear);
+    e.rho = lin->residual() + (y.head(P) - projected->theta);
+    if (options.solver == PathSolver::kDense) {
+      e.linearization = DenseCurveLinearization(DenseDrho(*lin, projected->mask));
+      return e;
+    }
+    // Dρ d = D F (M d_Θ, d_λ) + (I − M) d_Θ.
+    auto apply = [lin, projected, P](const Eigen::VectorXd& d) -> Eigen::VectorXd {
+      Eigen::VectorXd masked = d;
+      masked.head(P) = d.head(P).cwiseProduct(projected->mask);
+      return lin->ApplyDF(masked) + (d.head(P) - masked.head(P));
+    };
+    e.linearization = KrylovCurveLinearization(apply, P, options.linear.gmres);
+    return e;
+  };
+}
+
+Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                                      const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
+                                      const PathCallbacks& callbacks) {
+  const Eigen::Index P = layout.num_params();
+  const HomotopyMap map = EmLambdaCurveMap(layout, frozen, em0, unlabeled, options);
+  PathResult result;
+  Eigen::VectorXd warm;
+  // The tracker's points carry (Θ̃, λ) and the tangent; the figures of §5.2 are read at each.
+  auto record = [&](const NormalFlowPoint& q) {
+    const Projected projected = Project(q.y.head(P));
+    EmJacobian em(layout, frozen, projected.theta, unlabeled, options.threads);
+    std::unique_ptr<PathLinearization> lin = Linearize(options.solver, std::move(em), q.y[P], em0, options.linear);
+    PathPoint p;
+    p.s = q.s;
+    p.lambda = q.y[P];
+    p.dlambda_ds = q.tangent[P];
+    p.entropy = lin->em().covariance().mean_token_entropy();
+    p.residual = (lin->residual() + (q.y.head(P) - projected.theta)).cwiseAbs().maxCoeff();
+    p.step = q.step;
+    p.corrector_iterations = q.corrector_iterations;
+    if (options.record_spectrum) {
+      const JacobianSpectrum spectrum = lin->Spectrum(&warm);
+      p.mu_max = spectrum.mu_max;
+      p.min_eig = p.lambda * spectrum.mu_max - 1;
+      p.eigs_crossed = spectrum.num_crossed;
+      p.det_sign = spectrum.num_crossed % 2 == 0 ? 1 : -1;
+      p.crossed_exact = spectrum.exact;
+    }
+    p.theta_tilde = projected.theta;
+    result.points.push_back(std::move(p));
+    if (callbacks.progress) callbacks.progress(static_cast<int>(result.points.size()) - 1, q.y[P]);
+  };
+  NormalFlowCallbacks tracker_callbacks;
+  tracker_callbacks.progress = record;
+  tracker_callbacks.cancel = callbacks.cancel;
+  // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
+  const double land_from = options.tracker.lambda_end - options.end_gap;
+  NormalFlowPoint last;
+  tracker_callbacks.stop = [&](const NormalFlowPoint& q) {
+    last = q;
+    return q.y[P] < 0 || q.y[P] >= land_from;
+  };
+  Eigen::VectorXd y0(P + 1);
+  y0 << em0, 0.0;
+  // Lands `last` on λ = lambda_end by Newton at fixed λ, or by EM_1 where Newton fails.
+  auto land = [&]() -> Result<PathResult> {
+    Eigen::VectorXd start = last.y;
+    start[P] = options.tracker.lambda_end;
+    Result<Eigen::VectorXd> landed = CorrectAtFixedLambda(map, start, options.tracker.final_rel_tol,
+                                                          options.tracker.final_abs_tol, options.tracker.end_game_iterations);
+    if (!landed.ok() && landed.status().code() != StatusCode::kNumerical) return landed.status();
+    if (!landed.ok()) {
+      // Newton fails where I − J is singular at λ = 1 (μ_max → 1); EM_1 itself, warm-started at
+      // the last point, still converges there (linearly): its point is recorded with its ‖ρ‖.
+      const HmmParams model = layout.ToHmm(Project(last.y.head(P)).theta, frozen);
+      SEQFLOW_ASSIGN_OR_RETURN(EmLambdaResult em,
+                               RunEmLambda(model, options.tracker.lambda_end, em0, unlabeled, layout,
+                                           EmLambdaOptions{options.end_em_iterations, 0.0, options.threads},
+                                           callbacks.cancel));
+      landed = Eigen::VectorXd(P + 1);
+      landed->head(P) = em.theta_tilde;
+      (*landed)[P] = options.tracker.lambda_end;
+    }
+    // The tangent at λ = 1 is ill-determined (μ_max → 1 there); the landed point keeps the last one.
+    NormalFlowPoint end;
+    end.s = last.s + (*landed - last.y).norm();
+    end.y = *landed;
+    end.tangent = last.tangent;
+    end.step = end.s - last.s;
+    record(end);
+    result.stop = PathStop::kReachedEnd;
+    return result;
+  };
+  Result<NormalFlowResult> tracked = TrackNormalFlow(map, y0, options.tracker, tracker_callbacks);
+  // The tracker's own end game (a step from below lambda_end − end_gap to past lambda_end) can
+  // fail where ∂ρ/∂Θ̃ is nearly singular at λ = 1; land from the last accepted point instead.
+  if (!tracked.ok() && tracked.status().code() == StatusCode::kNumerical && last.y.size() == P + 1) return land();
+  SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track, std::move(tracked));
+  if (track.stop == NormalFlowStop::kStopped && last.y[P] >= land_from) return land();
+  switch (track.stop) {
+    case NormalFlowStop::kReachedEnd: result.stop = PathStop::kReachedEnd; break;
+    case NormalFlowStop::kMaxSteps: result.stop = PathStop::kMaxSteps; break;
+    case NormalFlowStop::kStepTooSmall: result.stop = PathStop::kStepTooSmall; break;
+    case NormalFlowStop::kStopped: result.stop = PathStop::kLeftInterval; break;
+  }
+  return result;
+}
+
+}  // namespace seqflow

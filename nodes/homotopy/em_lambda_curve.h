@@ -1,0 +1,62 @@
+// The EM_λ fixed-point curve traced by the normal-flow tracker (normal_flow.h), so the path turns
+// at folds instead of jumping branches and runs on to λ = 1 (Haffari & Sarkar 2008, Fig. 3–4).
+//
+// The map handed to TrackNormalFlow is ρ(Θ̃, λ) = Θ̃ − EM_λ(Θ̂), Θ̂ = max(Θ̃, kThetaFloor): the
+// fixed-point map of Eq. 7 with EM_λ read at the parameters projected onto the domain. It equals
+// F of path_tracker.h wherever Θ̃ > floor (every point with λ < 1: EM_λ >= (1 − λ) EM_0 > 0), is
+// defined on all of R^(P+1), and its zero at λ = 1 may put Θ̃_i on the boundary, where EM_1 drives
+// a probability to 0 (the Euler tracker clips its iterates to the same floor). Its derivative
+// almost everywhere is
+//   Dρ = [I − λ J M, EM_0 − EM_1(Θ̂)],   M = diag(Θ̃_i > floor),   J = ∂EM_1/∂Θ̃ at Θ̂ (jacobian.h),
+// given to the tracker densely (Householder QR, small P) or as products (J v by the tangent
+// pass, GMRES on the bordered systems): curve_linearization.h.
+//
+// Every accepted point is recorded as path_tracker.h records its points: λ, dλ/ds (the unit
+// tangent's last component), μ_max and sign det(I − λJ) (spectrum of path_linear_algebra.h: all
+// eigenvalues when dense and P <= kDenseEigenMaxP, else μ_max by warm-started Lanczos),
+// min_eig = λ μ_max − 1, the mean token posterior entropy on U, ‖ρ‖_∞ and Θ̂. s is the tracker's
+// arc length (sum of chords), `step` its h, `corrector_iterations` its Newton count.
+// The end: near λ = 1 the curve runs almost tangent to λ = 1 (EM_1's fixed points are nearly
+// degenerate, μ_max → 1, and Θ̃_i → 0 for the probabilities EM_1 drives to 0), where the tracker
+// crawls with steps of 1e-15; so once a point has λ >= lambda_end − end_gap the last point is
+// landed on λ = lambda_end by Newton at fixed λ (CorrectAtFixedLambda, the tracker's final
+// tolerances), as the tracker's own end game lands a step that crosses λ = lambda_end. Where
+// Newton fails there (I − J singular at λ = 1), EM_1 warm-started at the last point lands it
+// (end_em_iterations updates; its ‖ρ‖_∞ is what it is, recorded).
+// Stops: kReachedEnd (the last point is on λ = lambda_end exactly), kLeftInterval (the curve
+// turned back below λ = 0; the last point is the first with λ < 0), kMaxSteps, kStepTooSmall.
+//
+// Pure function: no I/O; threads only inside EM_1 and J products (fixed shard order), so the
+// path is bit-identical for any thread count. Progress after each recorded point; a cancelled
+// token is Status::Cancelled.
+// REQUIRES: em0 = Em0(layout, ...) with every entry > 0; unlabeled non-empty; frozen supplies
+// the frozen blocks.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "engine/base/status.h"
+#include "nodes/homotopy/normal_flow.h"
+#include "nodes/homotopy/path_tracker.h"
+
+namespace seqflow {
+
+struct EmLambdaCurveOptions {
+  PathSolver solver = PathSolver::kMatrixFree;
+  NormalFlowOptions tracker;
+  LinearSolveOptions linear;
+  double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
+  int end_em_iterations = 200;
+  bool record_spectrum = true;
+  int threads = 1;
+};
+
+// The map ρ above with its linearisation, for TrackNormalFlow. The references must outlive it.
+HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options);
+
+Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                                      const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
+                                      const PathCallbacks& callbacks = {});
+
+}  // namespace seqflow

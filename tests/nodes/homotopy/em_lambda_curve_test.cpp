@@ -1,0 +1,181 @@
+// The EM_λ fixed-point curve followed by the normal-flow tracker (em_lambda_curve.h): it reaches
+// λ = 1 through the folds of λ(s) with every point on the curve, the determinant sign flips where
+// λ turns, the back ends agree, and the Euler tracker on the same problem does not get there.
+#include "nodes/homotopy/em_lambda_curve.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "nodes/hmm/supervised.h"
+#include "nodes/homotopy/em_lambda.h"
+#include "tests/nodes/homotopy/homotopy_testutil.h"
+
+namespace seqflow {
+namespace {
+
+using testutil::RandomHmm;
+using testutil::SampleHmm;
+
+const HmmSmoothing kSmoothing{0.2, 0.2, 0.05};
+
+struct Problem {
+  PomLayout layout;
+  HmmParams supervised;
+  Eigen::VectorXd em0;
+  IdSentences unlabeled;
+};
+
+Problem MakeProblem(FreeBlocks free, int K, int V, size_t n_labeled, size_t n_unlabeled, int max_len, uint64_t seed) {
+  const HmmParams truth = RandomHmm(K, V, seed, 0.1);
+  const auto labeled = SampleHmm(truth, n_labeled, 2, max_len, seed + 1);
+  Problem p{PomLayout(K, V, free), EstimateSupervisedHmm(labeled.words, labeled.labels, K, V, kSmoothing),
+            Eigen::VectorXd(), SampleHmm(truth, n_unlabeled, 2, max_len, seed + 2).words};
+  p.em0 = Em0(p.layout, labeled.words, labeled.labels, kSmoothing);
+  return p;
+}
+
+EmLambdaCurveOptions CurveOptions(PathSolver solver) {
+  EmLambdaCurveOptions o;
+  o.solver = solver;
+  o.tracker.arc_rel_tol = 1e-9;
+  o.tracker.arc_abs_tol = 1e-9;
+  o.tracker.max_step = 0.5;
+  return o;
+}
+
+int Turns(const PathResult& r) {
+  int turns = 0;
+  for (size_t k = 1; k < r.points.size(); ++k)
+    if ((r.points[k].dlambda_ds > 0) != (r.points[k - 1].dlambda_ds > 0)) ++turns;
+  return turns;
+}
+
+// K = 3, V = 6, emission block free; 30 labeled and 60 unlabeled sentences. Its curve folds
+// twice near λ = 0.96 (λ turns back at 0.96037 and forward again at 0.95978).
+Problem FoldingProblem() { return MakeProblem(FreeBlocks{false, false, true}, 3, 6, 30, 60, 10, 11); }
+
+PathResult TraceCurve(const Problem& p, const EmLambdaCurveOptions& o) {
+  return ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o));
+}
+
+int DetChanges(const PathResult& r) {
+  int changes = 0;
+  for (size_t k = 1; k < r.points.size(); ++k) changes += r.points[k].det_sign != r.points[k - 1].det_sign;
+  return changes;
+}
+
+TEST(EmLambdaCurve, ReachesLambdaOneThroughTheFoldsOnTheCurve) {
+  const Problem p = FoldingProblem();
+  const PathResult r = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  ASSERT_EQ(r.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(r.points.back().lambda, 1.0);
+  EXPECT_EQ(Turns(r), 2);
+  EXPECT_EQ(DetChanges(r), 2);
+  double lowest_after_fold = 1;
+  bool folded = false;
+  for (size_t k = 0; k < r.points.size(); ++k) {
+    const PathPoint& q = r.points[k];
+    EXPECT_LE(q.residual, 1e-9) << k;
+    EXPECT_TRUE(q.crossed_exact);
+    // sign det [DF; tᵀ] is constant along the curve, so λ turns exactly where det(I − λJ) changes sign.
+    EXPECT_EQ(q.dlambda_ds > 0, q.det_sign > 0) << k;
+    EXPECT_NEAR(q.min_eig, q.lambda * q.mu_max - 1, 1e-15);
+    if (q.dlambda_ds < 0) folded = true;
+    if (folded) lowest_after_fold = std::min(lowest_after_fold, q.lambda);
+    if (k > 0) EXPECT_GT(q.s, r.points[k - 1].s);
+  }
+  EXPECT_LT(lowest_after_fold, 0.9600);  // it went back in λ
+}
+
+// The Euler tracker (path_tracker.h) on the same problem, adaptive steps and corrector: it reaches
+// λ = 1 without a turn or a sign change of the determinant, its last step landing 2.5 step lengths
+// away (a jump across the folds onto another stretch of the zero set).
+TEST(EmLambdaCurve, EulerJumpsOverTheFolds) {
+  const Problem p = FoldingProblem();
+  PathOptions o;
+  o.solver = PathSolver::kDense;
+  o.step = 0.05;
+  o.max_step = 0.4;
+  const PathResult euler = ValueOrThrow(TraceEmLambdaPath(p.layout, p.supervised, p.em0, p.unlabeled, o));
+  ASSERT_EQ(euler.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(Turns(euler), 0);
+  EXPECT_EQ(DetChanges(euler), 0);
+  double worst_ratio = 0;
+  for (size_t k = 1; k < euler.points.size(); ++k) {
+    const double chord = (euler.points[k].theta_tilde - euler.points[k - 1].theta_tilde).norm();
+    worst_ratio = std::max(worst_ratio, chord / euler.points[k].step);
+  }
+  EXPECT_GT(worst_ratio, 2.0);
+  const PathResult curve = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  double curve_ratio = 0;
+  for (size_t k = 1; k + 1 < curve.points.size(); ++k) {
+    const double chord = (curve.points[k].theta_tilde - curve.points[k - 1].theta_tilde).norm();
+    curve_ratio = std::max(curve_ratio, chord / (curve.points[k].s - curve.points[k - 1].s));
+  }
+  EXPECT_LE(curve_ratio, 1.0 + 1e-12);  // s is the sum of chords (Θ̃ and λ), so no chord outruns it
+}
+
+TEST(EmLambdaCurve, BackEndsAgree) {
+  const Problem p = FoldingProblem();
+  const PathResult dense = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  const PathResult free = TraceCurve(p, CurveOptions(PathSolver::kMatrixFree));
+  ASSERT_EQ(free.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(Turns(free), 2);
+  EXPECT_LE((free.points.back().theta_tilde - dense.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
+  // The fold: the largest λ before λ first turns back.
+  auto fold = [](const PathResult& r) {
+    for (size_t k = 1; k < r.points.size(); ++k)
+      if (r.points[k].dlambda_ds < 0) return r.points[k - 1].lambda;
+    return -1.0;
+  };
+  EXPECT_NEAR(fold(free), fold(dense), 1e-3);
+  EXPECT_NEAR(fold(dense), 0.9604, 1e-3);
+  for (const PathPoint& q : free.points) EXPECT_LE(q.residual, 1e-8);
+}
+
+// A point of the curve is a fixed point of EM_λ at its λ: EM_λ warm-started there stays there.
+TEST(EmLambdaCurve, PointsAreEmLambdaFixedPoints) {
+  const Problem p = FoldingProblem();
+  const PathResult r = TraceCurve(p, CurveOptions(PathSolver::kMatrixFree));
+  for (size_t k : {size_t{3}, r.points.size() / 2}) {
+    const PathPoint& q = r.points[k];
+    const HmmParams model = p.layout.ToHmm(q.theta_tilde, p.supervised);
+    const EmLambdaResult em = ValueOrThrow(RunEmLambda(model, q.lambda, p.em0, p.unlabeled, p.layout, {50, 0.0, 1}));
+    EXPECT_LE((em.theta_tilde - q.theta_tilde).cwiseAbs().maxCoeff(), 1e-8) << k;
+  }
+}
+
+TEST(EmLambdaCurve, ThreadCountDoesNotChangeThePath) {
+  const Problem p = FoldingProblem();
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
+  const PathResult one = TraceCurve(p, o);
+  o.threads = 2;
+  const PathResult two = TraceCurve(p, o);
+  ASSERT_EQ(one.points.size(), two.points.size());
+  for (size_t k = 0; k < one.points.size(); ++k) {
+    EXPECT_EQ(one.points[k].s, two.points[k].s);
+    EXPECT_EQ(one.points[k].theta_tilde, two.points[k].theta_tilde);
+    EXPECT_EQ(one.points[k].mu_max, two.points[k].mu_max);
+  }
+}
+
+TEST(EmLambdaCurve, CancellationIsReported) {
+  const Problem p = FoldingProblem();
+  std::atomic<bool> flag{false};
+  PathCallbacks callbacks;
+  callbacks.cancel = CancelToken(&flag);
+  int seen = 0;
+  callbacks.progress = [&](int, double) {
+    if (++seen == 3) flag = true;
+  };
+  Result<PathResult> r =
+      TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, CurveOptions(PathSolver::kDense), callbacks);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(seen, 3);
+}
+
+}  // namespace
+}  // namespace seqflow
