@@ -1,6 +1,8 @@
 // The EM_λ path to λ = 1 on the citation-scale workload of homotopy_bench_data.h (K = 13, emission
 // block free, P = 13 V, 1,000 unlabeled sentences of mean length 37), one thread, matrix-free:
 //   BM_CurveNormalFlow  TraceEmLambdaCurve (normal flow through the folds, land on λ = 1)
+//   BM_CurveNormalFlowPreconditioned  the same with GMRES right-preconditioned by the per-word
+//                       blocks of word_block_preconditioner.h
 //   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
 //                       node's defaults otherwise: the same path with the tracker it replaces
 // Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1).
@@ -25,9 +27,10 @@ void Report(benchmark::State& state, const PathResult& r) {
   state.counters["stop"] = static_cast<double>(r.stop);
 }
 
-void BM_CurveNormalFlow(benchmark::State& state) {
+void CurveNormalFlow(benchmark::State& state, bool precondition) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
   EmLambdaCurveOptions options;
+  options.precondition = precondition;
   options.tracker.first_step = 0.01;
   options.tracker.max_step = 0.25;
   options.tracker.arc_rel_tol = options.tracker.arc_abs_tol = 1e-6;
@@ -37,6 +40,9 @@ void BM_CurveNormalFlow(benchmark::State& state) {
   for (auto _ : state) r = ValueOrThrow(TraceEmLambdaCurve(w.layout, w.supervised, w.em0, w.unlabeled, options));
   Report(state, r);
 }
+
+void BM_CurveNormalFlow(benchmark::State& state) { CurveNormalFlow(state, false); }
+void BM_CurveNormalFlowPreconditioned(benchmark::State& state) { CurveNormalFlow(state, true); }
 
 void BM_CurveEuler(benchmark::State& state) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
@@ -52,6 +58,7 @@ void BM_CurveEuler(benchmark::State& state) {
 }
 
 BENCHMARK(BM_CurveNormalFlow)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurveNormalFlowPreconditioned)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveEuler)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace

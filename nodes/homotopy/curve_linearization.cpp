@@ -42,8 +42,8 @@ class DenseCurve final : public CurveLinearization {
 
 class KrylovCurve final : public CurveLinearization {
  public:
-  KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options)
-      : apply_(std::move(apply)), n_(n), options_(options) {}
+  KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options, LinearOperator precondition)
+      : apply_(std::move(apply)), n_(n), options_(options), precondition_(std::move(precondition)) {}
 
   Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const override {
     // orient / ‖orient‖² satisfies the border row and is close to the answer.
@@ -68,7 +68,22 @@ class KrylovCurve final : public CurveLinearization {
       out << apply_(d), border.dot(d);
       return out;
     };
-    return Gmres(apply, rhs, x0, options_);
+    if (!precondition_) return Gmres(apply, rhs, x0, options_);
+    // Right preconditioning keeps GMRES's residual that of the unpreconditioned system. Only P⁻¹
+    // is at hand, so the initial guess enters as x = x0 + P⁻¹ u with GMRES on the residual
+    // equation from u = 0, its tolerance rescaled to stay relative to ‖rhs‖.
+    auto preconditioned = [&](const Eigen::VectorXd& u) -> Eigen::VectorXd { return apply(precondition_(u)); };
+    const Eigen::VectorXd start = x0.size() == 0 ? Eigen::VectorXd::Zero(n_ + 1) : x0;
+    const Eigen::VectorXd residual = rhs - apply(start);
+    const double rhs_norm = rhs.norm();
+    const double residual_norm = residual.norm();
+    if (residual_norm <= options_.rel_tol * rhs_norm) return GmresResult{start, 0, rhs_norm > 0 ? residual_norm / rhs_norm : 0, true};
+    GmresOptions options = options_;
+    options.rel_tol = options_.rel_tol * rhs_norm / residual_norm;
+    GmresResult g = Gmres(preconditioned, residual, Eigen::VectorXd(), options);
+    g.x = start + precondition_(g.x);
+    g.relative_residual *= residual_norm / rhs_norm;
+    return g;
   }
 
   Eigen::VectorXd NotANumber() const {
@@ -78,6 +93,7 @@ class KrylovCurve final : public CurveLinearization {
   LinearOperator apply_;
   Eigen::Index n_;
   GmresOptions options_;
+  LinearOperator precondition_;
 };
 
 }  // namespace
@@ -87,8 +103,9 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 }
 
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
-                                                             const GmresOptions& options) {
-  return std::make_unique<KrylovCurve>(std::move(apply), n, options);
+                                                             const GmresOptions& options,
+                                                             LinearOperator precondition) {
+  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition));
 }
 
 }  // namespace seqflow
