@@ -42,9 +42,11 @@ class CurveLinearization {
 std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixXd& jacobian);
 
 // `apply` computes Dρ d for d of size n + 1 (result of size n); `precondition` (optional, empty
-// for none) maps R^(n+1) to R^(n+1).
+// for none) maps R^(n+1) to R^(n+1); `solve_rel_tol` > 0 replaces options.rel_tol in
+// SolveAugmented (an inexact Newton step), the tangent keeping options.rel_tol.
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
-                                                             LinearOperator precondition = {});
+                                                             LinearOperator precondition = {},
+                                                             double solve_rel_tol = 0);
 
 }  // namespace seqflow

@@ -65,7 +65,8 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
           static_cast<double>(unlabeled.size()), y[P]);
       precondition = [blocks](const Eigen::VectorXd& v) { return blocks->Apply(v); };
     }
-    e.linearization = KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition));
+    e.linearization =
+        KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition), options.step_gmres_tol);
     return e;
   };
 }

@@ -46,6 +46,8 @@ struct EmLambdaCurveOptions {
   PathSolver solver = PathSolver::kMatrixFree;
   NormalFlowOptions tracker;
   LinearSolveOptions linear;
+  // matrix-free: relative residual of the Newton-step solves (inexact Newton); 0: linear.gmres's.
+  double step_gmres_tol = 0;
   bool precondition = false;  // matrix-free: GMRES with the per-word block preconditioner (measured slower on the citations)
   double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
   int end_em_iterations = 200;
