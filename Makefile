@@ -14,8 +14,9 @@ DEPS := cmake make g++ pkg-config python3 \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
         libspectra-dev liblbfgspp-dev \
         libgraphviz-dev
-# Only `make test` needs these (headless browser of tests/e2e/html_report_test.cpp).
-TEST_DEPS := chromium
+# Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp) and the JSON
+# Schema validator that checks `seqflow schema` against every pipeline (tests/pipeline_schema_test.sh).
+TEST_DEPS := chromium python3-yaml python3-jsonschema
 
 .PHONY: demo test deps test-deps configure build
 

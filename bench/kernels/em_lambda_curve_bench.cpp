@@ -1,11 +1,17 @@
 // The EM_λ path to λ = 1 on the citation-scale workload of homotopy_bench_data.h (K = 13, emission
 // block free, P = 13 V, 1,000 unlabeled sentences of mean length 37), one thread, matrix-free:
 //   BM_CurveNormalFlow  TraceEmLambdaCurve (normal flow through the folds, land on λ = 1)
+//   BM_CurveNormalFlowPreconditioned  the same with GMRES right-preconditioned by the per-word
+//                       blocks of word_block_preconditioner.h
+//   BM_CurveNormalFlowInexact  the same with the Newton steps solved to 1e-4 (tangents to 1e-9)
 //   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
 //                       node's defaults otherwise: the same path with the tracker it replaces
-// Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1).
+// Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1), the largest
+// ‖ρ‖∞ at a point before the landing on λ = 1.
 // Run: build/bench/kernels/em_lambda_curve_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
 
 #include "bench/kernels/homotopy_bench_data.h"
 #include "nodes/homotopy/em_lambda_curve.h"
@@ -19,15 +25,20 @@ using bench::GetHomotopyWorkload;
 void Report(benchmark::State& state, const PathResult& r) {
   int folds = 0;
   for (size_t k = 1; k < r.points.size(); ++k) folds += (r.points[k].dlambda_ds > 0) != (r.points[k - 1].dlambda_ds > 0);
+  double residual = 0;
+  for (size_t k = 0; k + 1 < r.points.size(); ++k) residual = std::max(residual, r.points[k].residual);
   state.counters["points"] = static_cast<double>(r.points.size());
+  state.counters["max_residual"] = residual;
   state.counters["folds"] = folds;
   state.counters["lambda_end"] = r.points.back().lambda;
   state.counters["stop"] = static_cast<double>(r.stop);
 }
 
-void BM_CurveNormalFlow(benchmark::State& state) {
+void CurveNormalFlow(benchmark::State& state, bool precondition, double step_gmres_tol = 0) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
   EmLambdaCurveOptions options;
+  options.precondition = precondition;
+  options.step_gmres_tol = step_gmres_tol;
   options.tracker.first_step = 0.01;
   options.tracker.max_step = 0.25;
   options.tracker.arc_rel_tol = options.tracker.arc_abs_tol = 1e-6;
@@ -37,6 +48,10 @@ void BM_CurveNormalFlow(benchmark::State& state) {
   for (auto _ : state) r = ValueOrThrow(TraceEmLambdaCurve(w.layout, w.supervised, w.em0, w.unlabeled, options));
   Report(state, r);
 }
+
+void BM_CurveNormalFlow(benchmark::State& state) { CurveNormalFlow(state, false); }
+void BM_CurveNormalFlowPreconditioned(benchmark::State& state) { CurveNormalFlow(state, true); }
+void BM_CurveNormalFlowInexact(benchmark::State& state) { CurveNormalFlow(state, false, 1e-4); }
 
 void BM_CurveEuler(benchmark::State& state) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
@@ -52,6 +67,8 @@ void BM_CurveEuler(benchmark::State& state) {
 }
 
 BENCHMARK(BM_CurveNormalFlow)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurveNormalFlowPreconditioned)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurveNormalFlowInexact)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveEuler)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace

@@ -54,6 +54,49 @@ KindSpec&& KindSpec::ChoosingLambda(std::string metric) && {
   return std::move(*this);
 }
 
+const char* PortUseName(PortUse use) {
+  switch (use) {
+    case PortUse::kReads:
+      return "reads";
+    case PortUse::kFits:
+      return "fits";
+    case PortUse::kFitsInputs:
+      return "fits inputs";
+    case PortUse::kSelects:
+      return "selects";
+  }
+  return "reads";
+}
+
+namespace {
+
+void SetPortUse(KindSpec& kind, const std::vector<std::string>& ports, PortUse use) {
+  for (const std::string& name : ports) {
+    auto it = std::find_if(kind.inputs.begin(), kind.inputs.end(), [&](const PortSpec& p) { return p.name == name; });
+    if (it == kind.inputs.end())
+      throw StatusError(Status::Internal("kind '" + kind.name + "' declares a use of port '" + name +
+                                         "', which it does not have"));
+    it->use = use;
+  }
+}
+
+}  // namespace
+
+KindSpec&& KindSpec::Fitting(const std::vector<std::string>& ports) && {
+  SetPortUse(*this, ports, PortUse::kFits);
+  return std::move(*this);
+}
+
+KindSpec&& KindSpec::FittingInputs(const std::vector<std::string>& ports) && {
+  SetPortUse(*this, ports, PortUse::kFitsInputs);
+  return std::move(*this);
+}
+
+KindSpec&& KindSpec::SelectingBy(const std::vector<std::string>& ports) && {
+  SetPortUse(*this, ports, PortUse::kSelects);
+  return std::move(*this);
+}
+
 void Registry::AddKind(KindSpec kind) {
   if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
   std::string name = kind.name;

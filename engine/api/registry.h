@@ -21,6 +21,18 @@
 
 namespace seqflow {
 
+// What a kind does with a port's data, for the data-role check (engine/graph/data_roles.cpp):
+// data of the test role may reach kReads ports only (unless a node declares itself an oracle or
+// transductive), data of the dev role anything but kFits.
+enum class PortUse {
+  kReads,       // decodes, scores, splits or passes the sentences on
+  kFits,        // fits parameters on the sentences and their labels (training data)
+  kFitsInputs,  // fits parameters on the tokens alone, labels ignored (unlabeled text, word counts)
+  kSelects,     // chooses among fitted candidates, or fits a few held-out weights (λ, LOP weights)
+};
+// "reads", "fits", "fits inputs", "selects".
+const char* PortUseName(PortUse use);
+
 struct PortSpec {
   std::string name;
   // What this port accepts: an artifact kType, or an interface that artifact types declare they
@@ -29,6 +41,7 @@ struct PortSpec {
   bool list = false;      // takes one or more upstream nodes (`in: [a, b]`)
   bool optional = false;  // may be left unconnected
   std::string doc;
+  PortUse use = PortUse::kReads;  // set by KindSpec::Fitting / FittingInputs / SelectingBy
 };
 
 // A node body: reads parameters and inputs from the context, calls a kernel, returns the
@@ -82,6 +95,11 @@ struct KindSpec {
   KindSpec&& Attaching(AttachmentSpec attachment) &&;
   // For selectors: the metric holding the chosen λ (RecordSpec::chosen_lambda).
   KindSpec&& ChoosingLambda(std::string metric) &&;
+  // Declares what the kind does with the named ports' data (PortUse); throws StatusError for a
+  // port the kind does not have.
+  KindSpec&& Fitting(const std::vector<std::string>& ports) &&;
+  KindSpec&& FittingInputs(const std::vector<std::string>& ports) &&;
+  KindSpec&& SelectingBy(const std::vector<std::string>& ports) &&;
 };
 
 using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;

@@ -6,6 +6,7 @@
 #include "engine/base/log.h"
 #include "engine/cache/cache.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/pipeline_schema.h"
 
 namespace seqflow::cli {
 namespace {
@@ -32,9 +33,11 @@ void PrintKind(const Registry& registry, const KindSpec& kind) {
   std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
   PrintRecordSpec(kind.record);
-  for (const auto& port : kind.inputs)
-    std::printf("  in  %-14s %s%s%s  %s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),
-                port.list ? "[]" : "", port.optional ? " (optional)" : "", port.doc.c_str());
+  for (const auto& port : kind.inputs) {
+    const std::string use = port.use == PortUse::kReads ? "" : fmt::format(" [{}]", PortUseName(port.use));
+    std::printf("  in  %-14s %s%s%s  %s%s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),
+                port.list ? "[]" : "", port.optional ? " (optional)" : "", port.doc.c_str(), use.c_str());
+  }
   for (const auto& p : kind.params) {
     std::string def = p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : "required";
     std::string choices;
@@ -63,6 +66,11 @@ int KindsCommand(const std::string& name) {
   }
   for (const KindSpec* kind : registry.Kinds())
     std::printf("%-24s -> %-12s %s\n", kind->name.c_str(), kind->output_type.c_str(), kind->doc.c_str());
+  return 0;
+}
+
+int SchemaCommand() {
+  std::fputs(PipelineSchema(TheRegistry()).c_str(), stdout);
   return 0;
 }
 

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   CLI::App* kinds_cmd = app.add_subcommand("kinds", "list node kinds, or describe one");
   kinds_cmd->add_option("kind", kind, "a kind name");
   kinds_cmd->callback([&] { code = seqflow::cli::KindsCommand(kind); });
+  app.add_subcommand("schema", "write the JSON Schema of pipeline files (for YAML editors) to stdout")
+      ->callback([&] { code = seqflow::cli::SchemaCommand(); });
 
   std::string cache_dir;
   double keep_days = 30;

@@ -77,6 +77,33 @@ Status ParseInputs(NodeSpec& node, const MapEntry& e, const std::string& file) {
   return Status::Ok();
 }
 
+Status ParseRole(NodeSpec& node, const MapEntry& e) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string role, ScalarText(e, "'role' of node " + Quoted(node.name)));
+  if (role == "test") {
+    node.role = DataRole::kTest;
+  } else if (role == "dev") {
+    node.role = DataRole::kDev;
+  } else {
+    return Status::Invalid("'role' of node " + Quoted(node.name) + " is " + Quoted(role) +
+                               "; write role: test (data only decoded and evaluated) or role: dev (data for choosing, "
+                               "never for training)",
+                           e.value_loc);
+  }
+  node.role_loc = e.value_loc;
+  return Status::Ok();
+}
+
+Status ParseWaiver(NodeSpec& node, const MapEntry& e, bool* flag) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string text, ScalarText(e, Quoted(e.key) + " of node " + Quoted(node.name)));
+  if (text != "true" && text != "false")
+    return Status::Invalid(Quoted(e.key) + " of node " + Quoted(node.name) + " is " + Quoted(text) +
+                               "; write " + e.key + ": true or leave it out",
+                           e.value_loc);
+  *flag = text == "true";
+  node.waiver_loc = e.key_loc;
+  return Status::Ok();
+}
+
 Result<NodeSpec> ParseNode(const MapEntry& e, const std::string& file) {
   SEQFLOW_RETURN_IF_ERROR(CheckNodeName(e));
   if (!e.value.IsMap())
@@ -97,6 +124,12 @@ Result<NodeSpec> ParseNode(const MapEntry& e, const std::string& file) {
       has_kind = true;
     } else if (entry.key == "in") {
       SEQFLOW_RETURN_IF_ERROR(ParseInputs(node, entry, file));
+    } else if (entry.key == "role") {
+      SEQFLOW_RETURN_IF_ERROR(ParseRole(node, entry));
+    } else if (entry.key == "oracle") {
+      SEQFLOW_RETURN_IF_ERROR(ParseWaiver(node, entry, &node.oracle));
+    } else if (entry.key == "transductive") {
+      SEQFLOW_RETURN_IF_ERROR(ParseWaiver(node, entry, &node.transductive));
     } else {
       SEQFLOW_RETURN_IF_ERROR(AddParam(node, entry.key, entry, file));
     }

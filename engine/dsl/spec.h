@@ -8,6 +8,8 @@
 //   vars: {k: v, ...}                        # ${k} and ${ENV} expand in every scalar
 //   nodes:
 //     NODE: {kind: KIND, in: [A, B] | {port: A, port2: [B, C]}, PARAM: VALUE, ...}
+//           role: test | dev                   # this node's output is test (dev) data
+//           oracle: true | transductive: true  # may choose by / learn from test inputs
 //   ablations:
 //     AXIS: {NODE.kind: [k1, k2], NODE.PARAM: [v1, v2]}   # zipped; axes form a grid
 //   repeat: N | repeats: {seed: [s1, s2, ...]}  # N = seeds 1..N; at most one of the two
@@ -31,6 +33,10 @@ struct InputRef {
   SourceLoc loc;
 };
 
+// What a node's output is, for the data-role check (engine/graph/data_roles.cpp): test data may
+// only be decoded and evaluated, dev data anything but trained on.
+enum class DataRole { kNone, kDev, kTest };
+
 struct NodeSpec {
   std::string name;
   SourceLoc loc;       // of the node's key
@@ -38,7 +44,15 @@ struct NodeSpec {
   SourceLoc kind_loc;  // of the kind's value
   bool in_is_list = false;
   std::vector<InputRef> inputs;            // in YAML order
-  std::map<std::string, RawParam> params;  // dotted names; `kind` and `in` excluded
+  std::map<std::string, RawParam> params;  // dotted names; `kind`, `in` and the keys below excluded
+  DataRole role = DataRole::kNone;
+  SourceLoc role_loc;
+  // Waivers of the data-role check, said aloud in the pipeline: an oracle row chooses by test
+  // data (its selecting ports may take it); a transductive learner fits on the test sentences'
+  // tokens (its input-only ports may take them).
+  bool oracle = false;
+  bool transductive = false;
+  SourceLoc waiver_loc;
 };
 
 // One ablation axis: every target gets one value per setting; all targets of an axis have the

@@ -32,6 +32,12 @@ Result<std::vector<BoundNode>> BindNodes(const PipelineSpec& spec, const Registr
 // A cycle is Invalid at its first node, listing it ("a -> b -> a").
 Result<std::vector<int>> TopologicalOrder(const std::vector<BoundNode>& nodes);
 
+// Test data reaches only ports that read it, dev data none that train on it (PortUse), unless
+// the consuming node waives it (NodeSpec::oracle, ::transductive). A violation is Invalid at the
+// consumer's input, naming the path from the role's declaration: "test → vocab → hmm(data)".
+// A waiver on a node without a port it could apply to is Invalid too.
+Status CheckDataRoles(const std::vector<BoundNode>& nodes, const std::vector<int>& order);
+
 // The node's key and key_parts from its kind, parameters, file hashes and input keys.
 // REQUIRES: the inputs of `node` already have keys in `dag`.
 void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node);

@@ -29,6 +29,7 @@ std::vector<int> Dag::Consumers(int node) const {
 Result<Dag> BuildDag(const PipelineSpec& spec, const Registry& registry, FileHasher& hasher) {
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<graph::BoundNode> bound, graph::BindNodes(spec, registry, hasher));
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<int> order, graph::TopologicalOrder(bound));
+  SEQFLOW_RETURN_IF_ERROR(graph::CheckDataRoles(bound, order));
   std::vector<int> position(order.size());
   for (size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<int>(p);
 

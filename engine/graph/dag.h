@@ -2,6 +2,7 @@
 // PipelineSpec and the Registry; knows nothing of TBB or the cache's storage.
 //
 // Validation (before anything runs), each error with file:line:col and a did-you-mean:
+//   test data reaching a port that trains or chooses (CheckDataRoles in build.h);
 //   unknown kind / parameter / port / upstream node; required parameter or port missing;
 //   value of the wrong type or failing its check; a port fed an artifact of the wrong type;
 //   a cycle (the message lists it); a kPath parameter whose file is missing or unreadable.

@@ -4,6 +4,8 @@
 #include <array>
 
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/chain/lane_posterior_corpus.h"
+#include "nodes/chain/second_order_decode.h"
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/common/parallel.h"
@@ -12,7 +14,6 @@
 namespace seqflow {
 namespace {
 
-constexpr size_t kShardSize = 64;
 
 // Lanes 0 .. n-1 hold sentences order[first .. first + n); sizes their paths (call before
 // PathPointers).
@@ -57,7 +58,7 @@ std::vector<std::vector<int32_t>> ViterbiScores(const ChainTables& tables,
   std::vector<std::vector<int32_t>> paths(sentences.size());
   std::vector<ChainViterbiWork> slots(OrderedSlots(threads));
   ParallelShardsOrdered(
-      sentences.size(), kShardSize, threads, slots.size(),
+      sentences.size(), kDecodeShardSize, threads, slots.size(),
       [&](size_t, size_t begin, size_t end, size_t slot) {
         const std::vector<size_t> order = LengthSortedOrder(sentences, begin, end);
         DecodeExact(model, table, sentences, order, 0, order.size(), &slots[slot], &paths);
@@ -101,9 +102,9 @@ std::vector<std::vector<int32_t>> ViterbiProbabilities(const ChainTables& tables
   auto collect = [&](size_t, size_t slot) {
     uncertified.insert(uncertified.end(), slots[slot].uncertified.begin(), slots[slot].uncertified.end());
   };
-  ParallelShardsOrdered(sentences.size(), kShardSize, threads, slots.size(), decode, collect);
+  ParallelShardsOrdered(sentences.size(), kDecodeShardSize, threads, slots.size(), decode, collect);
   ParallelShardsOrdered(
-      uncertified.size(), kShardSize, threads, slots.size(),
+      uncertified.size(), kDecodeShardSize, threads, slots.size(),
       [&](size_t, size_t begin, size_t end, size_t slot) {
         DecodeExact(model, table, sentences, uncertified, begin, end, &slots[slot].f64, &paths);
       },
@@ -141,6 +142,7 @@ std::vector<int32_t> ArgMaxRows(const double* rows, int T, int K) {
 
 std::vector<std::vector<int32_t>> ChainViterbiCorpus(const ChainTables& tables,
                                                      const std::vector<std::vector<int32_t>>& sentences, int threads) {
+  if (tables.trigram.size() > 0) return SecondOrderViterbiCorpus(tables, sentences, threads);
   return tables.kind == ChainScoreKind::kProbabilities ? ViterbiProbabilities(tables, sentences, threads)
                                                        : ViterbiScores(tables, sentences, threads);
 }
@@ -148,6 +150,7 @@ std::vector<std::vector<int32_t>> ChainViterbiCorpus(const ChainTables& tables,
 std::vector<std::vector<int32_t>> ChainPosteriorCorpus(const ChainTables& tables,
                                                        const std::vector<std::vector<int32_t>>& sentences, int threads,
                                                        std::vector<std::vector<double>>* marginals) {
+  if (tables.trigram.size() > 0) return SecondOrderPosteriorCorpus(tables, sentences, threads, marginals);
   const int K = tables.num_labels();
   const bool probabilities = tables.kind == ChainScoreKind::kProbabilities;
   const ChainPotentials potentials{
@@ -155,35 +158,11 @@ std::vector<std::vector<int32_t>> ChainPosteriorCorpus(const ChainTables& tables
       tables.initial.size() > 0 ? tables.initial.data() : nullptr};
   const ChainLanesTransition transition = probabilities ? ChainLanesTransition::FromProbabilities(tables.transition)
                                                         : ChainLanesTransition::FromLogPotentials(tables.transition);
-  std::vector<std::vector<int32_t>> labels(sentences.size());
-  if (marginals != nullptr) marginals->assign(sentences.size(), {});
-  struct Slot {
-    ChainLanesWork work;
-    std::array<std::vector<double>, kLanes> rows;  // [T x K] row-major per lane
-  };
-  std::vector<Slot> slots(OrderedSlots(threads));
-  auto decode = [&](size_t, size_t begin, size_t end, size_t slot_index) {
-    Slot& slot = slots[slot_index];
-    const std::vector<size_t> order = LengthSortedOrder(sentences, begin, end);
-    for (size_t first = 0; first < order.size(); first += kLanes) {
-      LaneBatch<kLanes> batch;
-      std::array<double*, kLanes> rows{};
-      for (int l = 0; l < kLanes && first + l < order.size(); ++l) {
-        batch.obs[l] = sentences[order[first + l]];
-        slot.rows[l].resize(static_cast<size_t>(batch.len(l)) * K);
-        rows[l] = slot.rows[l].data();
-      }
-      batch.length = batch.len(0);  // longest first
-      ChainLanesForwardBackward<double>(potentials, transition, batch, slot.work, rows, nullptr);
-      for (int l = 0; l < kLanes && rows[l] != nullptr; ++l) {
-        const size_t s = order[first + l];
-        labels[s] = ArgMaxRows(rows[l], batch.len(l), K);
-        if (marginals != nullptr) (*marginals)[s] = slot.rows[l];
-      }
-    }
-  };
-  ParallelShardsOrdered(sentences.size(), kShardSize, threads, slots.size(), decode, [](size_t, size_t) {});
-  return labels;
+  return LanePosteriorCorpus<ChainLanesWork>(
+      sentences, K, threads, marginals,
+      [&](const LaneBatch<kLanes>& batch, ChainLanesWork& work, const std::array<double*, kLanes>& rows) {
+        ChainLanesForwardBackward<double>(potentials, transition, batch, work, rows, nullptr);
+      });
 }
 
 }  // namespace seqflow

@@ -32,6 +32,10 @@ struct ChainTables {
   Eigen::VectorXd initial;        // [K] π for kProbabilities (empty: π = 1); empty for kLogScores
   const double* table = nullptr;  // [K x columns] column-major: column c = one token's potentials
   int64_t columns = 0;
+  // [(K+1) K K] trigram log-potentials G of a second-order score chain (second_order_lanes.h;
+  // `transition` then only gives K), or empty for a first-order chain. When set, the corpus
+  // decoders below run second_order_decode.h.
+  Eigen::VectorXd trigram;
 
   int num_labels() const { return static_cast<int>(transition.rows()); }
 };

@@ -330,7 +330,8 @@ std::vector<KindSpec> Kinds() {
                            kModel,
                            {PortSpec{"data", kSequences, false, false, "labeled sequences"}},
                            ClassifierParams(), RunClassifier}
-                      .As(NodeRole::kTrainer));
+                      .As(NodeRole::kTrainer)
+                      .Fitting({"data"}));
   kinds.push_back(KindSpec{"homotopy.probability_one", "1",
                            "Tracks the probability-one homotopy (19) from the start classifier's EM_0 fixed point to "
                            "the unsupervised lambda = 1 by HOMPACK-style normal flow; marks returns near lambda = 0 "
@@ -341,7 +342,9 @@ std::vector<KindSpec> Kinds() {
                             PortSpec{"labeled", kSequences, false, false, "its labeled sequences"},
                             PortSpec{"unlabeled", kSequences, false, false, "sequences used without their classes"}},
                            ProbabilityOneParams(), RunProbabilityOne}
-                      .Attaching(ClassifierPathArtifact::CsvTable()));
+                      .Attaching(ClassifierPathArtifact::CsvTable())
+                      .Fitting({"labeled"})
+                      .FittingInputs({"unlabeled"}));
   kinds.push_back(KindSpec{"classifier.select", "1",
                            "Picks the classifier at one point of a probability-one path: start, last_lambda_zero "
                            "(P_F's start), mle (lambda = U/(L+U) on P_F, corrected onto the curve), max_entropy "

@@ -71,12 +71,13 @@ std::vector<double> GroupFeatureValues(const AttributeGroups& groups) {
 Eigen::VectorXd ExpandGroupWeights(const Eigen::VectorXd& group_weights, const AttributeGroups& groups,
                                    int64_t num_labels) {
   const int64_t K = num_labels, A = static_cast<int64_t>(groups.group_of.size());
-  Eigen::VectorXd w(A * K + K * K);
+  const int64_t transitions = group_weights.size() - static_cast<int64_t>(groups.num_groups()) * K;
+  Eigen::VectorXd w(A * K + transitions);
   for (int64_t a = 0; a < A; ++a) {
     const int32_t group = groups.group_of[a];
     w.segment(a * K, K) = group_weights.segment(static_cast<int64_t>(group) * K, K) / std::sqrt(groups.size[group]);
   }
-  w.tail(K * K) = group_weights.tail(K * K);
+  w.tail(transitions) = group_weights.tail(transitions);
   return w;
 }
 

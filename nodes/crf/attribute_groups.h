@@ -33,7 +33,8 @@ AttributeGroups GroupDuplicateAttributes(const std::vector<SentenceFeatures>& se
 std::vector<double> GroupFeatureValues(const AttributeGroups& groups);
 
 // Per-attribute rows [A x K] from group rows [G x K]: w_a = u_{group(a)} / √size(group). The
-// trailing label-bigram block ([K x K] after the rows) is copied.
+// trailing transition weights (everything after the rows: the label bigrams, and the trigrams of
+// a second-order CRF) are copied.
 Eigen::VectorXd ExpandGroupWeights(const Eigen::VectorXd& group_weights, const AttributeGroups& groups,
                                    int64_t num_labels);
 

@@ -220,6 +220,18 @@ SEQFLOW_ISA_CLONES(double, GatherGradientRows, (const GatherInputs& in, int64_t 
 
 }  // namespace
 
+Eigen::VectorXd CrfTrigramPotentials(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout) {
+  const int K = static_cast<int>(layout.num_labels);
+  const Eigen::Map<const RowMatrixXd> bigram = CrfTransition(w, layout);
+  Eigen::VectorXd g = w.segment(layout.trigram_offset(), TrigramSize(K));
+  for (int a = 0; a <= K; ++a) {
+    for (int b = 0; b < K; ++b) {
+      for (int c = 0; c < K; ++c) g[TrigramIndex(K, a, b, c)] += bigram(b, c);
+    }
+  }
+  return g;
+}
+
 void CrfScores(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout, const SentenceFeatures& sentence,
                RowMatrixXd& scores, const double* row_values) {
   scores.resize(sentence.size(), layout.num_labels);
@@ -244,11 +256,16 @@ void CrfLikelihood::BuildIndex() {
   for (size_t n = 0; n < sentences_.size(); ++n) token_offset_[n + 1] = token_offset_[n] + sentences_[n].size();
   token_label_.resize(token_offset_.back());
   empirical_bigrams_.setZero(K, K);
+  if (layout_.order == 2) empirical_trigrams_.setZero(TrigramSize(static_cast<int>(K)));
   for (size_t n = 0; n < sentences_.size(); ++n) {
     const std::vector<int32_t>& y = labels_[n];
     for (size_t t = 0; t < y.size(); ++t) {
       token_label_[token_offset_[n] + static_cast<int64_t>(t)] = y[t];
       if (t > 0) empirical_bigrams_(y[t - 1], y[t]) += 1;
+      if (t > 0 && layout_.order == 2) {
+        const int a = t == 1 ? static_cast<int>(K) : y[t - 2];
+        empirical_trigrams_[TrigramIndex(static_cast<int>(K), a, y[t - 1], y[t])] += 1;
+      }
     }
   }
   occurrences_ = IndexOccurrences(sentences_, layout_.num_attributes);
@@ -259,14 +276,22 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   const int64_t A = layout_.num_attributes, K = layout_.num_labels;
   const Eigen::Map<const RowMatrixXd> transition = CrfTransition(w, layout_);
   const ChainLanesTransition chain_transition = ChainLanesTransition::FromLogPotentials(transition);
+  const bool second_order = layout_.order == 2;
+  const int64_t transition_cells = second_order ? TrigramSize(static_cast<int>(K)) : K * K;
+  const Eigen::VectorXd trigram = second_order ? CrfTrigramPotentials(w, layout_) : Eigen::VectorXd();
+  const SecondOrderTransition trigram_transition =
+      second_order ? SecondOrderTransition::FromLogPotentials(trigram, static_cast<int>(K)) : SecondOrderTransition();
   const size_t slots = OrderedSlots(threads_);
-  std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(K, K));
+  // [K x K] bigram counts, or [(K+1) K K] trigram counts for order 2
+  std::vector<Eigen::VectorXd> slot_counts(slots, Eigen::VectorXd::Zero(transition_cells));
   std::vector<double> slot_log_p(slots, 0);
-  std::vector<ChainLanesWork> workspaces(slots);
+  std::vector<ChainLanesWork> workspaces(second_order ? 0 : slots);
+  std::vector<SecondOrderWork> second_order_workspaces(second_order ? slots : 0);
   std::vector<std::vector<double>> slot_scores(slots);  // [shard tokens x K] row-major
   std::vector<std::vector<int32_t>> slot_row_ids(slots);
-  std::vector<LaneVector<Lanes<kLanes>>> slot_xi(slots, LaneVector<Lanes<kLanes>>(K * K, Lanes<kLanes>{}));
-  RowMatrixXd bigrams = RowMatrixXd::Zero(K, K);
+  std::vector<LaneVector<Lanes<kLanes>>> slot_xi(slots,
+                                                 LaneVector<Lanes<kLanes>>(transition_cells, Lanes<kLanes>{}));
+  Eigen::VectorXd counts = Eigen::VectorXd::Zero(transition_cells);
   double log_likelihood = 0;
   const double* values = row_values_.empty() ? nullptr : row_values_.data();
   // The scores of a whole shard go into one table that the batches gather their lanes from; the
@@ -282,7 +307,9 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
         for (size_t n = begin; n < end; ++n) {
           double* rows = scores.data() + (token_offset_[n] - base) * K;
           SentenceScores(w.data(), K, sentences_[n], rows, values);
-          log_p += ChainScore(Eigen::Map<const RowMatrixXd>(rows, sentences_[n].size(), K), transition, labels_[n]);
+          const Eigen::Map<const RowMatrixXd> sentence_scores(rows, sentences_[n].size(), K);
+          log_p += second_order ? SecondOrderScore(sentence_scores, trigram, labels_[n])
+                                : ChainScore(sentence_scores, transition, labels_[n]);
         }
         const std::span<const int32_t> row_ids = ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
         const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
@@ -296,18 +323,32 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
             batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
             rows[l] = marginals_.data() + token_offset_[n] * K;
           }
-          const std::array<double, kLanes> log_z = ChainLanesForwardBackward<float>(
-              potentials, chain_transition, batch, workspaces[slot], rows, slot_xi[slot].data());
+          const std::array<double, kLanes> log_z =
+              second_order ? SecondOrderForwardBackward<float>(scores.data(), trigram_transition, batch,
+                                                               second_order_workspaces[slot], rows, {},
+                                                               slot_xi[slot].data())
+                           : ChainLanesForwardBackward<float>(potentials, chain_transition, batch, workspaces[slot],
+                                                              rows, slot_xi[slot].data());
           for (double z : log_z) log_p -= z;
         }
-        slot_bigrams[slot].setZero();
-        ChainLanesAddBigrams(chain_transition, slot_xi[slot].data(), slot_bigrams[slot].data());
+        slot_counts[slot].setZero();
+        if (second_order) {
+          SecondOrderAddTrigrams(trigram_transition, slot_xi[slot].data(), slot_counts[slot].data());
+        } else {
+          ChainLanesAddBigrams(chain_transition, slot_xi[slot].data(), slot_counts[slot].data());
+        }
         slot_log_p[slot] = log_p;
       },
       [&](size_t, size_t slot) {
         log_likelihood += slot_log_p[slot];
-        bigrams += slot_bigrams[slot];
+        counts += slot_counts[slot];
       });
+  RowMatrixXd bigrams = RowMatrixXd::Zero(K, K);
+  if (second_order) {
+    for (int64_t a = 0; a <= K; ++a) bigrams += Eigen::Map<const RowMatrixXd>(counts.data() + a * K * K, K, K);
+  } else {
+    bigrams = Eigen::Map<const RowMatrixXd>(counts.data(), K, K);
+  }
 
   gradient.resize(layout_.size());
   const double inv_sigma2 = 1.0 / sigma2_;
@@ -329,6 +370,11 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   for (double p : shard_penalty) penalty += p;
   const int64_t tr = layout_.transition_offset();
   Eigen::Map<RowMatrixXd>(gradient.data() + tr, K, K) = bigrams - empirical_bigrams_ + transition * inv_sigma2;
+  if (second_order) {
+    const auto u = w.segment(layout_.trigram_offset(), counts.size());
+    gradient.segment(layout_.trigram_offset(), counts.size()) = counts - empirical_trigrams_ + u * inv_sigma2;
+    penalty += 0.5 * inv_sigma2 * u.squaredNorm();
+  }
   return -log_likelihood + penalty;
 }
 

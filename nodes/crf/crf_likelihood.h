@@ -5,6 +5,11 @@
 //   ∇f  = Σ_n (E_p[φ(x_n, ·)] - φ(x_n, y_n)) + w / δ².
 // Parameters (CrfLayout): W [A x K] state weights, row a = attribute a, then A [K x K] label
 // bigrams. The score of label k at token t is Σ_{a ∈ attrs(t)} W(a, k).
+// Order 2 (Sha & Pereira 2003; nodes/chain/second_order_lanes.h) adds U [(K+1) x K x K] tag-trigram
+// weights after A, the first index K being the start tag: the chain's transitions are
+// G(a, b, c) = A(b, c) + U(a, b, c) between consistent tag pairs (a, b) -> (b, c), U = 0 is the
+// first-order CRF, and the observation features stay on the current tag. Its gradient adds
+// ∇U = E[trigram counts] - gold trigram counts + U / δ², and ∇A sums the trigram counts over a.
 //
 // Evaluation is two deterministic parallel passes (same bits for any thread count):
 //  1. over fixed shards of sentences: scores, forward-backward on kLanes sentences of similar
@@ -24,6 +29,7 @@
 
 #include "nodes/crf/attribute_occurrences.h"
 #include "nodes/chain/linear_chain.h"
+#include "nodes/chain/second_order_lanes.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/objective.h"
 
@@ -32,8 +38,10 @@ namespace seqflow {
 struct CrfLayout {
   int64_t num_attributes = 0;  // A
   int64_t num_labels = 0;      // K
-  int64_t size() const { return num_attributes * num_labels + num_labels * num_labels; }
+  int order = 1;               // 1, or 2 for tag-pair labels with trigram weights U
+  int64_t size() const { return trigram_offset() + (order == 2 ? TrigramSize(static_cast<int>(num_labels)) : 0); }
   int64_t transition_offset() const { return num_attributes * num_labels; }
+  int64_t trigram_offset() const { return transition_offset() + num_labels * num_labels; }
 };
 
 // [T x K] label scores of one sentence under weights `w` (CrfLayout): Σ_{a ∈ attrs(t)} x_a W(a, ·)
@@ -45,6 +53,10 @@ inline Eigen::Map<const RowMatrixXd> CrfTransition(const Eigen::Ref<const Eigen:
                                                    const CrfLayout& layout) {
   return {w.data() + layout.transition_offset(), layout.num_labels, layout.num_labels};
 }
+
+// G = A(b, c) + U(a, b, c), the second-order chain's trigram log-potentials
+// [TrigramSize(K)] (second_order_lanes.h). REQUIRES: layout.order == 2.
+Eigen::VectorXd CrfTrigramPotentials(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout);
 
 class CrfLikelihood final : public Objective {
  public:
@@ -71,6 +83,7 @@ class CrfLikelihood final : public Objective {
   std::vector<int32_t> token_label_;   // [tokens] gold label
   AttributeOccurrences occurrences_;   // tokens where each attribute fires
   RowMatrixXd empirical_bigrams_;      // [K x K] gold label-bigram counts
+  Eigen::VectorXd empirical_trigrams_;  // [(K+1) K K] gold trigram counts (order 2)
   // [tokens x K] scratch of pass 1. Single precision halves what pass 2 gathers, its dominant
   // cost; each marginal keeps 7 digits, far below the gradient's tolerance.
   Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals_;

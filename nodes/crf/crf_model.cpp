@@ -24,16 +24,20 @@ std::shared_ptr<const CrfModel> CrfModel::Load(ByteReader& r) {
   ByteReader dict_reader(dict);
   m->dictionary = FeatureDictionary::Load(dict_reader);
   const std::vector<double> w = r.F64s();
-  if (static_cast<int64_t>(w.size()) != m->layout().size())
-    throw StatusError(
-        Status::Corruption(fmt::format("CrfModel: {} weights, the layout needs {}", w.size(), m->layout().size())));
+  const int64_t first_order = m->layout().size();
+  m->order = 2;
+  const int64_t second_order = m->layout().size();
+  if (static_cast<int64_t>(w.size()) == first_order) m->order = 1;
+  if (static_cast<int64_t>(w.size()) != first_order && static_cast<int64_t>(w.size()) != second_order)
+    throw StatusError(Status::Corruption(fmt::format("CrfModel: {} weights, the layout needs {} (or {} for order 2)",
+                                                     w.size(), first_order, second_order)));
   m->weights = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
   return m;
 }
 
 std::string CrfModel::Describe() const {
-  return fmt::format("CRF {} labels x {} attributes ({} weights)", label_names.size(), dictionary->num_attributes(),
-                     weights.size());
+  return fmt::format("{}CRF {} labels x {} attributes ({} weights)", order == 2 ? "second-order " : "",
+                     label_names.size(), dictionary->num_attributes(), weights.size());
 }
 
 Result<ChainCorpus> CrfModel::Chains(const Corpus& data, int threads) const {
@@ -42,6 +46,7 @@ Result<ChainCorpus> CrfModel::Chains(const Corpus& data, int threads) const {
     extracted = ForEachCrfScores(*this, data, threads, visit);
   });
   if (!extracted.ok()) return extracted;
+  if (order == 2) chains.tables.trigram = CrfTrigramPotentials(weights, layout());
   return chains;
 }
 

@@ -2,7 +2,8 @@
 // the feature templates and attribute dictionary it was trained with, and the label names. A
 // ChainModel: the decoders decode with it through that interface.
 // Weights follow CrfLayout (crf_likelihood.h): [A x K] attribute × label weights, then the
-// [K x K] label-bigram block.
+// [K x K] label-bigram block, then for a second-order model the [(K+1) x K x K] trigram block.
+// The saved form is the same for both orders: Load tells them apart by the weight count.
 // Ownership: the dictionary is shared with the FeatureSet it came from.
 // Thread safety: immutable once wrapped in shared_ptr<const>.
 #pragma once
@@ -28,14 +29,18 @@ class CrfModel final : public ChainModel {
   std::vector<std::string> label_names;  // [K]
   TagEncoding encoding = TagEncoding::kNone;
   std::shared_ptr<const FeatureDictionary> dictionary;
-  Eigen::VectorXd weights;  // CrfLayout{dictionary->num_attributes(), K}
+  Eigen::VectorXd weights;  // CrfLayout{dictionary->num_attributes(), K, order}
+  int order = 1;            // 2: tag-pair labels with trigram weights (Sha & Pereira 2003)
 
-  CrfLayout layout() const { return {dictionary->num_attributes(), static_cast<int64_t>(label_names.size())}; }
+  CrfLayout layout() const {
+    return {dictionary->num_attributes(), static_cast<int64_t>(label_names.size()), order};
+  }
 
   // ChainModel (nodes/chain/chain_model.h): decoders read the model through these.
   const std::vector<std::string>& ChainLabels() const override { return label_names; }
   TagEncoding ChainEncoding() const override { return encoding; }
-  // Score chains: each sentence's label scores (ForEachCrfScores) and the label-bigram weights.
+  // Score chains: each sentence's label scores (ForEachCrfScores) and the label-bigram weights,
+  // plus the trigram log-potentials for order 2 (ChainTables::trigram).
   // Invalid when `data` lacks a column the templates read.
   Result<ChainCorpus> Chains(const Corpus& data, int threads) const override;
 
@@ -45,7 +50,7 @@ class CrfModel final : public ChainModel {
   // Throws StatusError(Corruption) on truncated bytes or a weight count that does not fit the
   // dictionary and labels.
   static std::shared_ptr<const CrfModel> Load(ByteReader& r);
-  // "CRF 23 labels x 323829 attributes (7448596 weights)".
+  // "CRF 23 labels x 323829 attributes (7448596 weights)"; "second-order CRF ..." for order 2.
   std::string Describe() const override;
 };
 

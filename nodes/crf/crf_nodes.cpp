@@ -53,6 +53,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   model->encoding = data->encoding;
   model->dictionary = data->dictionary;
   model->weights = std::move(trained.weights);
+  model->order = options.order;
   return model;
 }
 
@@ -77,7 +78,12 @@ ParamTable<CrfTrainOptions> TrainParams() {
       .Bool("float_history", lbfgs(&LbfgsOptions::float_history),
             "keep the correction pairs in single precision (halves their memory)")
       .Bool("merge_duplicates", &O::merge_duplicates,
-            "train one weight row per group of attributes firing at the same tokens (same optimum, fewer weights)");
+            "train one weight row per group of attributes firing at the same tokens (same optimum, fewer weights)")
+      .Int("order", &O::order,
+           "Markov order: 1, or 2 for labels that are pairs of consecutive tags with tag-trigram transition weights "
+           "(Sha & Pereira 2003), decoded back to single tags")
+      .Min(1)
+      .Max(2);
   return table;
 }
 
@@ -85,7 +91,8 @@ KindSpec TrainKind() {
   return KindSpec{
       "crf.train",
       "3",
-      "First-order linear-chain CRF over every attribute x label pair plus label bigrams, trained by L-BFGS on "
+      "Linear-chain CRF over every attribute x label pair plus label bigrams (and tag trigrams for order 2), "
+      "trained by L-BFGS on "
       "the penalised log-likelihood -sum log p(y|x) + |w|^2 / (2 sigma2) (Gaussian prior); the gradient is computed "
       "in parallel with a fixed reduction order (same model for any -j).",
       std::string(CrfModel::kType),
@@ -99,7 +106,7 @@ KindSpec TrainKind() {
 
 void RegisterCrfNodes(Registry& registry) {
   registry.AddArtifactType<CrfModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(TrainKind().As(NodeRole::kTrainer).Attaching(ObjectiveTrace()));
+  registry.AddKind(TrainKind().As(NodeRole::kTrainer).Attaching(ObjectiveTrace()).Fitting({"data"}));
   RegisterHybridNodes(registry);
 }
 

@@ -12,7 +12,7 @@ Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
   CrfTrainResult result;
   const int threads = options.lbfgs.threads;
   if (!options.merge_duplicates) {
-    const CrfLayout layout{num_attributes, num_labels};
+    const CrfLayout layout{num_attributes, num_labels, options.order};
     CrfLikelihood objective(sentences, labels, layout, options.sigma2, threads);
     result.weights = Eigen::VectorXd::Zero(layout.size());
     Result<LbfgsResult> optimizer = MinimizeLbfgs(objective, result.weights, options.lbfgs, callback, cancel);
@@ -22,7 +22,7 @@ Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
     return result;
   }
   const AttributeGroups groups = GroupDuplicateAttributes(sentences, num_attributes);
-  const CrfLayout layout{groups.num_groups(), num_labels};
+  const CrfLayout layout{groups.num_groups(), num_labels, options.order};
   Eigen::VectorXd u = Eigen::VectorXd::Zero(layout.size());
   {
     CrfLikelihood objective(groups.sentences, labels, layout, options.sigma2, threads, GroupFeatureValues(groups));

@@ -16,10 +16,11 @@ struct CrfTrainOptions {
   double sigma2 = 1.0;  // Gaussian prior variance δ²
   LbfgsOptions lbfgs;   // lbfgs.threads also drives the gradient
   bool merge_duplicates = true;
+  int order = 1;  // 2: tag-pair labels with trigram transitions (CrfLayout)
 };
 
 struct CrfTrainResult {
-  Eigen::VectorXd weights;  // CrfLayout{num_attributes, num_labels}
+  Eigen::VectorXd weights;  // CrfLayout{num_attributes, num_labels, order}
   LbfgsResult optimizer;
   int64_t trained_weights = 0;  // after merging duplicate attributes
 };

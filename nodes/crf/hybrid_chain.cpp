@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/chain/second_order_lanes.h"
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
@@ -27,14 +28,47 @@ void Normalize(Eigen::Ref<Eigen::VectorXd> weights, Eigen::Ref<Eigen::VectorXd> 
   for (Eigen::Index v = 0; v < weights.size(); ++v) log_out(v) = std::max(kLogFloor, Log(weights(v) / total));
 }
 
+// R's transitions in the form the chain library's lane kernels read: first order ([K x K]
+// weights) or second order (trigram rows [(K+1) K x K]).
+struct HybridLattice {
+  HybridLattice(const RowMatrixXd& weights, Eigen::Index K) : second_order(weights.rows() != K) {
+    if (second_order) {
+      second = SecondOrderTransition::FromLogPotentials(
+          Eigen::Map<const Eigen::VectorXd>(weights.data(), weights.size()), static_cast<int>(K));
+    } else {
+      first = ChainLanesTransition::FromLogPotentials(weights);
+    }
+  }
+  // counts (the weights' shape, row-major) += the expected transition counts in xi; zeroes xi.
+  void AddCounts(Lanes<kLanes>* xi, double* counts) const {
+    if (second_order) {
+      SecondOrderAddTrigrams(second, xi, counts);
+    } else {
+      ChainLanesAddBigrams(first, xi, counts);
+    }
+  }
+  bool second_order;
+  ChainLanesTransition first;
+  SecondOrderTransition second;
+};
+
+// Σ_a of trigram rows [(K+1) K x K]: the bigram counts; a [K x K] matrix as it is.
+RowMatrixXd SumOverFirstTag(const RowMatrixXd& counts, Eigen::Index K) {
+  if (counts.rows() == K) return counts;
+  RowMatrixXd sum = RowMatrixXd::Zero(K, K);
+  for (Eigen::Index a = 0; a <= K; ++a) sum += counts.middleRows(a * K, K);
+  return sum;
+}
+
 // One slot's buffers for running a shard of sentences through the chain library's lane
 // forward-backward.
 struct ShardLanes {
   std::vector<double> scores;     // [shard tokens x K] row-major, row r = token offsets[begin] + r
   std::vector<int32_t> row_ids;   // ChainRowIds of `scores`
   std::vector<double> log_z;      // [end - begin]
-  LaneVector<Lanes<kLanes>> xi;  // [K x K] Σ_t α_{t-1} W_t per lane
+  LaneVector<Lanes<kLanes>> xi;  // [K x K] (or trigram rows) Σ_t α_{t-1} W_t per lane
   ChainLanesWork work;
+  SecondOrderWork second_order_work;
 };
 
 // Runs the sentences [begin, end) through the lane forward-backward, kLanes of similar length at
@@ -43,8 +77,8 @@ struct ShardLanes {
 // (null: nowhere); with `bigrams`, lanes->xi receives Σ α W (zeroed here). log Z of sentence n
 // lands in lanes->log_z[n - begin] (0 for an empty sentence).
 template <class Score, class MarginalRow>
-void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const ChainLanesTransition& transition,
-              bool bigrams, ShardLanes* lanes, Score score, MarginalRow marginal_row) {
+void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const HybridLattice& transition, bool bigrams,
+              ShardLanes* lanes, Score score, MarginalRow marginal_row) {
   const Eigen::Index K = corpus.num_labels;
   const int64_t base = corpus.offsets[begin];
   const int64_t tokens = corpus.offsets[end] - base;
@@ -56,7 +90,10 @@ void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const ChainL
   const std::span<const int32_t> row_ids = ChainRowIds(static_cast<size_t>(tokens), &lanes->row_ids);
   const ChainPotentials potentials{lanes->scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
   lanes->log_z.assign(end - begin, 0.0);
-  if (bigrams) lanes->xi.assign(static_cast<size_t>(K * K), Lanes<kLanes>{});
+  if (bigrams) {
+    const int64_t cells = transition.second_order ? TrigramSize(static_cast<int>(K)) : K * K;
+    lanes->xi.assign(static_cast<size_t>(cells), Lanes<kLanes>{});
+  }
   const std::vector<size_t> order =
       LengthSortedOrder(begin, end, [&](size_t n) { return corpus.offsets[n + 1] - corpus.offsets[n]; });
   for (size_t b = 0; b < order.size(); b += kLanes) {
@@ -68,8 +105,12 @@ void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const ChainL
       batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
       rows[l] = marginal_row(n);
     }
-    const std::array<double, kLanes> log_z = ChainLanesForwardBackward<double>(
-        potentials, transition, batch, lanes->work, rows, bigrams ? lanes->xi.data() : nullptr);
+    Lanes<kLanes>* xi = bigrams ? lanes->xi.data() : nullptr;
+    const std::array<double, kLanes> log_z =
+        transition.second_order
+            ? SecondOrderForwardBackward<double>(lanes->scores.data(), transition.second, batch,
+                                                 lanes->second_order_work, rows, {}, xi)
+            : ChainLanesForwardBackward<double>(potentials, transition.first, batch, lanes->work, rows, xi);
     for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) lanes->log_z[order[b + l] - begin] = log_z[l];
   }
 }
@@ -78,15 +119,15 @@ void RunShard(const HybridCorpus& corpus, size_t begin, size_t end, const ChainL
 struct LikelihoodSlot {
   double value = 0;
   Eigen::VectorXd token_terms;         // [I + J] Σ_t φ_m(t, y_t) − E[φ_m(t, ·)]
-  RowMatrixXd bigram_difference;       // expected − gold bigram counts
+  RowMatrixXd bigram_difference;       // expected − gold bigram (or trigram-row) counts
   Eigen::VectorXd initial_difference;  // gold − expected first-label counts
   ShardLanes lanes;
   RowMatrixXd marginals;      // [shard tokens x K]
   std::vector<int32_t> gold;  // one sentence's labels
-  void Reset(Eigen::Index models, Eigen::Index labels) {
+  void Reset(Eigen::Index models, Eigen::Index transition_rows, Eigen::Index labels) {
     value = 0;
     token_terms.setZero(models);
-    bigram_difference.setZero(labels, labels);
+    bigram_difference.setZero(transition_rows, labels);
     initial_difference.setZero(labels);
   }
 };
@@ -113,10 +154,14 @@ void FillScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& th
 RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
                              const Eigen::VectorXd& gamma) {
   const Eigen::Index experts_n = NumExperts(experts);
-  const Eigen::Index k = experts.empty() ? theta.log_transition.at(0).rows() : experts[0].rows();
-  RowMatrixXd transition = RowMatrixXd::Zero(k, k);
+  const Eigen::Index k = experts.empty() ? theta.log_transition.at(0).rows() : experts[0].cols();
+  const Eigen::Index rows = experts.empty() ? k : experts[0].rows();
+  RowMatrixXd transition = RowMatrixXd::Zero(rows, k);
   for (Eigen::Index i = 0; i < experts_n; ++i) transition += gamma(i) * experts[i];
-  for (int j = 0; j < theta.num_models(); ++j) transition += gamma(experts_n + j) * theta.log_transition[j];
+  for (int j = 0; j < theta.num_models(); ++j) {
+    for (Eigen::Index a = 0; a < rows / k; ++a)
+      transition.middleRows(a * k, k) += gamma(experts_n + j) * theta.log_transition[j];
+  }
   return transition;
 }
 
@@ -130,16 +175,17 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
                             const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts) {
   const Eigen::Index labels = corpus.num_labels;
   const int models = theta.num_models();
-  const ChainLanesTransition transition =
-      ChainLanesTransition::FromLogPotentials(HybridTransition(experts, theta, gamma));
+  const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
+  const HybridLattice transition(transition_weights, labels);
   counts.initial.setZero(labels);
   counts.transition.setZero(labels, labels);
+  RowMatrixXd transition_counts = RowMatrixXd::Zero(transition_weights.rows(), labels);
   counts.emission.resize(models);
   for (int j = 0; j < models; ++j) counts.emission[j].setZero(theta.log_emission[j].rows(), labels);
 
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardLanes> slot_lanes(slots);
-  std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(labels, labels));
+  std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(transition_weights.rows(), labels));
   std::vector<double> slot_log_z(slots, 0.0);
   double log_likelihood = 0;
   RowMatrixXd marginals;
@@ -157,11 +203,11 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
               [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
               [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
           for (double z : lanes.log_z) slot_log_z[slot] += z;
-          ChainLanesAddBigrams(transition, lanes.xi.data(), slot_bigrams[slot].data());
+          transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
         },
         [&](size_t, size_t slot) {
           log_likelihood += slot_log_z[slot];
-          counts.transition += slot_bigrams[slot];
+          transition_counts += slot_bigrams[slot];
           slot_log_z[slot] = 0;
           slot_bigrams[slot].setZero();
         });
@@ -177,6 +223,7 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
       }
     });
   }
+  counts.transition = SumOverFirstTag(transition_counts, labels);
   return log_likelihood;
 }
 
@@ -263,13 +310,15 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   const Eigen::Index experts_n = NumExperts(experts);
   const Eigen::Index models = experts_n + theta.num_models();
   const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
-  const ChainLanesTransition transition = ChainLanesTransition::FromLogPotentials(transition_weights);
+  const HybridLattice transition(transition_weights, labels);
+  const Eigen::Index rows = transition_weights.rows();
+  const Eigen::Map<const Eigen::VectorXd> trigram(transition_weights.data(), transition_weights.size());
 
   const size_t slots = OrderedSlots(threads);
   std::vector<LikelihoodSlot> slot_sums(slots);
-  for (LikelihoodSlot& s : slot_sums) s.Reset(models, labels);
+  for (LikelihoodSlot& s : slot_sums) s.Reset(models, rows, labels);
   LikelihoodSlot total;
-  total.Reset(models, labels);
+  total.Reset(models, rows, labels);
   ParallelShardsOrdered(
       corpus.num_sentences(), kShard, threads, slots,
       [&](size_t, size_t begin, size_t end, size_t slot) {
@@ -280,7 +329,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
             corpus, begin, end, transition, gradient != nullptr, &sums.lanes,
             [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
             [&](size_t n) { return gradient ? sums.marginals.row(corpus.offsets[n] - base).data() : nullptr; });
-        if (gradient) ChainLanesAddBigrams(transition, sums.lanes.xi.data(), sums.bigram_difference.data());
+        if (gradient) transition.AddCounts(sums.lanes.xi.data(), sums.bigram_difference.data());
         for (size_t n = begin; n < end; ++n) {
           const int64_t first = corpus.offsets[n];
           const Eigen::Index length = corpus.offsets[n + 1] - first;
@@ -290,13 +339,18 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
           const auto marginals = sums.marginals.middleRows(first - base, length);
           std::vector<int32_t>& gold = sums.gold;
           gold.assign(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
-          sums.value += ChainScore(scores, transition_weights, gold) - sums.lanes.log_z[n - begin];
+          sums.value += (transition.second_order ? SecondOrderScore(scores, trigram, gold)
+                                                 : ChainScore(scores, transition_weights, gold)) -
+                        sums.lanes.log_z[n - begin];
           if (!gradient) continue;
           // The expected bigram counts were added above; subtracting the gold ones keeps
           // expected − gold here (flipped once at the end).
           for (Eigen::Index t = 0; t < length; ++t) {
             const int32_t y = gold[t];
-            if (t > 0) sums.bigram_difference(gold[t - 1], y) -= 1;
+            if (t > 0) {
+              const Eigen::Index previous = t == 1 ? labels : gold[t - 2];
+              sums.bigram_difference(transition.second_order ? previous * labels + gold[t - 1] : gold[t - 1], y) -= 1;
+            }
             for (Eigen::Index i = 0; i < experts_n; ++i) {
               const auto row = corpus.expert_scores[i].row(first + t).cast<double>();
               sums.token_terms(i) += row(y) - row.dot(marginals.row(t));
@@ -316,13 +370,14 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
         total.token_terms += sums.token_terms;
         total.bigram_difference += sums.bigram_difference;
         total.initial_difference += sums.initial_difference;
-        sums.Reset(models, labels);
+        sums.Reset(models, rows, labels);
       });
   if (gradient) {
-    const RowMatrixXd bigrams = -total.bigram_difference;
+    const RowMatrixXd transitions = -total.bigram_difference;
+    const RowMatrixXd bigrams = SumOverFirstTag(transitions, labels);
     gradient->resize(models);
     for (Eigen::Index i = 0; i < experts_n; ++i)
-      (*gradient)(i) = total.token_terms(i) + (bigrams.array() * experts[i].array()).sum();
+      (*gradient)(i) = total.token_terms(i) + (transitions.array() * experts[i].array()).sum();
     for (int j = 0; j < theta.num_models(); ++j)
       (*gradient)(experts_n + j) = total.token_terms(experts_n + j) +
                                    (bigrams.array() * theta.log_transition[j].array()).sum() +
@@ -332,7 +387,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
 }
 
 double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads) {
-  const ChainLanesTransition chain = ChainLanesTransition::FromLogPotentials(transition);
+  const HybridLattice chain(transition, corpus.num_labels);
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardLanes> slot_lanes(slots);
   std::vector<double> slot_sums(slots, 0.0);

@@ -8,6 +8,12 @@
 //   A(k,l)  = Σ_i γ_i A_i(k, l)     + Σ_j γ_j log θ_j(k → l)
 // (each Z_i(x)^γ_i cancels in R), so one forward-backward per sentence gives R's marginals
 // whatever I and J are (§3.4). Γ is ordered experts first: gamma = [γ_1..γ_I, γ_{I+1}..γ_{I+J}].
+// Second-order experts (crf.train order: 2) make R a second-order chain on the pair lattice of
+// nodes/chain/second_order_lanes.h: the experts' transitions are then trigram rows G_i
+// [(K+1) K x K] (row a K + b, column c; a = K the start tag; a first-order expert's A_i repeated
+// for every a), and an HMM's transition θ_j(b → c) enters every G(a, b, c):
+//   G(a,b,c) = Σ_i γ_i G_i(a, b, c) + Σ_j γ_j log θ_j(b → c).
+// Every function below takes either form, told apart by the transitions' row count.
 //
 // Θ is held as log-probabilities floored at kLogFloor, so a zero-probability event (possible
 // only without a prior, η' = 0) stays finite and γ·log θ is never 0·(-inf).
@@ -57,10 +63,12 @@ struct HybridCorpus {
   int64_t num_tokens() const { return offsets.empty() ? 0 : offsets.back(); }
 };
 
-// The fixed parts of the experts besides their token scores: A_i [K x K] each.
+// The fixed parts of the experts besides their token scores: A_i [K x K] each, or all of them
+// trigram rows G_i [(K+1) K x K] for a second-order hybrid.
 using ExpertTransitions = std::vector<RowMatrixXd>;
 
-// A above. REQUIRES: gamma.size() == I + J.
+// A above ([K x K]), or G ([(K+1) K x K]) when the experts are trigram rows.
+// REQUIRES: gamma.size() == I + J.
 RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
                              const Eigen::VectorXd& gamma);
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "nodes/common/parallel.h"
 
 namespace seqflow {
@@ -56,7 +58,19 @@ Result<RowMatrixXi> GenerativeSymbols::Symbols(const Corpus& corpus, const std::
 
 ExpertTransitions HybridModel::expert_transitions() const {
   ExpertTransitions out;
-  for (const auto& e : experts) out.push_back(CrfTransition(e->weights, e->layout()));
+  const bool second_order = std::any_of(experts.begin(), experts.end(), [](const auto& e) { return e->order == 2; });
+  for (const auto& e : experts) {
+    const CrfLayout layout = e->layout();
+    const auto K = static_cast<Eigen::Index>(layout.num_labels);
+    if (!second_order) {
+      out.push_back(CrfTransition(e->weights, layout));
+    } else if (e->order == 2) {
+      const Eigen::VectorXd g = CrfTrigramPotentials(e->weights, layout);
+      out.push_back(Eigen::Map<const RowMatrixXd>(g.data(), (K + 1) * K, K));
+    } else {  // a first-order expert in a second-order hybrid: A(b, c) for every first tag a
+      out.push_back(CrfTransition(e->weights, layout).replicate(K + 1, 1));
+    }
+  }
   return out;
 }
 
@@ -124,7 +138,10 @@ Result<ChainCorpus> HybridModel::Chains(const Corpus& data, int threads) const {
   Result<HybridCorpus> built = BuildHybridCorpus(experts, symbols, label_names, data, false, threads);
   if (!built.ok()) return built.status();
   const HybridCorpus& corpus = *built;
-  return ScoreChains(HybridTransition(expert_transitions(), theta, gamma), data, [&](const ScoreVisitor& visit) {
+  const RowMatrixXd transition = HybridTransition(expert_transitions(), theta, gamma);
+  const auto K = static_cast<Eigen::Index>(label_names.size());
+  // A second-order hybrid hands its trigram rows to the chain tables; the bigram block is unread.
+  ChainCorpus chains = ScoreChains(transition.topRows(K), data, [&](const ScoreVisitor& visit) {
     ParallelShards(data.sentences.size(), 64, threads, [&](size_t, size_t begin, size_t end) {
       RowMatrixXd scores;
       for (size_t n = begin; n < end; ++n) {
@@ -133,6 +150,8 @@ Result<ChainCorpus> HybridModel::Chains(const Corpus& data, int threads) const {
       }
     });
   });
+  if (transition.rows() != K) chains.tables.trigram = Eigen::Map<const Eigen::VectorXd>(transition.data(), transition.size());
+  return chains;
 }
 
 std::string HybridModel::Describe() const {

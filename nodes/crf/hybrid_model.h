@@ -4,8 +4,9 @@
 // Experts' token scores are held in single precision (HybridCorpus), so a pool of one expert with
 // γ = 1 decodes like the CRF up to float rounding of its scores (marginals agree to ~1e-7).
 // A ChainModel: decoding uses the merged potentials of hybrid_chain.h, one [T x K] score matrix
-// per sentence and one [K x K] label-bigram matrix for the whole model, so Viterbi and posterior
-// decoding cost what they cost for a single CRF once the token scores are built.
+// per sentence and one [K x K] label-bigram matrix for the whole model (trigram rows when an
+// expert is second-order), so Viterbi and posterior decoding cost what they cost for a single CRF
+// once the token scores are built.
 // Ownership: experts and dictionaries are shared (shared_ptr<const>) with the nodes that built
 // them. Thread safety: immutable once wrapped in shared_ptr<const>.
 #pragma once
@@ -57,6 +58,7 @@ class HybridModel final : public ChainModel {
   GenerativeParams theta;                                // J HMMs
   Eigen::VectorXd gamma;                                 // [I + J], experts first
 
+  // A_i of every expert, or all as trigram rows G_i when any expert is second-order (hybrid_chain.h).
   ExpertTransitions expert_transitions() const;
 
   // ChainModel (nodes/chain/chain_model.h): decoders read the model through these.

@@ -209,8 +209,9 @@ KindSpec HysolKind() {
 
 void RegisterHybridNodes(Registry& registry) {
   registry.AddArtifactType<HybridModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(LopKind().As(NodeRole::kTrainer));
-  registry.AddKind(HysolKind().As(NodeRole::kTrainer));
+  registry.AddKind(LopKind().As(NodeRole::kTrainer).SelectingBy({"heldout"}));
+  registry.AddKind(
+      HysolKind().As(NodeRole::kTrainer).Fitting({"train"}).FittingInputs({"unlabeled"}).SelectingBy({"heldout"}));
 }
 
 }  // namespace seqflow

@@ -106,9 +106,9 @@ KindSpec TemplatesKind() {
 
 void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<Vocab>();
-  registry.AddKind(VocabKind());
+  registry.AddKind(VocabKind().FittingInputs({"data"}));
   registry.AddArtifactType<FeatureSet>();
-  registry.AddKind(TemplatesKind());
+  registry.AddKind(TemplatesKind().Fitting({"data"}));
 }
 
 }  // namespace seqflow

@@ -72,7 +72,7 @@ KindSpec SupervisedKind() {
 
 void RegisterHmmNodes(Registry& registry) {
   registry.AddArtifactType<HmmModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(SupervisedKind().As(NodeRole::kTrainer));
+  registry.AddKind(SupervisedKind().As(NodeRole::kTrainer).Fitting({"data"}));
 }
 
 }  // namespace seqflow

@@ -42,12 +42,17 @@ class DenseCurve final : public CurveLinearization {
 
 class KrylovCurve final : public CurveLinearization {
  public:
-  KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options)
-      : apply_(std::move(apply)), n_(n), options_(options) {}
+  KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options, LinearOperator precondition,
+              double solve_rel_tol)
+      : apply_(std::move(apply)), n_(n), options_(options), precondition_(std::move(precondition)),
+        solve_options_(options) {
+    if (solve_rel_tol > 0) solve_options_.rel_tol = solve_rel_tol;
+  }
 
   Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const override {
     // orient / ‖orient‖² satisfies the border row and is close to the answer.
-    const GmresResult g = Bordered(orient, Eigen::VectorXd::Unit(n_ + 1, n_), orient / orient.squaredNorm());
+    const GmresResult g =
+        Bordered(orient, Eigen::VectorXd::Unit(n_ + 1, n_), orient / orient.squaredNorm(), options_);
     if (!g.converged) return NotANumber();
     return g.x.normalized();  // orientᵀ w = 1 > 0 orients it
   }
@@ -57,18 +62,34 @@ class KrylovCurve final : public CurveLinearization {
   Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const override {
     Eigen::VectorXd rhs(n_ + 1);
     rhs << r, s;
-    const GmresResult g = Bordered(c, rhs, Eigen::VectorXd());
+    const GmresResult g = Bordered(c, rhs, Eigen::VectorXd(), solve_options_);
     return g.converged ? g.x : NotANumber();
   }
 
  private:
-  GmresResult Bordered(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0) const {
+  GmresResult Bordered(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0,
+                       const GmresOptions& gmres) const {
     auto apply = [&](const Eigen::VectorXd& d) -> Eigen::VectorXd {
       Eigen::VectorXd out(n_ + 1);
       out << apply_(d), border.dot(d);
       return out;
     };
-    return Gmres(apply, rhs, x0, options_);
+    if (!precondition_) return Gmres(apply, rhs, x0, gmres);
+    // Right preconditioning keeps GMRES's residual that of the unpreconditioned system. Only P⁻¹
+    // is at hand, so the initial guess enters as x = x0 + P⁻¹ u with GMRES on the residual
+    // equation from u = 0, its tolerance rescaled to stay relative to ‖rhs‖.
+    auto preconditioned = [&](const Eigen::VectorXd& u) -> Eigen::VectorXd { return apply(precondition_(u)); };
+    const Eigen::VectorXd start = x0.size() == 0 ? Eigen::VectorXd::Zero(n_ + 1) : x0;
+    const Eigen::VectorXd residual = rhs - apply(start);
+    const double rhs_norm = rhs.norm();
+    const double residual_norm = residual.norm();
+    if (residual_norm <= gmres.rel_tol * rhs_norm) return GmresResult{start, 0, rhs_norm > 0 ? residual_norm / rhs_norm : 0, true};
+    GmresOptions options = gmres;
+    options.rel_tol = gmres.rel_tol * rhs_norm / residual_norm;
+    GmresResult g = Gmres(preconditioned, residual, Eigen::VectorXd(), options);
+    g.x = start + precondition_(g.x);
+    g.relative_residual *= residual_norm / rhs_norm;
+    return g;
   }
 
   Eigen::VectorXd NotANumber() const {
@@ -78,6 +99,8 @@ class KrylovCurve final : public CurveLinearization {
   LinearOperator apply_;
   Eigen::Index n_;
   GmresOptions options_;
+  LinearOperator precondition_;
+  GmresOptions solve_options_;
 };
 
 }  // namespace
@@ -87,8 +110,9 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 }
 
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
-                                                             const GmresOptions& options) {
-  return std::make_unique<KrylovCurve>(std::move(apply), n, options);
+                                                             const GmresOptions& options,
+                                                             LinearOperator precondition, double solve_rel_tol) {
+  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition), solve_rel_tol);
 }
 
 }  // namespace seqflow

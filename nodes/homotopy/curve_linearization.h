@@ -10,7 +10,9 @@
 //   dense (small n): Dρᵀ = Q [R; 0] by Householder QR, t = ±Q e_n+1,
 //     Δ = Q w, w_1..n = R⁻ᵀ r, w_n+1 = (s − (Qᵀc)_1..nᵀ w_1..n) / (Qᵀc)_n+1;
 //   Krylov (large n, products only): GMRES (gmres.h) on the bordered [Dρ; cᵀ] Δ = [r; s], and
-//     on [Dρ; orientᵀ] w = e_n+1 for the tangent t = w / ‖w‖.
+//     on [Dρ; orientᵀ] w = e_n+1 for the tangent t = w / ‖w‖; with an optional right
+//     preconditioner P⁻¹ on R^(n+1) (GMRES on [Dρ; cᵀ] P⁻¹ u = rhs, Δ = P⁻¹ u: the residual it
+//     declares converged is the true one of Δ).
 // A rank-deficient Dρ (or a c in its row space) gives non-finite results; callers check.
 // Thread safety: immutable after construction; products may use threads inside `apply`.
 #pragma once
@@ -39,8 +41,12 @@ class CurveLinearization {
 // REQUIRES: jacobian is [n x (n+1)], n >= 1.
 std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixXd& jacobian);
 
-// `apply` computes Dρ d for d of size n + 1 (result of size n).
+// `apply` computes Dρ d for d of size n + 1 (result of size n); `precondition` (optional, empty
+// for none) maps R^(n+1) to R^(n+1); `solve_rel_tol` > 0 replaces options.rel_tol in
+// SolveAugmented (an inexact Newton step), the tangent keeping options.rel_tol.
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
-                                                             const GmresOptions& options);
+                                                             const GmresOptions& options,
+                                                             LinearOperator precondition = {},
+                                                             double solve_rel_tol = 0);
 
 }  // namespace seqflow

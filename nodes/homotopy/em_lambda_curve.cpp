@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "nodes/homotopy/em_lambda.h"
+#include "nodes/homotopy/word_block_preconditioner.h"
 
 namespace seqflow {
 namespace {
@@ -34,7 +35,8 @@ Eigen::MatrixXd DenseDrho(const PathLinearization& lin, const Eigen::VectorXd& m
 
 HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                              const IdSentences& unlabeled, const EmLambdaCurveOptions& options) {
-  return [&layout, &frozen, &em0, &unlabeled, &options](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+  auto symbol_counts = std::make_shared<const Eigen::VectorXd>(SymbolCounts(unlabeled, layout.num_symbols()));
+  return [&layout, &frozen, &em0, &unlabeled, &options, symbol_counts](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
     const Eigen::Index P = layout.num_params();
     CurveEvaluation e;
     if (!y.allFinite()) {
@@ -56,7 +58,15 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
       masked.head(P) = d.head(P).cwiseProduct(projected->mask);
       return lin->ApplyDF(masked) + (d.head(P) - masked.head(P));
     };
-    e.linearization = KrylovCurveLinearization(apply, P, options.linear.gmres);
+    LinearOperator precondition;
+    if (options.precondition) {
+      auto blocks = std::make_shared<const WordBlockPreconditioner>(
+          layout, projected->theta, projected->mask, lin->em().covariance().expected_counts(), *symbol_counts,
+          static_cast<double>(unlabeled.size()), y[P]);
+      precondition = [blocks](const Eigen::VectorXd& v) { return blocks->Apply(v); };
+    }
+    e.linearization =
+        KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition), options.step_gmres_tol);
     return e;
   };
 }

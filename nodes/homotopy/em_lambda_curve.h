@@ -9,7 +9,8 @@
 // almost everywhere is
 //   Dρ = [I − λ J M, EM_0 − EM_1(Θ̂)],   M = diag(Θ̃_i > floor),   J = ∂EM_1/∂Θ̃ at Θ̂ (jacobian.h),
 // given to the tracker densely (Householder QR, small P) or as products (J v by the tangent
-// pass, GMRES on the bordered systems): curve_linearization.h.
+// pass, GMRES on the bordered systems, right-preconditioned by the per-word blocks of
+// word_block_preconditioner.h when `precondition` is on): curve_linearization.h.
 //
 // Every accepted point is recorded as path_tracker.h records its points: λ, dλ/ds (the unit
 // tangent's last component), μ_max and sign det(I − λJ) (spectrum of path_linear_algebra.h: all
@@ -45,6 +46,9 @@ struct EmLambdaCurveOptions {
   PathSolver solver = PathSolver::kMatrixFree;
   NormalFlowOptions tracker;
   LinearSolveOptions linear;
+  // matrix-free: relative residual of the Newton-step solves (inexact Newton); 0: linear.gmres's.
+  double step_gmres_tol = 0;
+  bool precondition = false;  // matrix-free: GMRES with the per-word block preconditioner (measured slower on the citations)
   double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
   int end_em_iterations = 200;
   bool record_spectrum = true;

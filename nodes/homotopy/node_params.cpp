@@ -11,8 +11,8 @@ namespace seqflow {
 std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
   std::vector<PortSpec> ports = {
       {"start", "HmmModel", false, false, "the supervised model: vocab, states, frozen blocks, λ = 0 start"},
-      {"labeled", "Corpus", false, false, "labeled sentences L (EM_0's counts)"},
-      {"unlabeled", "Corpus", true, false, "unlabeled sentences U (labels, if any, are ignored)"}};
+      {"labeled", "Corpus", false, false, "labeled sentences L (EM_0's counts)", PortUse::kFits},
+      {"unlabeled", "Corpus", true, false, "unlabeled sentences U (labels, if any, are ignored)", PortUse::kFitsInputs}};
   if (with_test) ports.push_back({"test", "Corpus", false, true, "labeled data scored at every point"});
   return ports;
 }

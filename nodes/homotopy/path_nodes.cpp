@@ -34,6 +34,8 @@ struct PathNodeOptions {
   TrackerChoice tracker_kind = TrackerChoice::kNormalFlow;
   double arc_tol = 1e-6;  // normal flow: corrector tolerance (ARCRE = ARCAE) while tracking
   double end_gap = 1e-3;
+  bool precondition = false;  // normal flow, matrix-free: per-word block preconditioner for GMRES
+  double step_gmres_tol = 0;  // normal flow, matrix-free: Newton-step solves (0: gmres_tol)
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
@@ -45,6 +47,8 @@ EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOpt
   o.threads = euler.threads;
   o.record_spectrum = euler.record_spectrum;
   o.end_gap = declared.end_gap;
+  o.precondition = declared.precondition;
+  o.step_gmres_tol = declared.step_gmres_tol;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
   o.tracker.max_steps = euler.max_steps;
@@ -192,6 +196,11 @@ ParamTable<PathNodeOptions> PathParams() {
       .Greater(0)
       .Double("end_gap", &O::end_gap, "normal_flow: land on lambda_end by Newton at fixed lambda from within this")
       .Greater(0)
+      .Double("step_gmres_tol", &O::step_gmres_tol,
+              "normal_flow, matrix_free: relative residual of the Newton-step solves (inexact Newton; 0: gmres_tol)")
+      .Min(0)
+      .Bool("precondition", &O::precondition,
+            "normal_flow, matrix_free: right-precondition GMRES by the per-word emission blocks")
       .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
       .Greater(0)
       .Bool("adaptive", tracker(&PathOptions::adaptive), "grow / halve the step by the corrector's effort")
@@ -270,7 +279,7 @@ void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
   RegisterEmNodes(registry);
   registry.AddKind(PathKind().As(NodeRole::kTrainer).Attaching(HomotopyPath::CsvTable()));
-  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda"));
+  registry.AddKind(SelectKind().As(NodeRole::kSelector).ChoosingLambda("lambda").SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow

@@ -1,10 +1,13 @@
 // Adapters between the engine and the reading / splitting kernels.
 #include "nodes/io/io_nodes.h"
 
+#include <numeric>
+
 #include "engine/api/node.h"
+#include "nodes/io/concat.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/gzip.h"
-#include "nodes/io/concat.h"
+#include "nodes/io/rewrite_rules.h"
 #include "nodes/io/split.h"
 #include "nodes/io/tagged_reader.h"
 
@@ -29,6 +32,7 @@ struct ReadTaggedNodeOptions {
 // What read.text reads (ParseTextLines's arguments).
 struct ReadTextNodeOptions {
   std::string path;
+  std::string rewrite;        // "" = tokens as written
   int64_t max_sentences = 0;  // 0: all
   FileEncoding file_encoding = FileEncoding::kUtf8;
 };
@@ -71,11 +75,27 @@ ArtifactPtr RunReadTagged(NodeContext& ctx, const ReadTaggedNodeOptions& options
   return corpus;
 }
 
+// One line per rule: its line in the rule file, its matches, the rule as written.
+std::string RewriteReport(const RewriteRules& rules, const std::vector<int64_t>& matches) {
+  std::string report = "line\tmatches\trule\n";
+  for (size_t r = 0; r < rules.rules.size(); ++r)
+    report += std::to_string(rules.rules[r].line) + "\t" + std::to_string(matches[r]) + "\t" + rules.rules[r].text + "\n";
+  return report;
+}
+
 ArtifactPtr RunReadText(NodeContext& ctx, const ReadTextNodeOptions& options) {
   std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
   if (IsGzip(bytes)) bytes = ValueOrThrow(Gunzip(bytes, options.path));
   auto corpus = std::make_shared<Corpus>(
       ValueOrThrow(ParseTextLines(bytes, options.path, options.max_sentences, options.file_encoding)));
+  if (!options.rewrite.empty()) {
+    const RewriteRules rules = ValueOrThrow(ParseRewriteRules(ValueOrThrow(ctx.ReadFile(options.rewrite)), options.rewrite));
+    const size_t tokens_before = corpus->num_tokens();
+    const std::vector<int64_t> matches = ValueOrThrow(RewriteCorpus(rules, *corpus, ctx.cancellation()));
+    ctx.Metric("tokens_before_rewrite", static_cast<double>(tokens_before));
+    ctx.Metric("rewrites", static_cast<double>(std::accumulate(matches.begin(), matches.end(), int64_t{0})));
+    ctx.Attach("rewrites.tsv", RewriteReport(rules, matches));
+  }
   ReportSize(ctx, *corpus);
   return corpus;
 }
@@ -136,6 +156,9 @@ ParamTable<ReadTextNodeOptions> ReadTextParams() {
   using O = ReadTextNodeOptions;
   ParamTable<O> table;
   table.Path("path", &O::path, "the text file, plain or gzip-compressed")
+      .OptionalPath("rewrite", &O::rewrite,
+                    "rewrite rules applied to the tokens as read (nodes/io/rewrite_rules.h: FROM... => TO..., "
+                    "regex: PATTERN => TO...); the file's content is part of the cache key")
       .Int("max_sentences", &O::max_sentences, "read at most this many sentences (0: all)")
       .Min(0);
   AddFileEncoding(table, &O::file_encoding);

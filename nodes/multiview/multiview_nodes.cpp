@@ -280,10 +280,10 @@ KindSpec HmSvmKind() {
 void RegisterMultiviewNodes(Registry& registry) {
   registry.AddKind(DrawKind());
   registry.AddArtifactType<FeatureViews>();
-  registry.AddKind(ViewsKind());
+  registry.AddKind(ViewsKind().FittingInputs({"data"}));
   registry.AddArtifactType<MultiViewModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(PerceptronKind().As(NodeRole::kTrainer));
-  registry.AddKind(HmSvmKind().As(NodeRole::kTrainer));
+  registry.AddKind(PerceptronKind().As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
+  registry.AddKind(HmSvmKind().As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
 }
 
 }  // namespace seqflow

@@ -135,6 +135,20 @@ TEST(EmLambdaCurve, BackEndsAgree) {
   for (const PathPoint& q : free.points) EXPECT_LE(q.residual, 1e-8);
 }
 
+// Newton steps solved only to 1e-4 (inexact Newton, tangents at the full tolerance) still put
+// every point on the curve and end where exact solves end, through the same folds.
+TEST(EmLambdaCurve, InexactNewtonStepsStayOnTheCurve) {
+  const Problem p = FoldingProblem();
+  const PathResult exact = TraceCurve(p, CurveOptions(PathSolver::kMatrixFree));
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
+  o.step_gmres_tol = 1e-4;
+  const PathResult inexact = TraceCurve(p, o);
+  ASSERT_EQ(inexact.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(Turns(inexact), 2);
+  for (const PathPoint& q : inexact.points) EXPECT_LE(q.residual, 1e-8);
+  EXPECT_LE((inexact.points.back().theta_tilde - exact.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
+}
+
 // A point of the curve is a fixed point of EM_λ at its λ: EM_λ warm-started there stays there.
 TEST(EmLambdaCurve, PointsAreEmLambdaFixedPoints) {
   const Problem p = FoldingProblem();

@@ -1,0 +1,62 @@
+// The second-order CRF (crf.train order: 2, Sha & Pereira 2003) end to end on CoNLL-2000 through
+// the real binary: base NP chunking with both orders, and full chunking at order 2 with both
+// decoders. Thresholds sit just below what was measured (2026-11-24, -j2):
+//   base NP (conll2000_base_np.yaml)  order 1: F1 .9417 acc .9749; order 2: F1 .9417 acc .9748,
+//                                     SMS F1 .9408 (Sha & Pereira's base NP: 94.38)
+//   chunking (conll2000_crf.yaml)     order 2: Viterbi F1 .9379 acc .9602; SMS F1 .9368 acc .9604
+//                                     (order 1: .9380 / .9605)
+// They fail, never skip, without the data.
+#include <gtest/gtest.h>
+
+#include "tests/e2e/cli_runner.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testutil {
+namespace {
+
+nlohmann::json RunPipeline(const std::string& pipeline, const std::vector<std::string>& extra_args) {
+  const std::string tmp = MakeTempDir("seqflow-order2");
+  std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", tmp + "/cache", "--out", tmp + "/out"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  const CliResult r = RunSeqflow(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return ReadSummary(tmp + "/out");
+}
+
+size_t RunWith(const nlohmann::json& summary, const std::string& axis, const std::string& value) {
+  for (size_t r = 0; r < summary["runs"].size(); ++r) {
+    if (summary["runs"][r]["ablation"].value(axis, "") == value) return r;
+  }
+  ADD_FAILURE() << "no run with " << axis << " = " << value;
+  return 0;
+}
+
+TEST(CrfOrder2RealData, BaseNpChunkingWithBothOrders) {
+  const nlohmann::json s = RunPipeline("conll2000_base_np.yaml", {});
+  ASSERT_EQ(s["runs"].size(), 2u);
+  const size_t first = RunWith(s, "crf.order", "1"), second = RunWith(s, "crf.order", "2");
+  EXPECT_GE(MetricOf(s, "score", "f1", first), 0.9400);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", first), 0.9740);
+  EXPECT_GE(MetricOf(s, "score", "f1", second), 0.9400);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", second), 0.9740);
+  EXPECT_GE(MetricOf(s, "compare", "f1.sms", second), 0.9390);
+  // Three tags: the second-order model adds (K+1) K² = 36 trigram weights.
+  EXPECT_EQ(MetricOf(s, "crf", "weights", second) - MetricOf(s, "crf", "weights", first), 36.0);
+  EXPECT_EQ(MetricOf(s, "crf", "converged", second), 1.0);
+}
+
+TEST(CrfOrder2RealData, ChunkingAtOrder2WithBothDecoders) {
+  const nlohmann::json s = RunPipeline("conll2000_crf.yaml", {"--ablation", "decoder", "--set", "crf.order=2"});
+  ASSERT_EQ(s["runs"].size(), 2u);
+  const size_t viterbi = RunWith(s, "predicted.kind", "decode.viterbi");
+  const size_t sms = RunWith(s, "predicted.kind", "decode.sms");
+  EXPECT_GE(MetricOf(s, "score", "f1", viterbi), 0.9370);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", viterbi), 0.9595);
+  EXPECT_GE(MetricOf(s, "score", "f1", sms), 0.9360);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", sms), 0.9595);
+  // 22 labels: 23 x 22² = 11,132 trigram weights beside the first-order model's.
+  EXPECT_EQ(MetricOf(s, "crf", "weights", viterbi), 7448606.0 + 11132.0);
+}
+
+}  // namespace
+}  // namespace seqflow::testutil
