@@ -311,14 +311,14 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   const Eigen::Index models = experts_n + theta.num_models();
   const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
   const HybridLattice transition(transition_weights, labels);
-  const Eigen::Index rows = transition_weights.rows();
+  const Eigen::Index transition_rows = transition_weights.rows();
   const Eigen::Map<const Eigen::VectorXd> trigram(transition_weights.data(), transition_weights.size());
 
   const size_t slots = OrderedSlots(threads);
   std::vector<LikelihoodSlot> slot_sums(slots);
-  for (LikelihoodSlot& s : slot_sums) s.Reset(models, rows, labels);
+  for (LikelihoodSlot& s : slot_sums) s.Reset(models, transition_rows, labels);
   LikelihoodSlot total;
-  total.Reset(models, rows, labels);
+  total.Reset(models, transition_rows, labels);
   ParallelShardsOrdered(
       corpus.num_sentences(), kShard, threads, slots,
       [&](size_t, size_t begin, size_t end, size_t slot) {
@@ -370,7 +370,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
         total.token_terms += sums.token_terms;
         total.bigram_difference += sums.bigram_difference;
         total.initial_difference += sums.initial_difference;
-        sums.Reset(models, rows, labels);
+        sums.Reset(models, transition_rows, labels);
       });
   if (gradient) {
     const RowMatrixXd transitions = -total.bigram_difference;
