@@ -84,7 +84,9 @@ TEST(EmLambdaCurve, ReachesLambdaOneThroughTheFoldsOnTheCurve) {
     EXPECT_NEAR(q.min_eig, q.lambda * q.mu_max - 1, 1e-15);
     if (q.dlambda_ds < 0) folded = true;
     if (folded) lowest_after_fold = std::min(lowest_after_fold, q.lambda);
-    if (k > 0) EXPECT_GT(q.s, r.points[k - 1].s);
+    if (k > 0) {
+      EXPECT_GT(q.s, r.points[k - 1].s);
+    }
   }
   EXPECT_LT(lowest_after_fold, 0.9600);  // it went back in λ
 }
