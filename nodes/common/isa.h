@@ -42,37 +42,28 @@ void SetActiveIsa(Isa isa);
 // alone) and a switch. `params` and `args` are parenthesised lists, e.g.
 //   SEQFLOW_ISA_CLONES(double, SumRows, (const double* x, int n), SumRowsKernel, (x, n))
 // `body` must be visible in the translation unit (a template or inline function).
-#define SEQFLOW_ISA_CLONES(ret, name, params, body, args)                                              \
-  [[gnu::target("arch=x86-64-v4"), gnu::flatten]] static ret name##Avx512 params { return body args; } \
-  [[gnu::target("arch=x86-64-v3"), gnu::flatten]] static ret name##Avx2 params { return body args; }   \
-  [[gnu::flatten]] static ret name##Baseline params { return body args; }                              \
-  ret name params {                                                                                    \
-    switch (::seqflow::ActiveIsa()) {                                                                  \
-      case ::seqflow::Isa::kAvx512:                                                                    \
-        return name##Avx512 args;                                                                      \
-      case ::seqflow::Isa::kAvx2:                                                                      \
-        return name##Avx2 args;                                                                        \
-      case ::seqflow::Isa::kBaseline:                                                                  \
-        break;                                                                                         \
-    }                                                                                                  \
-    return name##Baseline args;                                                                        \
-  }
+#define SEQFLOW_ISA_CLONES(ret, name, params, body, args) \
+  SEQFLOW_ISA_CLONES_CALLING(ret, name, params, body, body, body, args)
 
 // SEQFLOW_ISA_CLONES for a `body` that takes the clone's native vector width in bytes as its
 // template argument (kNativeBytesAvx512 = 64, kNativeBytesAvx2 = 32, kNativeBytesBaseline = 16 in
 // nodes/common/lanes.h), so that its lane code can work on pieces the target has registers for.
-#define SEQFLOW_ISA_WIDTH_CLONES(ret, name, params, body, args)                                                \
-  [[gnu::target("arch=x86-64-v4"), gnu::flatten]] static ret name##Avx512 params { return body<64> args; } \
-  [[gnu::target("arch=x86-64-v3"), gnu::flatten]] static ret name##Avx2 params { return body<32> args; }   \
-  [[gnu::flatten]] static ret name##Baseline params { return body<16> args; }                              \
-  ret name params {                                                                                        \
-    switch (::seqflow::ActiveIsa()) {                                                                      \
-      case ::seqflow::Isa::kAvx512:                                                                        \
-        return name##Avx512 args;                                                                          \
-      case ::seqflow::Isa::kAvx2:                                                                          \
-        return name##Avx2 args;                                                                            \
-      case ::seqflow::Isa::kBaseline:                                                                      \
-        break;                                                                                             \
-    }                                                                                                      \
-    return name##Baseline args;                                                                            \
+#define SEQFLOW_ISA_WIDTH_CLONES(ret, name, params, body, args) \
+  SEQFLOW_ISA_CLONES_CALLING(ret, name, params, body<64>, body<32>, body<16>, args)
+
+// The clones and the switch of the two above; each clone calls its own body.
+#define SEQFLOW_ISA_CLONES_CALLING(ret, name, params, avx512_body, avx2_body, baseline_body, args)          \
+  [[gnu::target("arch=x86-64-v4"), gnu::flatten]] static ret name##Avx512 params { return avx512_body args; } \
+  [[gnu::target("arch=x86-64-v3"), gnu::flatten]] static ret name##Avx2 params { return avx2_body args; }     \
+  [[gnu::flatten]] static ret name##Baseline params { return baseline_body args; }                            \
+  ret name params {                                                                                            \
+    switch (::seqflow::ActiveIsa()) {                                                                          \
+      case ::seqflow::Isa::kAvx512:                                                                            \
+        return name##Avx512 args;                                                                              \
+      case ::seqflow::Isa::kAvx2:                                                                              \
+        return name##Avx2 args;                                                                                \
+      case ::seqflow::Isa::kBaseline:                                                                          \
+        break;                                                                                                 \
+    }                                                                                                          \
+    return name##Baseline args;                                                                                \
   }
