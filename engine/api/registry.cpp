@@ -97,6 +97,11 @@ KindSpec&& KindSpec::SelectingBy(const std::vector<std::string>& ports) && {
   return std::move(*this);
 }
 
+KindSpec&& KindSpec::Needing(ResourceSpec needs) && {
+  resources = needs;
+  return std::move(*this);
+}
+
 void Registry::AddKind(KindSpec kind) {
   if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
   std::string name = kind.name;

@@ -48,6 +48,12 @@ struct PortSpec {
 // artifact. May throw (StatusError for clear failures); the executor turns it into Status.
 using NodeFn = std::function<ArtifactPtr(NodeContext&)>;
 
+// What one instance of a kind asks of a scheduler that runs it as a task (Slurm's -c, --mem).
+struct ResourceSpec {
+  bool parallel = false;  // its body uses ctx.threads() cores (else one is enough)
+  int memory_mb = 1024;   // peak memory on the project's real data sets, rounded up
+};
+
 struct KindSpec {
   KindSpec() = default;
   // The positional form the kinds are written in: KindSpec{name, version, doc, output_type,
@@ -87,6 +93,7 @@ struct KindSpec {
   // What the run record needs to know of this kind (engine/api/record_spec.h); set it by
   // chaining onto the braces: KindSpec{...}.As(NodeRole::kEvaluator, {"f1"}).Attaching({...})
   RecordSpec record;
+  ResourceSpec resources;
 
   const PortSpec* FindPort(std::string_view port) const;
   const ParamSpec* FindParam(std::string_view param) const;
@@ -100,6 +107,7 @@ struct KindSpec {
   KindSpec&& Fitting(const std::vector<std::string>& ports) &&;
   KindSpec&& FittingInputs(const std::vector<std::string>& ports) &&;
   KindSpec&& SelectingBy(const std::vector<std::string>& ports) &&;
+  KindSpec&& Needing(ResourceSpec needs) &&;
 };
 
 using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;

@@ -35,6 +35,12 @@ class Env {
   // Names (not paths) of the entries of a directory, sorted.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
+  // Creates `path` holding `data` only if no file of that name exists (O_EXCL: atomic on local
+  // filesystems and on NFS v3+); the cache's key locks are built on it. A file already there is
+  // not an error: the Status is Ok and *created false.
+  virtual Status CreateExclusive(const std::string& path, std::string_view data, bool* created) = 0;
+  // Renames within one filesystem (atomic; replaces an existing `to`).
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // Sets the file's modification time to now; the cache records an entry's last use this way
   // (for gc). The default does nothing, for Envs that keep no times.
   virtual Status Touch(const std::string& path) { return Status::Ok(); }

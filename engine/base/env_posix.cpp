@@ -119,6 +119,33 @@ class PosixEnv final : public Env {
     return Status::Ok();
   }
 
+  Status CreateExclusive(const std::string& path, std::string_view data, bool* created) override {
+    *created = false;
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return errno == EEXIST ? Status::Ok() : ErrnoStatus("cannot create", path);
+    *created = true;
+    const char* p = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        Status s = ErrnoStatus("cannot write", path);
+        ::close(fd);
+        return s;
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return Status::Ok();
+  }
+
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus("cannot rename " + from + " to", to);
+    return Status::Ok();
+  }
+
   Status Touch(const std::string& path) override {
     if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) return ErrnoStatus("cannot touch", path);
     return Status::Ok();

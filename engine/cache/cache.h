@@ -65,6 +65,7 @@ class Cache {
   Cache(std::string dir, const Registry* registry, Env* env);
 
   const std::string& dir() const { return dir_; }
+  Env* env() const { return env_; }
   // nullopt on a miss; Corruption (naming the file and what is wrong) on a damaged entry.
   Result<std::optional<CacheEntry>> Load(const std::string& key) const;
   bool Contains(const std::string& key) const;

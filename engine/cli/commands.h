@@ -4,15 +4,39 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/cli/session.h"
 
 namespace seqflow::cli {
 
+// Where the node instances of `seqflow run` are computed (DESIGN §10).
+struct ExecutorArgs {
+  std::string executor = "local";  // local: this process's flow graph; slurm: job arrays
+  std::string partition;
+  int max_jobs = 0;                 // tasks of one array running at once; 0 no limit
+  std::vector<std::string> sbatch_args;
+  int retries = 0;
+  int task_threads = 1;             // cores per task of a kind that declares itself parallel
+  double poll_seconds = 2;
+};
+
 struct RunArgs {
   PipelineArgs pipeline;
   std::set<std::string> force;
   std::string out_dir;
+  std::string cache_dir;
+  int threads = 0;  // 0 = all cores
+  ExecutorArgs executor;
+};
+
+// One node instance, computed from inputs already in the cache (the unit a cluster task runs).
+struct RunNodeArgs {
+  std::string key;        // its cache key: the sweep wrote <cache>/tasks/KEY.json
+  std::string list_file;  // or line $SLURM_ARRAY_TASK_ID of this file holds the key
+  PipelineArgs pipeline;  // or the pipeline, run (from 1) and node name
+  int run = 1;
+  std::string node;
   std::string cache_dir;
   int threads = 0;  // 0 = all cores
 };
@@ -26,6 +50,7 @@ struct ReportArgs {
 };
 
 int RunCommand(const RunArgs& args);
+int RunNodeCommand(const RunNodeArgs& args);
 int PlanCommand(const RunArgs& args);
 // Graphviz dot on stdout, or with `svg_file` an SVG drawing (Graphviz's when `dot` is on PATH).
 int GraphCommand(const PipelineArgs& args, const std::string& svg_file);

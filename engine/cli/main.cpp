@@ -42,7 +42,35 @@ int main(int argc, char** argv) {
   AddRunOptions(run_cmd, run);
   run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
   run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
+  seqflow::cli::ExecutorArgs& exec = run.executor;
+  run_cmd->add_option("--executor", exec.executor, "where nodes are computed: local (this process) or slurm (job arrays)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  run_cmd->add_option("--partition", exec.partition, "slurm: the partition to submit to");
+  run_cmd->add_option("--max-jobs", exec.max_jobs, "slurm: tasks of one array running at once (sbatch --array=...%N)")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--sbatch-arg", exec.sbatch_args, "slurm: an argument passed to every sbatch (repeatable)")
+      ->allow_extra_args(false);
+  run_cmd->add_option("--retries", exec.retries, "slurm: resubmit a failed task up to K times")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--task-threads", exec.task_threads, "slurm: cores per task of a parallel kind (-c)")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--poll-seconds", exec.poll_seconds, "slurm: seconds between squeue calls")
+      ->check(CLI::PositiveNumber);
   run_cmd->callback([&] { code = seqflow::cli::RunCommand(run); });
+
+  seqflow::cli::RunNodeArgs run_node;
+  CLI::App* run_node_cmd = app.add_subcommand(
+      "run-node", "compute one node instance from inputs in the cache and publish it (what a cluster task runs)");
+  run_node_cmd->add_option("key", run_node.key, "the instance's cache key (the sweep wrote CACHE/tasks/KEY.json)");
+  run_node_cmd->add_option("--list", run_node.list_file, "the key is line $SLURM_ARRAY_TASK_ID of this file");
+  run_node_cmd->add_option("--pipeline", run_node.pipeline.path, "or: the pipeline file, with --node and --run");
+  run_node_cmd->add_option("--set", run_node.pipeline.sets, "with --pipeline: override a var or a node field");
+  run_node_cmd->add_option("--ablation", run_node.pipeline.ablation, "with --pipeline: only this ablation axis");
+  run_node_cmd->add_option("--run", run_node.run, "with --pipeline: the run, from 1 (as `seqflow run` counts them)")
+      ->check(CLI::PositiveNumber);
+  run_node_cmd->add_option("--node", run_node.node, "with --pipeline: the node's name");
+  run_node_cmd->add_option("--cache", run_node.cache_dir, "cache directory (default $SEQFLOW_CACHE or .seqflow/cache)");
+  run_node_cmd->add_option("-j,--threads", run_node.threads, "worker threads (default: all cores)");
+  run_node_cmd->callback([&] { code = seqflow::cli::RunNodeCommand(run_node); });
 
   RunArgs plan;
   CLI::App* plan_cmd = app.add_subcommand("plan", "show what would run and why");

@@ -14,6 +14,7 @@
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/progress_display.h"
+#include "engine/cli/sweep_command.h"
 #include "engine/exec/executor.h"
 #include "engine/record/plan_explain.h"
 #include "engine/record/summary.h"
@@ -85,6 +86,16 @@ int RunCommand(const RunArgs& args) {
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
+  std::function<Status(const DagNode&)> may_compute;
+  if (args.executor.executor == "slurm") {
+    Result<std::function<Status(const DagNode&)>> swept = SweepOnSlurm(*pipeline, args, cache);
+    if (!swept.ok()) {
+      LogError(swept.status().ToString());
+      const StatusCode code = swept.status().code();
+      return code == StatusCode::kInvalid ? 2 : code == StatusCode::kCancelled ? 130 : 1;
+    }
+    may_compute = std::move(swept).value();
+  }
   std::vector<const Dag*> dags;
   for (const PlannedRun& run : pipeline->runs) dags.push_back(&run.dag);
   ArtifactMemo memo(dags);  // holds an artifact only while a run still to finish uses it
@@ -104,6 +115,7 @@ int RunCommand(const RunArgs& args) {
     ExecOptions options;
     options.threads = DefaultThreads(args.threads);
     options.force = args.force;
+    options.may_compute = may_compute;
     std::string prefix = RunPrefix(i, pipeline->runs.size());
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);

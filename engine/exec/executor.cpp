@@ -77,6 +77,22 @@ void WarnUnknownForced(const Dag& dag, const std::set<std::string>& force) {
 
 }  // namespace
 
+Dag NodeWithInputs(const Dag& dag, int index) {
+  Dag sub;
+  std::map<int, int> position;
+  for (int source : SourcesOf(dag.nodes[index])) {
+    DagNode input = dag.nodes[source];
+    input.inputs.clear();
+    position[source] = static_cast<int>(sub.nodes.size());
+    sub.nodes.push_back(std::move(input));
+  }
+  DagNode node = dag.nodes[index];
+  for (DagInput& input : node.inputs)
+    for (int& source : input.sources) source = position.at(source);
+  sub.nodes.push_back(std::move(node));
+  return sub;
+}
+
 RunResult Execute(const Dag& dag, Cache& cache, ArtifactMemo& memo, Env* env, const ExecOptions& options) {
   auto start = std::chrono::steady_clock::now();
   WarnUnknownForced(dag, options.force);

@@ -11,9 +11,14 @@
 // Memory: a node's artifact is released by the run as soon as its last consumer in the run
 // finished, and by the memo once no remaining run uses it (see artifact_memo.h).
 //
+// Two workers, one key: before computing, a node takes its key's lock (engine/cache/key_locks.h);
+// while another worker (another run, process or machine on the same cache) holds it, the node
+// waits for that worker's entry and loads it, so a shared cache computes each key once.
+//
 // Publishing: computed results are stored to the cache by background writers (a store's fsync
-// costs more than a small node); Execute returns only after every store finished. A failed store
-// is a warning, not a failed node: the result is right, only not reusable.
+// costs more than a small node); Execute returns only after every store finished, and a key's
+// lock is released once its entry is stored. A failed store is a warning, not a failed node:
+// the result is right, only not reusable.
 #pragma once
 
 #include <functional>
@@ -64,7 +69,15 @@ struct ExecOptions {
   int threads = 2;
   std::set<std::string> force;  // node names recomputed even when cached (descendants follow)
   std::function<void(const ExecEvent&)> on_event;
+  // When set, asked before a node that is in neither the memo nor the cache is computed here:
+  // Ok lets it compute, any other Status fails the node with it. `seqflow run-node` computes
+  // only its own node; a sweep's driver computes nothing (its executor did).
+  std::function<Status(const DagNode&)> may_compute;
 };
+
+// Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'
+// own inputs dropped: what one task runs when its inputs come from the cache (run-node).
+Dag NodeWithInputs(const Dag& dag, int index);
 
 // Releases each node's uses of `memo` as the node finishes (ArtifactMemo::Release).
 RunResult Execute(const Dag& dag, Cache& cache, ArtifactMemo& memo, Env* env, const ExecOptions& options);

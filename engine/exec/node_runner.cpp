@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <thread>
 
 #include "engine/base/log.h"
 #include "engine/exec/exec_context.h"
@@ -19,14 +20,16 @@ double SecondsSince(Clock::time_point start) { return std::chrono::duration<doub
 
 std::string NodeLabel(const DagNode& node) { return "node '" + node.name + "' (" + node.kind->name + ")"; }
 
-void Fail(RunState& run, int index, const Status& status) {
+// A failed node cancels the rest of the run, unless it was only refused computation here
+// (ExecOptions::may_compute): nothing else computes then, and the others still load.
+void Fail(RunState& run, int index, const Status& status, bool cancel_run = true) {
   const DagNode& node = run.dag.nodes[index];
   NodeOutcome& out = run.outcomes[index];
   out.status = NodeStatus::kFailed;
   // NodeContext's own errors already begin with the node's name.
   bool named = status.message().starts_with("node '" + node.name + "'");
   out.error = named ? status : status.Annotate(NodeLabel(node));
-  run.failed = true;
+  if (cancel_run) run.failed = true;
 }
 
 bool InputsSucceeded(const RunState& run, const DagNode& node) {
@@ -99,7 +102,40 @@ Status Validate(const KindSpec& kind, const ArtifactPtr& artifact, std::map<std:
   return Status::Ok();
 }
 
-void Compute(RunState& run, int index, Clock::time_point start) {
+// The key's lock, or null when the node was served meanwhile by the worker that held it (a
+// forced node never is: it waits for the lock and recomputes). A lock that cannot be taken at
+// all (a read-only cache) does not stop the node: the lock only saves duplicate work.
+Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reused) {
+  const DagNode& node = run.dag.nodes[index];
+  *reused = false;
+  std::chrono::duration<double> pause(0.02);
+  bool announced = false;
+  for (;;) {
+    LockHolder holder;
+    Result<std::unique_ptr<KeyLock>> lock = run.locks.TryAcquire(node.key, &holder);
+    if (!lock.ok()) {
+      LogWarning(NodeLabel(node) + ": " + lock.status().ToString() + "; computing without the key's lock");
+      return std::unique_ptr<KeyLock>();
+    }
+    if (*lock != nullptr) {
+      // The holder may have published between our miss and our lock.
+      if (!run.forced[index] && TryReuse(run, index)) *reused = true;
+      return lock;
+    }
+    if (!announced) LogInfo(NodeLabel(node) + ": " + holder.host + " pid " + std::to_string(holder.pid) +
+                            " is computing it; waiting for its entry");
+    announced = true;
+    if (run.failed) return Status::Cancelled("cancelled while waiting for another worker's entry");
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::duration<double>(1.0));
+    if (!run.forced[index] && TryReuse(run, index)) {
+      *reused = true;
+      return std::unique_ptr<KeyLock>();
+    }
+  }
+}
+
+void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<KeyLock> lock) {
   const DagNode& node = run.dag.nodes[index];
   ExecContext context(run, index);
   ArtifactPtr artifact;
@@ -115,7 +151,7 @@ void Compute(RunState& run, int index, Clock::time_point start) {
   CacheEntry entry{node.kind->name, artifact, SecondsSince(start), out.metrics, out.attachments};
   run.artifacts[index] = std::move(artifact);
   run.memo.PutEntry(node.key, entry);
-  run.publisher.Submit(node.key, std::move(entry), NodeLabel(node));
+  run.publisher.Submit(node.key, std::move(entry), NodeLabel(node), std::move(lock));
 }
 
 // Node `index` is done. An input it was the last reader of, and its own result if nothing in this
@@ -127,6 +163,23 @@ void Finish(RunState& run, int index) {
   if (run.unread[index].load(std::memory_order_acquire) == 0) run.artifacts[index].reset();
   run.memo.Release(run.dag, index);
   run.Emit(ExecEvent{ExecEvent::kFinish, &run.outcomes[index], run.dag.nodes[index].name});
+}
+
+// A node in neither the memo nor the cache: computed here if the options allow it and no other
+// worker is computing it.
+void ComputeHere(RunState& run, int index, Clock::time_point start) {
+  const DagNode& node = run.dag.nodes[index];
+  if (run.options.may_compute) {
+    Status allowed = run.options.may_compute(node);
+    if (!allowed.ok()) return Fail(run, index, allowed, /*cancel_run=*/false);
+  }
+  bool reused = false;
+  Result<std::unique_ptr<KeyLock>> lock = LockOrReuse(run, index, &reused);
+  if (!lock.ok()) return Fail(run, index, lock.status());
+  if (reused) return;
+  // Announced only when the body runs: a cached node gets its one finish line.
+  run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
+  Compute(run, index, start, std::move(lock).value());
 }
 
 }  // namespace
@@ -141,6 +194,7 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       outcomes(d.nodes.size()),
       artifacts(d.nodes.size()),
       unread(d.nodes.size()),
+      locks(c.dir(), e),
       publisher(c, kWriters) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
@@ -174,11 +228,7 @@ void RunNode(RunState& run, int index) {
   }
   Clock::time_point start = Clock::now();
   try {
-    if (run.forced[index] || !TryReuse(run, index)) {
-      // Announced only when the body runs: a cached node gets its one finish line.
-      run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
-      Compute(run, index, start);
-    }
+    if (run.forced[index] || !TryReuse(run, index)) ComputeHere(run, index, start);
   } catch (const std::exception& e) {  // engine-side failure (e.g. out of memory), not the body's
     Fail(run, index, Status::Internal(std::string("executor: ") + e.what()));
   }

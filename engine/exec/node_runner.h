@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/cache/key_locks.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/publisher.h"
 
@@ -32,7 +33,9 @@ struct RunState {
   // By node: its consumers in this run not yet finished.
   std::vector<std::atomic<int>> unread;
   std::atomic<bool> failed{false};     // some node failed: cancel what has not started
-  Publisher publisher;                 // stores computed results; finished by Execute
+  KeyLocks locks;                      // one key computed by one worker at a time
+  Publisher publisher;                 // stores computed results and releases their locks;
+                                       // finished by Execute (declared after `locks`: goes first)
   std::mutex event_mu;
 
   // Delivers `event` to options.on_event, one at a time.

@@ -10,9 +10,9 @@ Publisher::Publisher(Cache& cache, int writers) : cache_(cache), writers_(writer
 
 Publisher::~Publisher() { Finish(); }
 
-void Publisher::Submit(std::string key, CacheEntry entry, std::string label) {
+void Publisher::Submit(std::string key, CacheEntry entry, std::string label, std::unique_ptr<KeyLock> key_lock) {
   std::lock_guard<std::mutex> lock(mu_);
-  queue_.push_back(Job{std::move(key), std::move(entry), std::move(label)});
+  queue_.push_back(Job{std::move(key), std::move(entry), std::move(label), std::move(key_lock)});
   if (threads_.size() < static_cast<size_t>(writers_)) threads_.emplace_back([this] { Work(); });
   ready_.notify_one();
 }
@@ -44,6 +44,7 @@ void Publisher::Work() {
       stored = Status::Internal(e.what());
     }
     if (!stored.ok()) LogWarning(job.label + ": result not cached: " + stored.ToString());
+    job.lock.reset();
   }
 }
 

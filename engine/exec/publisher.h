@@ -10,12 +10,14 @@
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/cache/cache.h"
+#include "engine/cache/key_locks.h"
 
 namespace seqflow {
 
@@ -28,7 +30,9 @@ class Publisher {
   Publisher& operator=(const Publisher&) = delete;
 
   // Queues cache.Store(key, entry); `label` names the node in a warning if the store fails.
-  void Submit(std::string key, CacheEntry entry, std::string label);
+  // `lock` (may be null) is released once the store is done, so a worker waiting for the key
+  // finds its entry.
+  void Submit(std::string key, CacheEntry entry, std::string label, std::unique_ptr<KeyLock> lock = nullptr);
   // Returns once every submitted store is done.
   void Finish();
 
@@ -37,6 +41,7 @@ class Publisher {
     std::string key;
     CacheEntry entry;
     std::string label;
+    std::unique_ptr<KeyLock> lock;
   };
   void Work();
 

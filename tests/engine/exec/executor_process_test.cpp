@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/base/hash.h"
@@ -30,19 +31,21 @@ int WaitExit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// "name digest" lines: the status differs legitimately (one process may reuse the other's entry).
-std::vector<std::string> Digests(const std::string& path) {
+// "name digest" lines: the status differs legitimately (one process may reuse the other's entry);
+// `computed` gets the names this process computed.
+std::vector<std::string> Digests(const std::string& path, std::multiset<std::string>* computed) {
   std::ifstream in(path);
   std::vector<std::string> out;
   std::string name, status, digest;
   while (in >> name >> status >> digest) {
     EXPECT_TRUE(status == "computed" || status == "cached") << name << " " << status;
+    if (status == "computed") computed->insert(name);
     out.push_back(name + " " + digest);
   }
   return out;
 }
 
-TEST(ExecutorProcessTest, TwoProcessesOnOneCacheBothSucceedWithIdenticalArtifacts) {
+TEST(ExecutorProcessTest, TwoProcessesOnOneCacheBothSucceedComputingEachKeyOnce) {
   std::string dir = testutil::MakeTempDir("seqflow-procs");
   std::string cache_dir = dir + "/cache";
   for (int trial = 0; trial < 3; ++trial) {
@@ -53,9 +56,12 @@ TEST(ExecutorProcessTest, TwoProcessesOnOneCacheBothSucceedWithIdenticalArtifact
     ASSERT_GT(b, 0);
     EXPECT_EQ(WaitExit(a), 0);
     EXPECT_EQ(WaitExit(b), 0);
-    std::vector<std::string> da = Digests(dir + "/a.txt"), db = Digests(dir + "/b.txt");
+    std::multiset<std::string> computed;
+    std::vector<std::string> da = Digests(dir + "/a.txt", &computed), db = Digests(dir + "/b.txt", &computed);
     EXPECT_EQ(da.size(), DemoDag(150).nodes.size());
     EXPECT_EQ(da, db);
+    // The key locks: every node computed by exactly one of the two.
+    for (const DagNode& node : DemoDag(150).nodes) EXPECT_EQ(computed.count(node.name), 1u) << node.name;
 
     // What the cache holds afterwards is what both processes saw.
     Cache cache(cache_dir, &FakeRegistry(), Env::Default());

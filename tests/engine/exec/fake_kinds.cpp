@@ -80,7 +80,7 @@ Registry* BuildRegistry() {
   }));
   r->AddKind(Kind("sum", {Port("in", true)}, Sum));
   r->AddKind(Kind("pair", {Port("left"), Port("right")}, Pair));
-  r->AddKind(Kind("sleep", {}, Sleep));
+  r->AddKind(Kind("sleep", {}, Sleep).Needing({.parallel = true, .memory_mb = 64}));
   r->AddKind(Kind("fail", {Port("in", true)}, Fail));
   r->AddKind(Kind("nan", {}, Nan));
   r->AddKind(Kind("score", {Port("in")}, Score, "Metrics"));

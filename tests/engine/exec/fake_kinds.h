@@ -3,7 +3,8 @@
 //   const  {value, text}                 -> TestValue(text, value)
 //   sum    in: [TestValue...] {offset}   -> number = offset + sum of inputs, text = "a+b+..."
 //   pair   left, right: TestValue        -> text = "left|right" (checks port routing and order)
-//   sleep  {ms}                          -> sleeps (progress 0/1, then 1/1), TestValue("slept", ms)
+//   sleep  {ms}                          -> sleeps (progress 0/1, then 1/1), TestValue("slept", ms);
+//                                           declares itself parallel, 64 MB
 //   fail   {how: status|exception|other} -> throws
 //   nan    {}                            -> reports metric "loss" = NaN
 //   score  in: TestValue {scale}         -> Metrics {"score": number * scale}

@@ -1,0 +1,113 @@
+#include "engine/cache/key_locks.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <sstream>
+
+#include "engine/base/log.h"
+
+namespace seqflow {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+bool ProcessExists(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+LockHolder ParseOwner(const std::string& text) {
+  LockHolder holder;
+  std::istringstream in(text);
+  in >> holder.host >> holder.pid;
+  return holder;
+}
+
+}  // namespace
+
+KeyLock::~KeyLock() { owner_->Release(key_); }
+
+KeyLocks::KeyLocks(std::string cache_dir, Env* env, KeyLockOptions options)
+    : dir_(JoinPath(cache_dir, "locks")), env_(env), options_(options), owner_text_(OwnerText()) {}
+
+KeyLocks::~KeyLocks() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+std::string KeyLocks::OwnerText() { return HostName() + " " + std::to_string(::getpid()) + "\n"; }
+
+std::string KeyLocks::PathOf(const std::string& key) const { return JoinPath(dir_, key + ".lock"); }
+
+bool KeyLocks::IsStale(const std::string& path, LockHolder* holder) {
+  Result<std::string> text = env_->ReadFile(path);
+  Result<FileStat> st = env_->Stat(path);
+  if (!text.ok() || !st.ok()) return false;  // released meanwhile: the caller retries
+  *holder = ParseOwner(*text);
+  if (holder->host == HostName() && !ProcessExists(holder->pid)) return true;
+  return NowNs() - st->mtime_ns > static_cast<int64_t>(options_.stale_seconds * 1e9);
+}
+
+Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, LockHolder* holder) {
+  SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(dir_));
+  const std::string path = PathOf(key);
+  LockHolder seen;
+  // Two rounds: the second follows the breaking of a stale lock (or its release meanwhile).
+  for (int round = 0; round < 2; ++round) {
+    bool created = false;
+    SEQFLOW_RETURN_IF_ERROR(env_->CreateExclusive(path, owner_text_, &created));
+    if (created) {
+      std::lock_guard<std::mutex> lock(mu_);
+      held_.insert(key);
+      if (!heartbeat_.joinable()) heartbeat_ = std::thread([this] { Heartbeat(); });
+      return std::unique_ptr<KeyLock>(new KeyLock(this, key));
+    }
+    if (!IsStale(path, &seen)) {
+      if (!env_->Exists(path)) continue;  // released between our create and our look
+      break;
+    }
+    static std::atomic<uint64_t> counter{0};
+    const std::string aside = path + ".stale." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    if (!env_->Rename(path, aside).ok()) continue;  // another worker broke it first
+    LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " +
+               std::to_string(seen.pid));
+    env_->RemoveFile(aside);
+  }
+  if (holder != nullptr) *holder = seen;
+  return std::unique_ptr<KeyLock>();
+}
+
+void KeyLocks::Release(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_.erase(key);
+  }
+  const std::string path = PathOf(key);
+  // Only our own lock: had it been broken as stale, the file may now be another owner's.
+  Result<std::string> text = env_->ReadFile(path);
+  if (text.ok() && *text == owner_text_) env_->RemoveFile(path);
+}
+
+void KeyLocks::Heartbeat() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto period = std::chrono::duration<double>(options_.heartbeat_seconds);
+  while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+    for (const std::string& key : held_) env_->Touch(PathOf(key));
+  }
+}
+
+}  // namespace seqflow

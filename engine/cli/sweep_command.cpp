@@ -1,0 +1,135 @@
+#include "engine/cli/sweep_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/base/log.h"
+#include "engine/cli/task_manifest.h"
+#include "engine/exec/slurm_executor.h"
+#include "engine/exec/sweep.h"
+
+namespace seqflow::cli {
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+void OnSignal(int) { interrupted = true; }
+
+// SIGINT and SIGTERM set `interrupted` while it lives, so the sweep can scancel what it
+// submitted instead of dying with its jobs still queued.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    interrupted = false;
+    struct sigaction action {};
+    action.sa_handler = OnSignal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~InterruptGuard() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string SweepId() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+  return std::string(stamp) + "-" + std::to_string(::getpid());
+}
+
+std::string ProgressLine(const SweepProgress& p) {
+  std::string line = fmt::format("sweep: {} to compute", p.total);
+  for (size_t w = 0; w < p.waves.size(); ++w) {
+    const WaveCounts& c = p.waves[w];
+    line += fmt::format(" | wave {}: {} queued, {} running, {} done", w + 1, c.queued, c.running, c.done);
+    if (c.failed > 0) line += fmt::format(", {} failed", c.failed);
+  }
+  if (p.skipped > 0) line += fmt::format(" | {} skipped", p.skipped);
+  return line;
+}
+
+// One manifest per instance to compute, so `seqflow run-node KEY` finds its node.
+Status WriteManifests(const Pipeline& pipeline, const PipelineArgs& args, Cache& cache) {
+  std::set<std::string> written;
+  PipelineArgs absolute = args;
+  absolute.path = std::filesystem::absolute(args.path).lexically_normal().string();
+  for (size_t r = 0; r < pipeline.runs.size(); ++r)
+    for (const DagNode& node : pipeline.runs[r].dag.nodes) {
+      if (written.count(node.key) || cache.Contains(node.key)) continue;
+      written.insert(node.key);
+      SEQFLOW_RETURN_IF_ERROR(
+          WriteTaskManifest(cache.env(), cache.dir(), TaskManifest{absolute, static_cast<int>(r), node.name, node.key}));
+    }
+  return Status::Ok();
+}
+
+Result<std::string> ThisBinary() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return Status::Io("cannot find the seqflow binary (/proc/self/exe): " + ec.message());
+  return self.string();
+}
+
+}  // namespace
+
+Result<std::function<Status(const DagNode&)>> SweepOnSlurm(const Pipeline& pipeline, const RunArgs& args,
+                                                           Cache& cache) {
+  if (!args.force.empty())
+    return Status::Invalid("--force works with the local executor only; remove the entries (seqflow cache rm KIND) "
+                           "and sweep again");
+  const ExecutorArgs& exec = args.executor;
+  SlurmOptions slurm;
+  SEQFLOW_ASSIGN_OR_RETURN(slurm.seqflow_binary, ThisBinary());
+  slurm.cache_dir = std::filesystem::absolute(cache.dir()).lexically_normal().string();
+  slurm.work_dir = std::filesystem::current_path().string();
+  const std::string id = SweepId();
+  slurm.sweep_dir = JoinPath(JoinPath(slurm.cache_dir, "sweeps"), id);
+  slurm.job_name = "seqflow-" + id;
+  slurm.partition = exec.partition;
+  slurm.max_jobs = exec.max_jobs;
+  slurm.sbatch_args = exec.sbatch_args;
+  Cache shared(slurm.cache_dir, &TheRegistry(), cache.env());
+  SEQFLOW_RETURN_IF_ERROR(WriteManifests(pipeline, args.pipeline, shared));
+
+  SlurmExecutor executor(slurm, cache.env());
+  std::vector<const Dag*> dags;
+  for (const PlannedRun& run : pipeline.runs) dags.push_back(&run.dag);
+  SweepOptions options;
+  options.retries = exec.retries;
+  options.poll_seconds = exec.poll_seconds;
+  options.task_threads = exec.task_threads;
+  options.interrupted = &interrupted;
+  options.on_progress = [](const SweepProgress& p) { LogInfo(ProgressLine(p)); };
+  LogInfo("sweep " + id + ": tasks' logs in " + slurm.sweep_dir + "/logs");
+  InterruptGuard guard;
+  SEQFLOW_ASSIGN_OR_RETURN(SweepResult swept, RunSweep(dags, shared, executor, options));
+  LogInfo(fmt::format("sweep: {} computed by {} tasks in {} waves, {} cached, {} failed or skipped", swept.computed,
+                      swept.submitted, swept.waves, swept.cached, swept.failed.size()));
+  for (const auto& [key, why] : swept.failed)
+    if (why.code() != StatusCode::kCancelled) LogError(why.message());
+  return std::function<Status(const DagNode&)>([failed = std::move(swept.failed)](const DagNode& node) {
+    auto found = failed.find(node.key);
+    if (found != failed.end()) return found->second;
+    return Status::NotFound("not in the cache after the sweep (its entry was removed or damaged meanwhile)");
+  });
+}
+
+}  // namespace seqflow::cli

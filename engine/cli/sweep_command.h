@@ -1,0 +1,19 @@
+// `seqflow run --executor slurm`: the pipeline's node instances not in the cache are computed
+// by Slurm job arrays (engine/exec/sweep.h) before `seqflow run` assembles the run record from
+// the cache as usual.
+#pragma once
+
+#include <functional>
+
+#include "engine/cache/cache.h"
+#include "engine/cli/commands.h"
+
+namespace seqflow::cli {
+
+// The gate for the Execute calls that follow the sweep (ExecOptions::may_compute): nothing is
+// computed locally; a node whose task failed fails with its task's report. An Io/Internal error
+// when the sweep could not run (sbatch missing, controller down), Cancelled when interrupted.
+Result<std::function<Status(const DagNode&)>> SweepOnSlurm(const Pipeline& pipeline, const RunArgs& args,
+                                                           Cache& cache);
+
+}  // namespace seqflow::cli

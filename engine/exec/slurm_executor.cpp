@@ -1,0 +1,143 @@
+#include "engine/exec/slurm_executor.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/base/subprocess.h"
+
+namespace seqflow {
+namespace {
+
+// stderr lines a failure report shows.
+constexpr int kTailLines = 15;
+
+std::string Tail(const std::string& text, int lines) {
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == '\n') --end;
+  size_t start = end;
+  for (int seen = 0; start > 0; --start)
+    if (text[start - 1] == '\n' && ++seen == lines) break;
+  return text.substr(start, end - start);
+}
+
+Status CommandFailed(const std::vector<std::string>& argv, const ProcessOutput& out) {
+  std::string why = Tail(out.err.empty() ? out.out : out.err, 3);
+  return Status::Io(ShellQuote({argv.front()}) + " failed (exit " + std::to_string(out.exit_code) + "): " + why);
+}
+
+// PD (pending) is queued; R, CG (completing), CF (configuring), S (suspended), RQ, RS, SO are
+// still the scheduler's; anything else (CD, F, CA, TO, OOM, NF, PR, BF, DL) has ended.
+TaskState StateOf(const std::string& code) {
+  if (code == "PD") return TaskState::kQueued;
+  static const char* kAlive[] = {"R", "CG", "CF", "S", "RQ", "RS", "SO", "RD", "RF", "RH", "ST", "SI", "SE"};
+  for (const char* alive : kAlive)
+    if (code == alive) return TaskState::kRunning;
+  return TaskState::kEnded;
+}
+
+}  // namespace
+
+std::map<std::string, TaskState> ParseSqueue(const std::string& text) {
+  std::map<std::string, TaskState> states;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string id, code;
+    if (!(words >> id >> code)) continue;
+    // A pending array not yet split may still print as JOB_[0-5%2]; its elements stay queued.
+    if (id.find('[') != std::string::npos) continue;
+    states[id] = StateOf(code);
+  }
+  return states;
+}
+
+SlurmExecutor::SlurmExecutor(SlurmOptions options, Env* env) : options_(std::move(options)), env_(env) {}
+
+std::vector<std::string> SlurmExecutor::SbatchCommand(const std::string& list_file, int tasks, int threads,
+                                                      int memory_mb) const {
+  const std::string logs = JoinPath(options_.sweep_dir, "logs");
+  std::string array = "--array=0-" + std::to_string(tasks - 1);
+  if (options_.max_jobs > 0) array += "%" + std::to_string(options_.max_jobs);
+  std::vector<std::string> argv = {"sbatch", "--parsable", array, "--job-name=" + options_.job_name,
+                                   "--cpus-per-task=" + std::to_string(threads),
+                                   "--output=" + JoinPath(logs, "%A_%a.out"),
+                                   "--error=" + JoinPath(logs, "%A_%a.err"), "--chdir=" + options_.work_dir};
+  if (memory_mb > 0) argv.push_back("--mem=" + std::to_string(memory_mb) + "M");
+  if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
+  argv.insert(argv.end(), options_.sbatch_args.begin(), options_.sbatch_args.end());
+  argv.push_back("--wrap=exec " + ShellQuote({options_.seqflow_binary, "run-node", "--cache", options_.cache_dir,
+                                              "--threads", std::to_string(threads), "--list", list_file}));
+  return argv;
+}
+
+Result<std::vector<std::string>> SlurmExecutor::Submit(const std::vector<Task>& tasks) {
+  SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(JoinPath(options_.sweep_dir, "logs")));
+  // One array per resource class, in order of first appearance.
+  std::vector<std::pair<int, int>> classes;
+  for (const Task& t : tasks)
+    if (std::find(classes.begin(), classes.end(), std::pair(t.threads, t.memory_mb)) == classes.end())
+      classes.emplace_back(t.threads, t.memory_mb);
+  std::vector<std::string> handles(tasks.size());
+  for (const auto& [threads, memory_mb] : classes) {
+    std::vector<size_t> members;
+    std::string keys;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i].threads == threads && tasks[i].memory_mb == memory_mb) {
+        members.push_back(i);
+        keys += tasks[i].key + "\n";
+      }
+    const std::string list_file = JoinPath(options_.sweep_dir, "tasks-" + std::to_string(lists_++) + ".keys");
+    SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(list_file, keys));
+    std::vector<std::string> argv = SbatchCommand(list_file, static_cast<int>(members.size()), threads, memory_mb);
+    SEQFLOW_ASSIGN_OR_RETURN(ProcessOutput out, RunProcess(argv));
+    if (out.exit_code != 0) return CommandFailed(argv, out);
+    // --parsable prints "JOBID" or "JOBID;CLUSTER".
+    std::string job = out.out.substr(0, out.out.find_first_of(";\n"));
+    if (job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
+      return Status::Io("sbatch printed no job id: '" + out.out + "'");
+    for (size_t m = 0; m < members.size(); ++m) {
+      handles[members[m]] = job + "_" + std::to_string(m);
+      pending_.insert(handles[members[m]]);
+    }
+  }
+  return handles;
+}
+
+Result<std::map<std::string, TaskState>> SlurmExecutor::Poll() {
+  const std::vector<std::string> argv = {"squeue", "--noheader", "--array", "--name=" + options_.job_name,
+                                         "--format=%i %t"};
+  SEQFLOW_ASSIGN_OR_RETURN(ProcessOutput out, RunProcess(argv));
+  if (out.exit_code != 0) return CommandFailed(argv, out);
+  std::map<std::string, TaskState> listed = ParseSqueue(out.out);
+  std::map<std::string, TaskState> states;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    auto found = listed.find(*it);
+    // Absent from squeue: ended (finished jobs leave it after MinJobAge).
+    TaskState state = found == listed.end() ? TaskState::kEnded : found->second;
+    states[*it] = state;
+    it = state == TaskState::kEnded ? pending_.erase(it) : std::next(it);
+  }
+  return states;
+}
+
+Status SlurmExecutor::Cancel() {
+  if (pending_.empty()) return Status::Ok();
+  const std::vector<std::string> argv = {"scancel", "--name=" + options_.job_name};
+  SEQFLOW_ASSIGN_OR_RETURN(ProcessOutput out, RunProcess(argv));
+  if (out.exit_code != 0) return CommandFailed(argv, out);
+  pending_.clear();
+  return Status::Ok();
+}
+
+std::string SlurmExecutor::Diagnostics(const std::string& handle) {
+  const std::string err_file = JoinPath(JoinPath(options_.sweep_dir, "logs"), handle + ".err");
+  std::string text = "Slurm job " + handle;
+  Result<std::string> err = env_->ReadFile(err_file);
+  if (!err.ok()) return text + " (no stderr file " + err_file + ")";
+  std::string tail = Tail(*err, kTailLines);
+  if (tail.empty()) return text + " (stderr empty)";
+  return text + ", end of " + err_file + ":\n" + tail;
+}
+
+}  // namespace seqflow

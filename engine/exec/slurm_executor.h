@@ -1,0 +1,58 @@
+// SlurmExecutor: a sweep's tasks as Slurm job arrays (DESIGN §10).
+//
+// Submit writes the wave's keys to a list file in the sweep directory and submits one array per
+// resource class (cores, memory): `sbatch --array=0-(n-1)%max_jobs -c T --mem=M --wrap "exec
+// seqflow run-node --cache C --list FILE"`; task i runs line i of FILE. One array per wave, not
+// one sbatch per task, so a grid of thousands does not flood the controller. Every array of one
+// sweep has the same job name, unique to the sweep (`seqflow-<sweep id>`), so one squeue call
+// polls them all and one scancel cancels them all. stdout and stderr of task JOB_i go to
+// <sweep dir>/logs/JOB_i.{out,err}, where Diagnostics reads the stderr tail.
+//
+// What it does not do: decide success (the sweep reads the cache), or retry (the sweep resubmits).
+// Thread safety: one thread.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/base/env.h"
+#include "engine/exec/task_executor.h"
+
+namespace seqflow {
+
+struct SlurmOptions {
+  std::string seqflow_binary;  // absolute; the same path on every compute node
+  std::string cache_dir;       // absolute; a filesystem every compute node mounts
+  std::string work_dir;        // absolute; the tasks' working directory (sbatch --chdir)
+  std::string sweep_dir;       // absolute; under the cache: task lists and logs
+  std::string job_name;        // unique to the sweep
+  std::string partition;       // empty: the cluster's default
+  int max_jobs = 0;            // tasks of one array running at once (the %N); 0: no limit
+  std::vector<std::string> sbatch_args;  // passed through, before --wrap
+};
+
+class SlurmExecutor final : public TaskExecutor {
+ public:
+  SlurmExecutor(SlurmOptions options, Env* env);
+
+  Result<std::vector<std::string>> Submit(const std::vector<Task>& tasks) override;
+  Result<std::map<std::string, TaskState>> Poll() override;
+  Status Cancel() override;
+  std::string Diagnostics(const std::string& handle) override;
+
+  // The sbatch command line of one array (for tests and messages).
+  std::vector<std::string> SbatchCommand(const std::string& list_file, int tasks, int threads, int memory_mb) const;
+
+ private:
+  SlurmOptions options_;
+  Env* env_;
+  int lists_ = 0;                        // list files written
+  std::set<std::string> pending_;        // handles not yet reported ended
+};
+
+// Parses `squeue -h -r -o "%i %t"` output into handle -> state; lines it cannot read are ignored.
+std::map<std::string, TaskState> ParseSqueue(const std::string& text);
+
+}  // namespace seqflow

@@ -1,0 +1,46 @@
+// TaskExecutor: where a sweep's node instances run when they do not run in this process — the
+// submit / poll / cancel interface of DESIGN §10. A task is one node instance, named by its cache
+// key; whatever runs it runs `seqflow run-node KEY` against the shared cache, which publishes the
+// entry and a TaskStatus record (task_status.h). The executor only moves tasks and reports when
+// they left the scheduler; the sweep (sweep.h) decides from the cache whether they succeeded.
+//
+// Implementations: SlurmExecutor (slurm_executor.h: job arrays). The local default is not a
+// TaskExecutor: it is Execute's flow graph in this process (executor.h), which needs no polling.
+// Thread safety: used from one thread (the sweep's driver).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+
+namespace seqflow {
+
+struct Task {
+  std::string key;
+  std::string label;   // "node 'hmm' (hmm.em) of run 3/36", for messages
+  int threads = 1;     // cores it may use
+  int memory_mb = 0;   // memory it declares (0: the scheduler's default)
+};
+
+enum class TaskState { kQueued, kRunning, kEnded };
+
+class TaskExecutor {
+ public:
+  virtual ~TaskExecutor() = default;
+  // Submits tasks whose inputs are all published; returns one handle per task, in order
+  // (Slurm: "JOB_INDEX"). Handles are unique for the executor's life: a resubmitted task gets a
+  // new one.
+  virtual Result<std::vector<std::string>> Submit(const std::vector<Task>& tasks) = 0;
+  // The state of every submitted handle not yet reported as ended, with one query to the
+  // scheduler however many tasks there are. Once reported kEnded, a handle is not reported again.
+  virtual Result<std::map<std::string, TaskState>> Poll() = 0;
+  // Cancels every submitted task that has not ended.
+  virtual Status Cancel() = 0;
+  // What the executor knows of an ended task's failure beyond its status record: the scheduler's
+  // id and the tail of its stderr. One line or a few.
+  virtual std::string Diagnostics(const std::string& handle) = 0;
+};
+
+}  // namespace seqflow
