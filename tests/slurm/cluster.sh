@@ -123,17 +123,27 @@ EOF
 }
 
 # start_daemon NAME PROGRAM ARGS...: in its own session, so neither ctest nor a Ctrl-C in the
-# shell that started it takes it down; pid recorded in DIR/run/NAME.pid.
+# shell that started it takes it down; pid recorded in DIR/run/NAME.pid. Returns once the program
+# has replaced the forked shell, so that live_pid recognises it from then on.
 start_daemon() {
-  local name=$1
+  local name=$1 pid deadline=$((SECONDS + 10))
   shift
   setsid "$@" </dev/null >>"$dir/log/$name.out" 2>&1 &
-  echo $! >"$dir/run/$name.pid"
+  pid=$!
+  echo "$pid" >"$dir/run/$name.pid"
+  until live_pid "$name" >/dev/null; do
+    kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)) || return 0
+    sleep 0.05
+  done
 }
 
+# Each daemon's log file, or its captured stderr when it died before opening one (munged, in the
+# foreground, only writes to stderr).
 print_log_tails() {
-  local f
-  for f in "$dir"/log/*; do
+  local name f
+  for name in "${daemons[@]}"; do
+    f=$dir/log/$name.log
+    [[ -f $f ]] || f=$dir/log/$name.out
     [[ -f $f ]] || continue
     echo "---- tail of $f" >&2
     tail -n 25 "$f" >&2

@@ -58,6 +58,12 @@ wait_gone() {
   done
 }
 
+# A zombie counts as gone: a process reparented to an init that reaps slowly stays one a while.
+alive() {
+  local state
+  state=$(ps -o stat= -p "$1") && [[ $state != Z* ]]
+}
+
 wait_for_file() {
   local deadline=$((SECONDS + 60))
   until [[ -s $1 ]]; do
@@ -111,13 +117,13 @@ wait_for_file "$work/cancel/pids_0"
 wait_for_file "$work/cancel/pids_1"
 read -r -a pids <<<"$(cat "$work/cancel/pids_0" "$work/cancel/pids_1" | tr '\n' ' ')"
 for pid in "${pids[@]}"; do
-  kill -0 "$pid" 2>/dev/null || fail "array $sleeping_id: process $pid not running before scancel"
+  alive "$pid" || fail "array $sleeping_id: process $pid not running before scancel"
 done
 scancel "$sleeping_id" || fail "scancel $sleeping_id failed"
 wait_gone "$sleeping_id"
 deadline=$((SECONDS + 30))
 for pid in "${pids[@]}"; do
-  while kill -0 "$pid" 2>/dev/null; do
+  while alive "$pid"; do
     ((SECONDS < deadline)) || fail "array $sleeping_id: process $pid still alive after scancel"
     sleep 0.2
   done
