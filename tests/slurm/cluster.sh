@@ -154,7 +154,7 @@ stop_cluster() {
   local name pid pids=() deadline
   if pid=$(live_pid slurmctld) && live_pid slurmd >/dev/null && live_pid munged >/dev/null; then
     # Jobs still running would outlive slurmd (slurmstepd is not its child for long).
-    SLURM_CONF=$conf timeout 10 scancel --full --quiet --user=root 2>/dev/null || true
+    SLURM_CONF=$conf timeout 10 scancel --full --quiet --partition=debug 2>/dev/null || true
     deadline=$((SECONDS + 10))
     while ((SECONDS < deadline)) &&
       [[ -n $(SLURM_CONF=$conf timeout 5 squeue -h -o %i 2>/dev/null || echo unknown) ]]; do
