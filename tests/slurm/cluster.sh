@@ -150,10 +150,28 @@ print_log_tails() {
   done
 }
 
+# stop_daemons NAME...: SIGTERM, then SIGKILL for any still there after 20 s; waits for all.
+stop_daemons() {
+  local name pid pids=() deadline=$((SECONDS + 20))
+  for name in "$@"; do
+    if pid=$(live_pid "$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+    rm -f "$dir/run/$name.pid"
+  done
+  for pid in ${pids[@]+"${pids[@]}"}; do
+    while kill -0 "$pid" 2>/dev/null; do
+      ((SECONDS < deadline)) || kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.2
+    done
+  done
+}
+
 stop_cluster() {
-  local name pid pids=() deadline
-  if pid=$(live_pid slurmctld) && live_pid slurmd >/dev/null && live_pid munged >/dev/null; then
-    # Jobs still running would outlive slurmd (slurmstepd is not its child for long).
+  local deadline
+  if live_pid slurmctld >/dev/null && live_pid slurmd >/dev/null && live_pid munged >/dev/null; then
+    # Running jobs would outlive slurmd: their slurmstepd is detached from it.
     SLURM_CONF=$conf timeout 10 scancel --full --quiet --partition=debug 2>/dev/null || true
     deadline=$((SECONDS + 10))
     while ((SECONDS < deadline)) &&
@@ -161,22 +179,7 @@ stop_cluster() {
       sleep 0.5
     done
   fi
-  for name in slurmd slurmctld munged; do
-    if pid=$(live_pid "$name"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-    fi
-  done
-  deadline=$((SECONDS + 20))
-  for pid in ${pids[@]+"${pids[@]}"}; do
-    while kill -0 "$pid" 2>/dev/null; do
-      if ((SECONDS >= deadline)); then
-        kill -KILL "$pid" 2>/dev/null || true
-      fi
-      sleep 0.2
-    done
-  done
-  rm -f "$dir"/run/*.pid
+  stop_daemons slurmd slurmctld munged
 }
 
 # Returns 0 once sinfo shows the node idle, 1 on timeout, 2 if a daemon died meanwhile (3 when
@@ -248,13 +251,7 @@ start_cluster() {
       break
     fi
     echo "cluster.sh: a port was taken meanwhile; retrying with new ports" >&2
-    local name pid
-    for name in slurmd slurmctld; do
-      if pid=$(live_pid "$name"); then
-        kill -TERM "$pid" 2>/dev/null || true
-        while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
-      fi
-    done
+    stop_daemons slurmd slurmctld
     rm -rf "$dir/state" "$dir/spool" "$dir/log/slurmctld.log" "$dir/log/slurmd.log"
     mkdir -p "$dir/state" "$dir/spool/slurmd"
   done
