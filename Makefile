@@ -14,9 +14,10 @@ DEPS := cmake make g++ pkg-config python3 \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
         libspectra-dev liblbfgspp-dev \
         libgraphviz-dev
-# Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp) and the JSON
-# Schema validator that checks `seqflow schema` against every pipeline (tests/pipeline_schema_test.sh).
-TEST_DEPS := chromium python3-yaml python3-jsonschema
+# Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp), the JSON
+# Schema validator that checks `seqflow schema` against every pipeline (tests/pipeline_schema_test.sh),
+# and Slurm with munge, its authentication, for the one-node test cluster (tests/slurm/cluster.sh).
+TEST_DEPS := chromium python3-yaml python3-jsonschema slurm-wlm munge
 
 .PHONY: demo test deps test-deps configure build
 
