@@ -15,6 +15,7 @@ struct ExecutorArgs {
   std::string executor = "local";  // local: this process's flow graph; slurm: job arrays
   std::string partition;
   int max_jobs = 0;                 // tasks of one array running at once; 0 no limit
+  int bundle = 1;                   // node instances one array task runs, one after another
   std::vector<std::string> sbatch_args;
   int retries = 0;
   int task_threads = 1;             // cores per task of a kind that declares itself parallel

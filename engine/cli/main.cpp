@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--partition", exec.partition, "slurm: the partition to submit to");
   run_cmd->add_option("--max-jobs", exec.max_jobs, "slurm: tasks of one array running at once (sbatch --array=...%N)")
       ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--bundle", exec.bundle,
+                      "slurm: node instances one array task runs in turn (spares short nodes a job start each)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--sbatch-arg", exec.sbatch_args, "slurm: an argument passed to every sbatch (repeatable)")
       ->allow_extra_args(false);
   run_cmd->add_option("--retries", exec.retries, "slurm: resubmit a failed task up to K times")->check(CLI::NonNegativeNumber);

@@ -4,7 +4,11 @@
 #include <cstdlib>
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
@@ -38,8 +42,8 @@ std::string SlurmTaskId() {
   return plain != nullptr ? plain : "";
 }
 
-// Line $SLURM_ARRAY_TASK_ID (from 0) of a list file the Slurm executor wrote.
-Result<std::string> KeyFromList(Env* env, const std::string& list_file) {
+// The keys on line $SLURM_ARRAY_TASK_ID (from 0) of a list file the Slurm executor wrote.
+Result<std::vector<std::string>> KeysFromList(Env* env, const std::string& list_file) {
   const char* index_text = std::getenv("SLURM_ARRAY_TASK_ID");
   if (index_text == nullptr) return Status::Invalid("--list needs SLURM_ARRAY_TASK_ID (set by sbatch --array)");
   char* end = nullptr;
@@ -47,40 +51,51 @@ Result<std::string> KeyFromList(Env* env, const std::string& list_file) {
   if (*index_text == '\0' || *end != '\0' || index < 0)
     return Status::Invalid(std::string("SLURM_ARRAY_TASK_ID is not an index: '") + index_text + "'");
   SEQFLOW_ASSIGN_OR_RETURN(std::string text, env->ReadFile(list_file));
-  size_t start = 0;
-  for (long line = 0; line < index; ++line) {
-    start = text.find('\n', start);
-    if (start == std::string::npos) break;
-    ++start;
-  }
-  size_t stop = start == std::string::npos ? start : text.find('\n', start);
-  if (start == std::string::npos || start >= text.size() || stop == start)
-    return Status::Invalid(list_file + " has no line " + std::to_string(index));
-  return text.substr(start, stop - start);
+  std::istringstream lines(text);
+  std::string line;
+  for (long i = 0; i <= index; ++i)
+    if (!std::getline(lines, line)) return Status::Invalid(list_file + " has no line " + std::to_string(index));
+  std::istringstream words(line);
+  std::vector<std::string> keys;
+  for (std::string key; words >> key;) keys.push_back(key);
+  if (keys.empty()) return Status::Invalid(list_file + ": line " + std::to_string(index) + " is empty");
+  return keys;
 }
 
-// The node to run and the key it must have (empty when named by pipeline, run and node).
-Result<TaskManifest> ResolveTask(const RunNodeArgs& args, Env* env, const std::string& cache_dir) {
-  std::string key = args.key;
-  if (!args.list_file.empty()) {
-    SEQFLOW_ASSIGN_OR_RETURN(key, KeyFromList(env, args.list_file));
+// Each distinct pipeline (file and overrides) of a bundle is planned once.
+class Plans {
+ public:
+  explicit Plans(Env* env) : env_(env), hasher_(env) {}
+  Result<const Pipeline*> Get(const PipelineArgs& args) {
+    const std::string id = args.path + "\n" + args.ablation + "\n" + fmt::format("{}", fmt::join(args.sets, "\n"));
+    auto found = plans_.find(id);
+    if (found == plans_.end()) {
+      SEQFLOW_ASSIGN_OR_RETURN(Pipeline planned, LoadPipeline(args, env_, hasher_));
+      found = plans_.emplace(id, std::move(planned)).first;
+    }
+    return &found->second;
   }
-  if (!key.empty()) return ReadTaskManifest(env, cache_dir, key);
+
+ private:
+  Env* env_;
+  FileHasher hasher_;
+  std::map<std::string, Pipeline> plans_;
+};
+
+// The keys to run (one, or a bundle's), or none when the node is named by pipeline, run and node.
+Result<std::vector<std::string>> KeysToRun(const RunNodeArgs& args, Env* env) {
+  if (!args.list_file.empty()) return KeysFromList(env, args.list_file);
+  if (!args.key.empty()) return std::vector<std::string>{args.key};
   if (args.pipeline.path.empty() || args.node.empty())
     return Status::Invalid("name the node instance: a KEY, --list FILE, or --pipeline P --node N [--run R]");
-  TaskManifest named;
-  named.pipeline = args.pipeline;
-  named.run = args.run - 1;
-  named.node = args.node;
-  return named;
+  return std::vector<std::string>();
 }
 
 // Plans the task's pipeline and runs its node (computed, or already cached). Sets task.key.
-TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Cache& cache, Env* env) {
-  FileHasher hasher(env);
-  Result<Pipeline> planned = LoadPipeline(task.pipeline, env, hasher);
+TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env) {
+  Result<const Pipeline*> planned = plans.Get(task.pipeline);
   if (!planned.ok()) return Invalid(planned.status());
-  Pipeline& pipeline = *planned;
+  const Pipeline& pipeline = **planned;
   if (task.run < 0 || task.run >= static_cast<int>(pipeline.runs.size()))
     return Invalid(Status::Invalid("the pipeline has " + std::to_string(pipeline.runs.size()) +
                                    " runs; there is no run " + std::to_string(task.run + 1)));
@@ -106,33 +121,60 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Cache& cache, E
   return TaskOutcome{0, Status::Ok(), result.nodes.back().status};
 }
 
-}  // namespace
-
-int RunNodeCommand(const RunNodeArgs& args) {
+// Runs one task and leaves its status record (when its key is known); returns its exit code.
+int RunOne(const Result<TaskManifest>& resolved, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env) {
   const auto start = std::chrono::steady_clock::now();
-  Env* env = Env::Default();
-  const std::string cache_dir = CacheDir(args.cache_dir);
-  Cache cache(cache_dir, &TheRegistry(), env);
   TaskStatus record;
   record.host = ThisHost();
   record.job = SlurmTaskId();
-  std::string key = args.key;
-  Result<TaskManifest> task = ResolveTask(args, env, cache_dir);
-  TaskOutcome outcome = task.ok() ? RunTask(*task, args, cache, env) : Invalid(task.status());
-  if (task.ok()) key = task->key;
+  TaskManifest task = resolved.ok() ? *resolved : TaskManifest{};
+  TaskOutcome outcome = resolved.ok() ? RunTask(task, args, plans, cache, env) : Invalid(resolved.status());
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.exit_code = outcome.exit_code;
   if (outcome.exit_code == 0) {
-    LogInfo("run-node " + key + " (" + task->node + "): " + NodeStatusName(outcome.status));
+    LogInfo("run-node " + task.key + " (" + task.node + "): " + NodeStatusName(outcome.status));
   } else {
     record.reason = outcome.error.ToString();
     LogError(record.reason);
   }
-  if (!key.empty()) {
-    Status written = WriteTaskStatus(env, cache_dir, key, record);
+  if (!task.key.empty()) {
+    Status written = WriteTaskStatus(env, cache.dir(), task.key, record);
     if (!written.ok()) LogWarning("cannot write the task's status record: " + written.ToString());
   }
   return record.exit_code;
+}
+
+}  // namespace
+
+int RunNodeCommand(const RunNodeArgs& args) {
+  Env* env = Env::Default();
+  Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
+  Plans plans(env);
+  Result<std::vector<std::string>> keys = KeysToRun(args, env);
+  if (!keys.ok()) {
+    LogError(keys.status().ToString());
+    return 2;
+  }
+  if (keys->empty()) {
+    TaskManifest named;
+    named.pipeline = args.pipeline;
+    named.run = args.run - 1;
+    named.node = args.node;
+    return RunOne(named, args, plans, cache, env);
+  }
+  // A bundle's nodes are independent (all were ready when submitted): one failing does not stop
+  // the others.
+  int exit_code = 0;
+  for (const std::string& key : *keys) {
+    Result<TaskManifest> manifest = ReadTaskManifest(env, cache.dir(), key);
+    if (!manifest.ok()) {
+      // Recorded under the key it was asked for, so the sweep learns why.
+      TaskStatus record{2, manifest.status().ToString(), ThisHost(), SlurmTaskId(), 0};
+      WriteTaskStatus(env, cache.dir(), key, record);
+    }
+    exit_code = std::max(exit_code, RunOne(manifest, args, plans, cache, env));
+  }
+  return exit_code;
 }
 
 }  // namespace seqflow::cli

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -55,15 +56,41 @@ std::string SweepId() {
   return std::string(stamp) + "-" + std::to_string(::getpid());
 }
 
+// Totals, then the waves still under way: "sweep: 120/1015 done, 0 failed | wave 37: 2 queued,
+// 1 running, 3 done | wave 38: 4 queued".
 std::string ProgressLine(const SweepProgress& p) {
-  std::string line = fmt::format("sweep: {} to compute", p.total);
+  WaveCounts total;
+  std::string active;
   for (size_t w = 0; w < p.waves.size(); ++w) {
     const WaveCounts& c = p.waves[w];
-    line += fmt::format(" | wave {}: {} queued, {} running, {} done", w + 1, c.queued, c.running, c.done);
-    if (c.failed > 0) line += fmt::format(", {} failed", c.failed);
+    total.queued += c.queued;
+    total.running += c.running;
+    total.done += c.done;
+    total.failed += c.failed;
+    if (c.queued + c.running == 0) continue;
+    active += fmt::format(" | wave {}: {} queued, {} running, {} done", w + 1, c.queued, c.running, c.done);
   }
-  if (p.skipped > 0) line += fmt::format(" | {} skipped", p.skipped);
-  return line;
+  std::string line = fmt::format("sweep: {}/{} done, {} queued, {} running", total.done, p.total, total.queued,
+                                 total.running);
+  if (total.failed > 0) line += fmt::format(", {} failed", total.failed);
+  if (p.skipped > 0) line += fmt::format(", {} skipped", p.skipped);
+  return line + active;
+}
+
+// A progress line at most every few seconds, and whenever a wave is submitted or the last task
+// ends: readable in a CI log or a Slurm driver's output file.
+std::function<void(const SweepProgress&)> ProgressPrinter() {
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  auto waves = std::make_shared<size_t>(0);
+  return [last, waves](const SweepProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    int unfinished = 0;
+    for (const WaveCounts& c : p.waves) unfinished += c.queued + c.running;
+    if (p.waves.size() == *waves && unfinished > 0 && now - *last < std::chrono::seconds(5)) return;
+    *last = now;
+    *waves = p.waves.size();
+    LogInfo(ProgressLine(p));
+  };
 }
 
 // One manifest per instance to compute, so `seqflow run-node KEY` finds its node.
@@ -105,6 +132,7 @@ Result<std::function<Status(const DagNode&)>> SweepOnSlurm(const Pipeline& pipel
   slurm.job_name = "seqflow-" + id;
   slurm.partition = exec.partition;
   slurm.max_jobs = exec.max_jobs;
+  slurm.bundle = exec.bundle;
   slurm.sbatch_args = exec.sbatch_args;
   Cache shared(slurm.cache_dir, &TheRegistry(), cache.env());
   SEQFLOW_RETURN_IF_ERROR(WriteManifests(pipeline, args.pipeline, shared));
@@ -117,7 +145,7 @@ Result<std::function<Status(const DagNode&)>> SweepOnSlurm(const Pipeline& pipel
   options.poll_seconds = exec.poll_seconds;
   options.task_threads = exec.task_threads;
   options.interrupted = &interrupted;
-  options.on_progress = [](const SweepProgress& p) { LogInfo(ProgressLine(p)); };
+  options.on_progress = ProgressPrinter();
   LogInfo("sweep " + id + ": tasks' logs in " + slurm.sweep_dir + "/logs");
   InterruptGuard guard;
   SEQFLOW_ASSIGN_OR_RETURN(SweepResult swept, RunSweep(dags, shared, executor, options));

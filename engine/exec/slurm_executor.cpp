@@ -79,17 +79,18 @@ Result<std::vector<std::string>> SlurmExecutor::Submit(const std::vector<Task>& 
     if (std::find(classes.begin(), classes.end(), std::pair(t.threads, t.memory_mb)) == classes.end())
       classes.emplace_back(t.threads, t.memory_mb);
   std::vector<std::string> handles(tasks.size());
+  const size_t bundle = static_cast<size_t>(std::max(1, options_.bundle));
   for (const auto& [threads, memory_mb] : classes) {
     std::vector<size_t> members;
-    std::string keys;
     for (size_t i = 0; i < tasks.size(); ++i)
-      if (tasks[i].threads == threads && tasks[i].memory_mb == memory_mb) {
-        members.push_back(i);
-        keys += tasks[i].key + "\n";
-      }
+      if (tasks[i].threads == threads && tasks[i].memory_mb == memory_mb) members.push_back(i);
+    std::string lines;
+    for (size_t m = 0; m < members.size(); ++m)
+      lines += tasks[members[m]].key + ((m + 1) % bundle == 0 || m + 1 == members.size() ? "\n" : " ");
+    const int array_tasks = static_cast<int>((members.size() + bundle - 1) / bundle);
     const std::string list_file = JoinPath(options_.sweep_dir, "tasks-" + std::to_string(lists_++) + ".keys");
-    SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(list_file, keys));
-    std::vector<std::string> argv = SbatchCommand(list_file, static_cast<int>(members.size()), threads, memory_mb);
+    SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(list_file, lines));
+    std::vector<std::string> argv = SbatchCommand(list_file, array_tasks, threads, memory_mb);
     SEQFLOW_ASSIGN_OR_RETURN(ProcessOutput out, RunProcess(argv));
     if (out.exit_code != 0) return CommandFailed(argv, out);
     // --parsable prints "JOBID" or "JOBID;CLUSTER".
@@ -97,10 +98,12 @@ Result<std::vector<std::string>> SlurmExecutor::Submit(const std::vector<Task>& 
     if (job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
       return Status::Io("sbatch printed no job id: '" + out.out + "'");
     for (size_t m = 0; m < members.size(); ++m) {
-      handles[members[m]] = job + "_" + std::to_string(m);
-      pending_.insert(handles[members[m]]);
+      const std::string& handle = handles[members[m]] = job + "_" + std::to_string(m / bundle);
+      pending_.insert(handle);
+      submitted_ += handle + "\t" + tasks[members[m]].key + "\t" + tasks[members[m]].label + "\n";
     }
   }
+  SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(JoinPath(options_.sweep_dir, "tasks.tsv"), submitted_));
   return handles;
 }
 

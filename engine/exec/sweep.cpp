@@ -128,6 +128,11 @@ class SweepDriver {
     for (size_t i = 0; i < instances_.size(); ++i) {
       Instance& inst = instances_[i];
       if (!Ready(inst)) continue;
+      if (cache_.Contains(inst.key) && Published(inst.key)) {  // by another driver meanwhile
+        inst.state = State::kDone;
+        ++result_.cached;
+        continue;
+      }
       // The previous attempt's record must not be mistaken for this one's.
       SEQFLOW_RETURN_IF_ERROR(RemoveTaskStatus(cache_.env(), cache_.dir(), inst.key));
       const ResourceSpec& needs = inst.node->kind->resources;
@@ -145,7 +150,7 @@ class SweepDriver {
       inst.handle = handles[t];
       inst.wave = wave;
       ++inst.attempts;
-      by_handle_[handles[t]] = ready[t];
+      by_handle_[handles[t]].push_back(ready[t]);
       queued_.insert(handles[t]);
     }
     in_flight_ += static_cast<int>(ready.size());
@@ -164,44 +169,47 @@ class SweepDriver {
     for (const auto& [handle, state] : states) {
       auto found = by_handle_.find(handle);
       if (found == by_handle_.end()) continue;
-      Instance& inst = instances_[found->second];
-      if (inst.state != State::kInFlight) continue;
-      if (state == TaskState::kEnded) {
-        inst.state = State::kEnding;
-        inst.ended_at = Clock::now();
-        queued_.erase(handle);
-        by_handle_.erase(found);
-      } else if (state == TaskState::kRunning) {
-        queued_.erase(handle);
+      if (state == TaskState::kQueued) continue;
+      queued_.erase(handle);
+      if (state != TaskState::kEnded) continue;
+      for (int index : found->second) {
+        instances_[index].state = State::kEnding;
+        instances_[index].ended_at = Clock::now();
       }
+      by_handle_.erase(found);
     }
   }
 
+  // Success is the entry, read back and checksummed; the status record only says why a task
+  // failed. (Another driver on the same cache may have removed this task's record when it
+  // resubmitted the key; the entry still tells.)
   void ConcludeEnded() {
     for (Instance& inst : instances_) {
       if (inst.state != State::kEnding) continue;
-      Result<std::optional<TaskStatus>> record = ReadTaskStatus(cache_.env(), cache_.dir(), inst.key);
-      Result<std::optional<CacheEntry>> entry = cache_.Load(inst.key);
-      const bool published = entry.ok() && entry->has_value();
-      const bool has_record = record.ok() && record->has_value();
-      if (has_record && (*record)->exit_code == 0 && published) {
+      if (Published(inst.key)) {
         inst.state = State::kDone;
         --in_flight_;
         ++result_.computed;
         continue;
       }
-      const bool rereading = Clock::now() - inst.ended_at < std::chrono::duration<double>(options_.reread_seconds);
-      if (!(has_record && (*record)->exit_code != 0) && rereading) continue;
+      Result<std::optional<TaskStatus>> record = ReadTaskStatus(cache_.env(), cache_.dir(), inst.key);
+      const bool has_record = record.ok() && record->has_value();
+      const bool failed = has_record && (*record)->exit_code != 0;
+      if (!failed && Clock::now() - inst.ended_at < std::chrono::duration<double>(options_.reread_seconds)) continue;
       std::string why;
-      if (has_record && (*record)->exit_code != 0)
+      if (failed)
         why = (*record)->reason;
       else if (has_record)
-        why = "its status record says it finished, but its entry does not load: " +
-              (entry.ok() ? std::string("not in the cache") : entry.status().ToString());
+        why = "its status record says it finished, but its entry does not load";
       else
         why = "it ended without a status record (killed, cancelled, out of memory, or its node was lost)";
       Fail(inst, why);
     }
+  }
+
+  bool Published(const std::string& key) const {
+    Result<std::optional<CacheEntry>> entry = cache_.Load(key);
+    return entry.ok() && entry->has_value();
   }
 
   void Fail(Instance& inst, const std::string& why) {
@@ -265,7 +273,7 @@ class SweepDriver {
   const SweepOptions& options_;
   std::vector<Instance> instances_;
   std::vector<WaveCounts> waves_;  // only `failed` is kept here: attempts that failed and were retried
-  std::map<std::string, int> by_handle_;  // in-flight handle -> instance
+  std::map<std::string, std::vector<int>> by_handle_;  // in-flight handle -> its instances
   std::set<std::string> queued_;          // handles not yet seen running
   int in_flight_ = 0;
   int total_ = 0;

@@ -4,10 +4,11 @@
 //   - Instances are deduplicated by cache key across all runs; cached ones are never submitted.
 //   - Waves: the instances whose inputs are all published go out together (one Submit); each
 //     time tasks end, those they made ready go out as the next wave.
-//   - A task succeeded when its entry loads from the cache (checksummed, never a bare stat) and its
-//     status record says so. A record or entry not visible yet is re-read for
+//   - A task succeeded when its entry loads from the cache (checksummed, never a bare stat); its
+//     status record says why it failed. An entry or record not visible yet is re-read for
 //     `reread_seconds` (a network filesystem's attribute cache may hide a fresh file), then the
 //     task failed "without a status record" (killed, out of memory, lost node).
+//   - An instance another driver published meanwhile is not submitted (counted as cached).
 //   - A failed task is resubmitted up to `retries` times, then reported with its node, the
 //     executor's diagnostics (job id, stderr tail) and the reason from its record; what depends
 //     on it is skipped. Independent instances go on.
@@ -50,7 +51,7 @@ struct SweepOptions {
 };
 
 struct SweepResult {
-  int cached = 0;     // instances found in the cache
+  int cached = 0;     // instances found in the cache (at the start, or published meanwhile)
   int computed = 0;   // published by the executor's tasks
   int submitted = 0;  // tasks submitted, retries included
   int waves = 0;

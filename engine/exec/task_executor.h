@@ -30,8 +30,8 @@ class TaskExecutor {
  public:
   virtual ~TaskExecutor() = default;
   // Submits tasks whose inputs are all published; returns one handle per task, in order
-  // (Slurm: "JOB_INDEX"). Handles are unique for the executor's life: a resubmitted task gets a
-  // new one.
+  // (Slurm: "JOB_INDEX"). Several tasks may share a handle (run one after another by one job);
+  // handles are never reused: a resubmitted task gets a new one.
   virtual Result<std::vector<std::string>> Submit(const std::vector<Task>& tasks) = 0;
   // The state of every submitted handle not yet reported as ended, with one query to the
   // scheduler however many tasks there are. Once reported kEnded, a handle is not reported again.

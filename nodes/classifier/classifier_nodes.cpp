@@ -331,6 +331,7 @@ std::vector<KindSpec> Kinds() {
                            {PortSpec{"data", kSequences, false, false, "labeled sequences"}},
                            ClassifierParams(), RunClassifier}
                       .As(NodeRole::kTrainer)
+                      .Needing({.parallel = true, .memory_mb = 1024})
                       .Fitting({"data"}));
   kinds.push_back(KindSpec{"homotopy.probability_one", "1",
                            "Tracks the probability-one homotopy (19) from the start classifier's EM_0 fixed point to "
@@ -343,6 +344,7 @@ std::vector<KindSpec> Kinds() {
                             PortSpec{"unlabeled", kSequences, false, false, "sequences used without their classes"}},
                            ProbabilityOneParams(), RunProbabilityOne}
                       .Attaching(ClassifierPathArtifact::CsvTable())
+                      .Needing({.parallel = true, .memory_mb = 1024})
                       .Fitting({"labeled"})
                       .FittingInputs({"unlabeled"}));
   kinds.push_back(KindSpec{"classifier.select", "1",
@@ -362,6 +364,7 @@ std::vector<KindSpec> Kinds() {
                             PortSpec{"baseline", kModel, false, true, "a second classifier to test against"}},
                            EvalParams(), RunEvalClasses}
                       .As(NodeRole::kEvaluator, {"accuracy"})
+                      .Needing({.parallel = true, .memory_mb = 1024})
                       .Attaching(AttachmentSpec::SentenceCounts("sentences.csv")));
   return kinds;
 }

@@ -106,7 +106,7 @@ KindSpec TrainKind() {
 
 void RegisterCrfNodes(Registry& registry) {
   registry.AddArtifactType<CrfModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(TrainKind().As(NodeRole::kTrainer).Attaching(ObjectiveTrace()).Fitting({"data"}));
+  registry.AddKind(TrainKind().Needing({.parallel = true, .memory_mb = 4096}).As(NodeRole::kTrainer).Attaching(ObjectiveTrace()).Fitting({"data"}));
   RegisterHybridNodes(registry);
 }
 

@@ -209,9 +209,9 @@ KindSpec HysolKind() {
 
 void RegisterHybridNodes(Registry& registry) {
   registry.AddArtifactType<HybridModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(LopKind().As(NodeRole::kTrainer).SelectingBy({"heldout"}));
+  registry.AddKind(LopKind().Needing({.parallel = true, .memory_mb = 8192}).As(NodeRole::kTrainer).SelectingBy({"heldout"}));
   registry.AddKind(
-      HysolKind().As(NodeRole::kTrainer).Fitting({"train"}).FittingInputs({"unlabeled"}).SelectingBy({"heldout"}));
+      HysolKind().Needing({.parallel = true, .memory_mb = 8192}).As(NodeRole::kTrainer).Fitting({"train"}).FittingInputs({"unlabeled"}).SelectingBy({"heldout"}));
 }
 
 }  // namespace seqflow

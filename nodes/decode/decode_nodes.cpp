@@ -74,8 +74,8 @@ Result<Predictions> DecodeCorpus(const ChainModel& model, const Corpus& data, De
 
 void RegisterDecodeNodes(Registry& registry) {
   registry.AddArtifactType<Predictions>();
-  registry.AddKind(ViterbiKind());
-  registry.AddKind(SmsKind());
+  registry.AddKind(ViterbiKind().Needing({.parallel = true, .memory_mb = 2048}));
+  registry.AddKind(SmsKind().Needing({.parallel = true, .memory_mb = 2048}));
   RegisterTagNode(registry);
 }
 

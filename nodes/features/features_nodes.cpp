@@ -106,9 +106,9 @@ KindSpec TemplatesKind() {
 
 void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<Vocab>();
-  registry.AddKind(VocabKind().FittingInputs({"data"}));
+  registry.AddKind(VocabKind().Needing({.parallel = true, .memory_mb = 2048}).FittingInputs({"data"}));
   registry.AddArtifactType<FeatureSet>();
-  registry.AddKind(TemplatesKind().Fitting({"data"}));
+  registry.AddKind(TemplatesKind().Needing({.parallel = true, .memory_mb = 4096}).Fitting({"data"}));
 }
 
 }  // namespace seqflow

@@ -292,13 +292,13 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();
   registry.AddArtifactType<AnchorSet>();
   registry.AddArtifactType<Projection>();
-  registry.AddKind(CollectKind().FittingInputs({"data"}));
+  registry.AddKind(CollectKind().Needing({.parallel = true, .memory_mb = 2048}).FittingInputs({"data"}));
   registry.AddKind(CcaKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer).Fitting({"labeled", "dictionary"}));
-  registry.AddKind(AnchorHmmKind().As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(SelfTrainKind().As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
-  registry.AddKind(AnchorFhmmKind().As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(SupervisedFhmmKind().As(NodeRole::kTrainer).Fitting({"data"}));
+  registry.AddKind(AnchorHmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
+  registry.AddKind(SelfTrainKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
+  registry.AddKind(AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
+  registry.AddKind(SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
 }
 
 }  // namespace seqflow

@@ -1,0 +1,173 @@
+// `seqflow run --executor slurm` on the one-node test cluster (tests/slurm/cluster.sh, the ctest
+// fixture slurm_cluster) and real data: the 36-path citations grid gives the local executor's
+// metrics bit for bit; a task killed with scancel is reported (node, job, stderr) and a rerun
+// completes it, breaking the killed worker's lock; two drivers on one cache both succeed, and each
+// key is computed once. Fails, never skips, without the cluster or ../shared/data.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "engine/base/subprocess.h"
+#include "tests/e2e/cli_runner.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testutil {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every node's key and metrics, by run (its ablation setting) and node name.
+std::map<std::string, nlohmann::json> KeysAndMetrics(const nlohmann::json& summary) {
+  std::map<std::string, nlohmann::json> out;
+  for (const nlohmann::json& run : summary.at("runs"))
+    for (const auto& [name, node] : run.at("nodes").items())
+      out[run.value("ablation", nlohmann::json::object()).dump() + " " + name] =
+          nlohmann::json{{"key", node.at("key")}, {"metrics", node.value("metrics", nlohmann::json::object())}};
+  return out;
+}
+
+// Lines "run-node KEY (node): computed" that the tasks of every sweep on `cache` printed.
+std::map<std::string, int> ComputedKeys(const fs::path& cache) {
+  std::map<std::string, int> computed;
+  const std::regex line("run-node ([0-9a-f]+) \\([^)]*\\): computed");
+  for (const auto& sweep : fs::directory_iterator(cache / "sweeps"))
+    for (const auto& log : fs::directory_iterator(sweep.path() / "logs")) {
+      const std::string text = Slurp(log.path());
+      for (std::sregex_iterator m(text.begin(), text.end(), line), end; m != end; ++m) ++computed[(*m)[1]];
+    }
+  return computed;
+}
+
+class SlurmSweepTest : public ::testing::Test {
+ protected:
+  SlurmSweepTest() : dir_(MakeTempDir("seqflow-slurm")) { ::setenv("SLURM_CONF", SEQFLOW_SLURM_CONF, 1); }
+  ~SlurmSweepTest() override { fs::remove_all(dir_); }
+
+  static std::vector<std::string> OnSlurm(std::vector<std::string> args) {
+    for (const char* a : {"--executor", "slurm", "--poll-seconds", "0.3"}) args.push_back(a);
+    return args;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SlurmSweepTest, TheCriteriaGridGivesTheLocalExecutorsMetricsBitForBit) {
+  // The 36 paths (9 unlabeled sizes x 4 seeds) of Fig. 3-4, 6 path steps each: every node kind of
+  // the grid runs as a task (1,015 instances).
+  const std::vector<std::string> grid = {"run", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled",
+                                         "--set", "path.max_steps=6"};
+  std::vector<std::string> local = grid, swept = OnSlurm(grid);
+  local.insert(local.end(), {"--cache", (dir_ / "local").string(), "--out", (dir_ / "local-out").string()});
+  swept.insert(swept.end(),
+               {"--cache", (dir_ / "slurm").string(), "--out", (dir_ / "slurm-out").string(), "--bundle", "8"});
+  CliResult l = RunSeqflow(local);
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  CliResult s = RunSeqflow(swept);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_NE(s.err.find("sweep: 1015 computed by 1015 tasks"), std::string::npos) << s.err;
+
+  nlohmann::json on_slurm = ReadSummary((dir_ / "slurm-out").string());
+  ASSERT_EQ(on_slurm.at("runs").size(), 36u);
+  for (size_t run = 0; run < 36; ++run)
+    for (const auto& [node, status] : NodeStatuses(on_slurm, run)) EXPECT_EQ(status, "cached") << node;
+  std::map<std::string, nlohmann::json> expected = KeysAndMetrics(ReadSummary((dir_ / "local-out").string()));
+  std::map<std::string, nlohmann::json> got = KeysAndMetrics(on_slurm);
+  ASSERT_EQ(got.size(), expected.size());
+  // nlohmann keeps doubles as parsed: equal JSON is equal bits.
+  for (const auto& [node, value] : expected) EXPECT_EQ(got[node], value) << node;
+
+  // Nothing left to compute: a second sweep submits no task.
+  CliResult again = RunSeqflow(swept);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("sweep: 0 computed by 0 tasks in 0 waves, 1015 cached"), std::string::npos) << again.err;
+}
+
+// The handle ("JOB_i") of the task that runs `node`, from the sweep's tasks.tsv.
+std::string HandleOf(const fs::path& cache, const std::string& node) {
+  if (!fs::exists(cache / "sweeps")) return "";
+  for (const auto& sweep : fs::directory_iterator(cache / "sweeps")) {
+    std::istringstream lines(Slurp(sweep.path() / "tasks.tsv"));
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("node '" + node + "'") != std::string::npos) return line.substr(0, line.find('\t'));
+  }
+  return "";
+}
+
+bool IsRunning(const std::string& handle) {
+  Result<ProcessOutput> q = RunProcess({"squeue", "--noheader", "--array", "--format=%i %t"});
+  return q.ok() && q->out.find(handle + " R") != std::string::npos;
+}
+
+TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
+  const fs::path cache = dir_ / "cache";
+  const std::vector<std::string> args =
+      OnSlurm({"run", PipelinePath("conll2000_crf.yaml"), "--ablation", "decoder", "--cache", cache.string(), "--out",
+               (dir_ / "out").string()});
+  CliResult first;
+  std::thread driver([&] { first = RunSeqflow(args); });
+  // Cancel the CRF's training (about 25 s on one core) once it has run for a moment.
+  std::string handle;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < deadline) {
+    handle = HandleOf(cache, "crf");
+    if (!handle.empty() && IsRunning(handle)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  Result<ProcessOutput> cancelled = RunProcess({"scancel", handle});
+  driver.join();
+  ASSERT_FALSE(handle.empty()) << "the crf task never ran: " << first.err;
+  ASSERT_TRUE(cancelled.ok() && cancelled->exit_code == 0) << handle;
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  EXPECT_NE(first.err.find("node 'crf' (crf.train)"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("failed in task " + handle), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("without a status record"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("Slurm job " + handle), std::string::npos) << first.err;
+  EXPECT_TRUE(fs::exists(cache / "locks")) << "the killed worker left its lock";
+
+  CliResult rerun = RunSeqflow(args);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  nlohmann::json summary = ReadSummary((dir_ / "out").string());
+  EXPECT_NEAR(MetricOf(summary, "score", "f1"), 0.9380, 5e-5);
+  bool broke_lock = false;
+  for (const auto& sweep : fs::directory_iterator(cache / "sweeps"))
+    for (const auto& log : fs::directory_iterator(sweep.path() / "logs"))
+      broke_lock = broke_lock || Slurp(log.path()).find("breaking the stale lock") != std::string::npos;
+  EXPECT_TRUE(broke_lock) << "the rerun's crf task should break the killed worker's lock";
+}
+
+TEST_F(SlurmSweepTest, TwoDriversOnOneCacheBothSucceedAndEachKeyIsComputedOnce) {
+  const fs::path cache = dir_ / "cache";
+  auto args = [&](const std::string& out) {
+    return OnSlurm({"run", PipelinePath("citations_em_lambda.yaml"), "--ablation", "start", "--cache", cache.string(),
+                    "--out", (dir_ / out).string()});
+  };
+  CliResult a, b;
+  std::thread first([&] { a = RunSeqflow(args("a")); });
+  std::thread second([&] { b = RunSeqflow(args("b")); });
+  first.join();
+  second.join();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(KeysAndMetrics(ReadSummary((dir_ / "a").string())), KeysAndMetrics(ReadSummary((dir_ / "b").string())));
+  std::map<std::string, int> computed = ComputedKeys(cache);
+  EXPECT_EQ(computed.size(), 7u) << "readers, vocab, supervised and the two sweeps";
+  for (const auto& [key, times] : computed) EXPECT_EQ(times, 1) << key;
+}
+
+}  // namespace
+}  // namespace seqflow::testutil
