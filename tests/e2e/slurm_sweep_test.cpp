@@ -5,6 +5,8 @@
 // key is computed once. Fails, never skips, without the cluster or ../shared/data.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -148,6 +150,41 @@ TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
     for (const auto& log : fs::directory_iterator(sweep.path() / "logs"))
       broke_lock = broke_lock || Slurp(log.path()).find("breaking the stale lock") != std::string::npos;
   EXPECT_TRUE(broke_lock) << "the rerun's crf task should break the killed worker's lock";
+}
+
+TEST_F(SlurmSweepTest, SigtermCancelsTheSubmittedJobsAndWhatWasPublishedIsReused) {
+  const fs::path cache = dir_ / "cache";
+  const std::vector<std::string> args =
+      OnSlurm({"run", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled", "--set", "path.max_steps=6",
+               "--cache", cache.string()});
+  const int driver = StartSeqflow(args);
+  ASSERT_GT(driver, 0);
+  // Until tasks have published something and more are queued.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  auto published = [&] {
+    int n = 0;
+    try {  // files come and go (temp files renamed) while we count
+      for (const auto& entry : fs::recursive_directory_iterator(cache)) n += entry.path().extension() == ".sfa";
+    } catch (const fs::filesystem_error&) {
+    }
+    return n;
+  };
+  while (std::chrono::steady_clock::now() < deadline && (!fs::exists(cache) || published() < 20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(::kill(driver, SIGTERM), 0);
+  EXPECT_EQ(WaitSeqflow(driver), 130);
+  Result<ProcessOutput> queue = RunProcess({"squeue", "--noheader", "--format=%j %t"});
+  ASSERT_TRUE(queue.ok());
+  EXPECT_EQ(queue->out.find("seqflow-"), std::string::npos) << "left in the queue:\n" << queue->out;
+
+  std::vector<std::string> plan = {"plan", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled", "--set",
+                                   "path.max_steps=6", "--cache", cache.string()};
+  CliResult planned = RunSeqflow(plan);
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  int reused = 0;
+  std::istringstream lines(planned.out);
+  for (std::string line; std::getline(lines, line);) reused += line.starts_with("  -    ");
+  EXPECT_GE(reused, 20) << planned.out;
 }
 
 TEST_F(SlurmSweepTest, TwoDriversOnOneCacheBothSucceedAndEachKeyIsComputedOnce) {
