@@ -39,7 +39,7 @@ void Merge(RawDoc& into, RawDoc from) {
 }
 
 Result<std::vector<Include>> ParseIncludes(const MapEntry& section, const std::string& file) {
-  std::vector<YAML::Node> items;
+  std::vector<YamlNode> items;
   if (section.value.IsScalar()) items.push_back(section.value);
   if (section.value.IsSequence())
     for (const auto& item : section.value) items.push_back(item);
@@ -89,7 +89,7 @@ Status ParseSection(const MapEntry& e, const std::string& file, RawDoc& doc, std
 }
 
 Result<std::vector<MapEntry>> TopLevelEntries(const std::string& text, const std::string& file) {
-  SEQFLOW_ASSIGN_OR_RETURN(YAML::Node root, LoadYaml(text, file));
+  SEQFLOW_ASSIGN_OR_RETURN(YamlNode root, LoadYaml(text, file));
   if (root.IsNull())
     return Status::Invalid("pipeline file is empty; expected a map with at least nodes:", SourceLoc{file, 1, 1});
   if (!root.IsMap())

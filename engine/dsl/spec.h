@@ -129,7 +129,7 @@ using TakesSeed = std::function<bool(const std::string& kind)>;
 // when `axis` names another axis; `axis` "repeat" selects the repetitions alone. The seed goes
 // to every node whose kind (after the run's kind ablations) `takes_seed`; a run with no such
 // node is an error at the repeat key. An empty `takes_seed` takes no seed anywhere.
-Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis,
+Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::string& axis,
                                                 const TakesSeed& takes_seed = {});
 
 }  // namespace seqflow
