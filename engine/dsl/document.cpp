@@ -24,6 +24,7 @@ template <class T>
 void ReplaceOrAppend(std::vector<T>& into, std::vector<T> from) {
   std::unordered_map<std::string, size_t> position;
   for (size_t i = 0; i < into.size(); ++i) position.emplace(into[i].name, i);
+  into.reserve(into.size() + from.size());
   for (auto& item : from) {
     auto [at, fresh] = position.emplace(item.name, into.size());
     if (fresh) into.push_back(std::move(item));

@@ -95,7 +95,8 @@ struct PipelineSpec {
   NodeSpec* FindNode(const std::string& name);
 };
 
-// One concrete run of a pipeline: the spec with one value of every selected axis applied.
+// One concrete run of a pipeline: the spec with one value of every selected axis applied (its
+// `ablations` and `repeat` are empty then).
 struct RunVariant {
   // "NODE.FIELD" -> value text, for summary.json; empty for the base run.
   std::map<std::string, std::string> assignment;

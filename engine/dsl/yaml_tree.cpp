@@ -1,6 +1,7 @@
 #include "engine/dsl/yaml_tree.h"
 
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
@@ -50,13 +51,20 @@ class YamlNode::Builder : public YAML::EventHandler {
     data.type = type;
     data.line = mark.line;
     data.column = mark.column;
-    data.tag = tag;
+    data.tag = TagIndex(tag);
     data.scalar = scalar;
     if (anchor != YAML::NullAnchor) {
       if (anchors_.size() <= anchor) anchors_.resize(anchor + 1, -1);
       anchors_[anchor] = index;
     }
     return index;
+  }
+  uint8_t TagIndex(const std::string& tag) {
+    for (size_t i = 0; i < doc_.tags.size(); ++i)
+      if (doc_.tags[i] == tag) return static_cast<uint8_t>(i);
+    if (doc_.tags.size() > UINT8_MAX) throw YAML::ParserException(YAML::Mark::null_mark(), "more than 255 distinct tags");
+    doc_.tags.push_back(tag);
+    return static_cast<uint8_t>(doc_.tags.size() - 1);
   }
   void Open(int32_t node) { open_.push_back({node, {}}); }
   void Close() {
@@ -82,6 +90,11 @@ class YamlNode::Builder : public YAML::EventHandler {
 const YamlNode::Data& YamlNode::data() const {
   static const Data kNull;
   return doc_ ? doc_->nodes[index_] : kNull;
+}
+
+const std::string& YamlNode::Tag() const {
+  static const std::string kNone;
+  return doc_ ? doc_->tags[data().tag] : kNone;
 }
 
 YamlNode YamlNode::Load(const std::string& text) {
