@@ -62,7 +62,8 @@ class YamlNode::Builder : public YAML::EventHandler {
   uint8_t TagIndex(const std::string& tag) {
     for (size_t i = 0; i < doc_.tags.size(); ++i)
       if (doc_.tags[i] == tag) return static_cast<uint8_t>(i);
-    if (doc_.tags.size() > UINT8_MAX) throw YAML::ParserException(YAML::Mark::null_mark(), "more than 255 distinct tags");
+    if (doc_.tags.size() > UINT8_MAX)
+      throw YAML::ParserException(YAML::Mark::null_mark(), "more than 255 distinct tags");
     doc_.tags.push_back(tag);
     return static_cast<uint8_t>(doc_.tags.size() - 1);
   }
@@ -77,8 +78,10 @@ class YamlNode::Builder : public YAML::EventHandler {
     Complete(done.node);
   }
   void Complete(int32_t node) {
-    if (open_.empty()) root_ = node;
-    else open_.back().children.push_back(node);
+    if (open_.empty())
+      root_ = node;
+    else
+      open_.back().children.push_back(node);
   }
 
   Document& doc_;

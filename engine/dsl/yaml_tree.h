@@ -29,7 +29,7 @@ class YamlNode {
   bool IsMap() const { return data().type == Type::kMap; }
 
   const std::string& Scalar() const { return data().scalar; }  // "" unless a scalar
-  const std::string& Tag() const;                               // "?" for a plain scalar
+  const std::string& Tag() const;                              // "?" for a plain scalar
   int line() const { return data().line; }                     // 0-based; -1 with no mark
   int column() const { return data().column; }
 
