@@ -2,7 +2,7 @@
 //
 // yaml-cpp's own node tree (YAML::Load) costs ~350 bytes and several allocations per node: on a
 // generated pipeline of 10^5 nodes (7.6 MB of YAML) it took 0.5 GB and half of `seqflow plan`'s
-// time. This tree keeps every node in one array (~90 bytes each) and is built from the very
+// time. This tree keeps every node in one deque (56 bytes each) and is built from the very
 // events YAML::Load builds its nodes from, so shapes, scalars, tags, marks, duplicate map keys
 // and aliases are exactly as yaml-cpp gives them: an alias is the anchored node itself (with its
 // mark), a null (`~`, `null`, an empty value) is IsNull, a document that is empty or only
