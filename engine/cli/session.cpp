@@ -25,12 +25,14 @@ Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& ha
     const KindSpec* k = TheRegistry().FindKind(kind);
     return k == nullptr || k->FindParam("seed") != nullptr;
   };
-  SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants, ExpandAblations(spec, args.ablation, takes_seed));
   Pipeline pipeline;
   pipeline.name = spec.name;
   pipeline.repeated = spec.repeat.has_value();
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants,
+                           ExpandAblations(std::move(spec), args.ablation, takes_seed));
   for (auto& variant : variants) {
     SEQFLOW_ASSIGN_OR_RETURN(Dag dag, BuildDag(variant.spec, TheRegistry(), hasher));
+    variant.spec = PipelineSpec();  // the Dag holds all a command needs of it
     pipeline.runs.push_back({std::move(variant), std::move(dag)});
   }
   return pipeline;

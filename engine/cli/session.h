@@ -20,7 +20,7 @@ struct PipelineArgs {
 };
 
 struct PlannedRun {
-  RunVariant variant;
+  RunVariant variant;  // its spec emptied once `dag` is built from it (10^5 nodes take memory)
   Dag dag;
 };
 

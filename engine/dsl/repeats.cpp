@@ -96,9 +96,9 @@ Result<std::vector<RunVariant>> RepeatRuns(const std::vector<RunVariant>& runs, 
                                            const TakesSeed& takes_seed) {
   std::vector<RunVariant> out;
   for (const RunVariant& run : runs) {
-    std::vector<std::string> seeded;
-    for (const NodeSpec& node : run.spec.nodes)
-      if (takes_seed && takes_seed(node.kind)) seeded.push_back(node.name);
+    std::vector<size_t> seeded;  // positions in run.spec.nodes, the same in every copy of it
+    for (size_t i = 0; i < run.spec.nodes.size(); ++i)
+      if (takes_seed && takes_seed(run.spec.nodes[i].kind)) seeded.push_back(i);
     if (seeded.empty())
       return Status::Invalid(repeat.written +
                                  " but no node takes a seed; add a node whose kind has a seed parameter, e.g. a split "
@@ -107,9 +107,10 @@ Result<std::vector<RunVariant>> RepeatRuns(const std::vector<RunVariant>& runs, 
     for (const std::string& seed : repeat.seeds) {
       RunVariant variant = run;
       RawParam value{false, seed, {}, repeat.loc};
-      for (const std::string& name : seeded) {
-        ApplyField(*variant.spec.FindNode(name), "seed", value);
-        variant.assignment[name + ".seed"] = seed;
+      for (size_t i : seeded) {
+        NodeSpec& node = variant.spec.nodes[i];
+        ApplyField(node, "seed", value);
+        variant.assignment[node.name + ".seed"] = seed;
       }
       variant.axes[kRepeatAxis] = seed;
       out.push_back(std::move(variant));

@@ -95,7 +95,8 @@ struct PipelineSpec {
   NodeSpec* FindNode(const std::string& name);
 };
 
-// One concrete run of a pipeline: the spec with one value of every selected axis applied.
+// One concrete run of a pipeline: the spec with one value of every selected axis applied (its
+// `ablations` and `repeat` are empty then).
 struct RunVariant {
   // "NODE.FIELD" -> value text, for summary.json; empty for the base run.
   std::map<std::string, std::string> assignment;
@@ -129,7 +130,7 @@ using TakesSeed = std::function<bool(const std::string& kind)>;
 // when `axis` names another axis; `axis` "repeat" selects the repetitions alone. The seed goes
 // to every node whose kind (after the run's kind ablations) `takes_seed`; a run with no such
 // node is an error at the repeat key. An empty `takes_seed` takes no seed anywhere.
-Result<std::vector<RunVariant>> ExpandAblations(const PipelineSpec& spec, const std::string& axis,
+Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::string& axis,
                                                 const TakesSeed& takes_seed = {});
 
 }  // namespace seqflow

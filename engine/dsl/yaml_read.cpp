@@ -4,25 +4,27 @@
 #include <map>
 #include <set>
 
+#include <yaml-cpp/exceptions.h>
+
 namespace seqflow::dsl {
 namespace {
 
 struct PendingMerge {
   size_t position;  // entries before it in the explicit list
-  YAML::Node value;
+  YamlNode value;
   SourceLoc loc;
 };
 
 // Only a plain `<<` is a merge key; a quoted "<<" is an ordinary key (YAML 1.1 merge spec).
-bool IsMergeKey(const YAML::Node& key) { return key.Scalar() == "<<" && key.Tag() == "?"; }
+bool IsMergeKey(const YamlNode& key) { return key.Scalar() == "<<" && key.Tag() == "?"; }
 
 Result<std::vector<MapEntry>> MergedEntries(const PendingMerge& merge, const std::string& file,
                                             std::string_view what) {
-  std::vector<YAML::Node> maps;
+  std::vector<YamlNode> maps;
   if (merge.value.IsMap()) maps.push_back(merge.value);
   if (merge.value.IsSequence())
     for (const auto& item : merge.value) maps.push_back(item);
-  bool all_maps = std::all_of(maps.begin(), maps.end(), [](const YAML::Node& m) { return m.IsMap(); });
+  bool all_maps = std::all_of(maps.begin(), maps.end(), [](const YamlNode& m) { return m.IsMap(); });
   if (maps.empty() || !all_maps)
     return Status::Invalid("merge key '<<' in " + std::string(what) +
                                " expects an alias of a map (<<: *name) or a list of them, got " +
@@ -40,22 +42,21 @@ Result<std::vector<MapEntry>> MergedEntries(const PendingMerge& merge, const std
 
 }  // namespace
 
-SourceLoc LocOf(const YAML::Node& node, const std::string& file) {
-  YAML::Mark mark = node.Mark();
-  if (mark.line < 0 || mark.column < 0) return SourceLoc{file, 0, 0};
-  return SourceLoc{file, mark.line + 1, mark.column + 1};
+SourceLoc LocOf(const YamlNode& node, const std::string& file) {
+  if (node.line() < 0 || node.column() < 0) return SourceLoc{file, 0, 0};
+  return SourceLoc{file, node.line() + 1, node.column() + 1};
 }
 
-const char* ShapeName(const YAML::Node& node) {
+const char* ShapeName(const YamlNode& node) {
   if (node.IsMap()) return "a map";
   if (node.IsSequence()) return "a list";
   if (node.IsScalar()) return "a scalar";
   return "nothing";
 }
 
-Result<YAML::Node> LoadYaml(const std::string& text, const std::string& file) {
+Result<YamlNode> LoadYaml(const std::string& text, const std::string& file) {
   try {
-    return YAML::Load(text);
+    return YamlNode::Load(text);
   } catch (const YAML::Exception& e) {
     SourceLoc loc{file, e.mark.line + 1, e.mark.column + 1};
     if (e.mark.is_null()) loc = SourceLoc{file, 0, 0};
@@ -63,13 +64,13 @@ Result<YAML::Node> LoadYaml(const std::string& text, const std::string& file) {
   }
 }
 
-Result<std::vector<MapEntry>> MapEntries(const YAML::Node& map, const std::string& file, std::string_view what) {
+Result<std::vector<MapEntry>> MapEntries(const YamlNode& map, const std::string& file, std::string_view what) {
   std::vector<MapEntry> explicit_entries;
   std::map<std::string, int> first_line;
   std::vector<PendingMerge> merges;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node key = it->first;
-    const YAML::Node value = it->second;
+  for (size_t i = 0; i < map.size(); ++i) {
+    const YamlNode key = map.Key(i);
+    const YamlNode value = map.Value(i);
     SourceLoc key_loc = LocOf(key, file);
     if (!key.IsScalar())
       return Status::Invalid("keys of " + std::string(what) + " must be plain names, got " + ShapeName(key), key_loc);

@@ -1,4 +1,4 @@
-// Located access to yaml-cpp documents for the DSL parser (internal to engine/dsl).
+// Located access to parsed YAML documents (yaml_tree.h) for the DSL parser (internal to engine/dsl).
 //
 // yaml-cpp marks are 0-based; everything here reports 1-based SourceLocs. yaml-cpp keeps
 // duplicate map keys and ignores merge keys (`<<: *anchor`), so MapEntries detects the first
@@ -6,29 +6,28 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/dsl/yaml_tree.h"
 
 namespace seqflow::dsl {
 
 // The 1-based place of `node` in `file`; line/col 0 when yaml-cpp has no mark.
-SourceLoc LocOf(const YAML::Node& node, const std::string& file);
+SourceLoc LocOf(const YamlNode& node, const std::string& file);
 
 // "a map", "a list", "a scalar" or "nothing", for "expected X, got Y" messages.
-const char* ShapeName(const YAML::Node& node);
+const char* ShapeName(const YamlNode& node);
 
 // Parses `text`; a syntax error is Invalid at file:line:col with yaml-cpp's reason.
-Result<YAML::Node> LoadYaml(const std::string& text, const std::string& file);
+Result<YamlNode> LoadYaml(const std::string& text, const std::string& file);
 
 struct MapEntry {
   std::string key;
   SourceLoc key_loc;
-  YAML::Node value;
+  YamlNode value;
   // Where the value is; the key's place when the value is empty (yaml-cpp marks an empty value
   // at the next token, often on another line).
   SourceLoc value_loc;
@@ -38,7 +37,7 @@ struct MapEntry {
 // merged map's entries not given explicitly (earlier maps win). `what` names the map in errors
 // ("node 'tagger'"). Errors: non-scalar key, duplicate key, merge of a non-map.
 // REQUIRES: map.IsMap().
-Result<std::vector<MapEntry>> MapEntries(const YAML::Node& map, const std::string& file, std::string_view what);
+Result<std::vector<MapEntry>> MapEntries(const YamlNode& map, const std::string& file, std::string_view what);
 
 // The text of a scalar value, or Invalid at the value saying `what` must be a single value.
 Result<std::string> ScalarText(const MapEntry& entry, std::string_view what);

@@ -34,12 +34,12 @@ Result<Dag> BuildDag(const PipelineSpec& spec, const Registry& registry, FileHas
   for (size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<int>(p);
 
   Dag dag;
+  dag.nodes.reserve(order.size());
   for (int index : order) {
-    const graph::BoundNode& b = bound[index];
+    graph::BoundNode& b = bound[index];
     DagNode node;
     node.name = b.spec->name;
     node.kind = b.kind;
-    node.params = Params(b.params);
     node.loc = b.spec->loc;
     for (const auto& input : b.inputs) {
       DagInput remapped{input.port, {}};
@@ -47,6 +47,7 @@ Result<Dag> BuildDag(const PipelineSpec& spec, const Registry& registry, FileHas
       node.inputs.push_back(std::move(remapped));
     }
     graph::ComputeKey(b, dag, node);
+    node.params = Params(std::move(b.params));  // after the key, which reads them
     dag.nodes.push_back(std::move(node));
   }
   return dag;

@@ -1,6 +1,7 @@
 // Topological order (Kahn's algorithm, stable by file order) and cycle reporting.
 #include <algorithm>
-#include <set>
+#include <functional>
+#include <queue>
 
 #include "engine/graph/build.h"
 
@@ -50,16 +51,18 @@ Result<std::vector<int>> TopologicalOrder(const std::vector<BoundNode>& nodes) {
       consumers[pred].push_back(i);
     }
   }
-  std::set<int> ready;
+  // Ready nodes, smallest index (file order) on top; each enters once, when its last input is ordered.
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < n; ++i)
-    if (waiting[i] == 0) ready.insert(i);
+    if (waiting[i] == 0) ready.push(i);
   std::vector<int> order;
+  order.reserve(n);
   while (!ready.empty()) {
-    int next = *ready.begin();
-    ready.erase(ready.begin());
+    int next = ready.top();
+    ready.pop();
     order.push_back(next);
     for (int c : consumers[next])
-      if (--waiting[c] == 0) ready.insert(c);
+      if (--waiting[c] == 0) ready.push(c);
   }
   if (static_cast<int>(order.size()) < n) return CycleError(nodes, waiting);
   return order;

@@ -12,13 +12,7 @@ using KeyParts = std::map<std::string, std::string>;  // DagNode::key_parts
 
 PlanLine Diff(const KeyParts& now, const KeyParts& before) {
   PlanLine line;
-  auto value = [](const KeyParts& parts, const std::string& name) {
-    auto it = parts.find(name);
-    return it == parts.end() ? std::string("(unset)") : it->second;
-  };
-  std::set<std::string> names;
-  for (const auto& [k, v] : now) names.insert(k);
-  for (const auto& [k, v] : before) names.insert(k);
+  static const std::string kUnset = "(unset)";
   // The build first, then the kind, parameters and files, then inputs: the most direct cause wins.
   static const std::pair<const char*, PlanReason> kOrder[] = {{"numerics", PlanReason::kBuildChanged},
                                                              {"kind", PlanReason::kKindChanged},
@@ -26,9 +20,21 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
                                                              {"file:", PlanReason::kFileChanged},
                                                              {"input:", PlanReason::kInputChanged}};
   for (const auto& [prefix, reason] : kOrder) {
-    for (const auto& name : names) {
-      if (name.rfind(prefix, 0) != 0) continue;
-      std::string a = value(before, name), b = value(now, name);
+    // The names with this prefix in either map, in name order: one merged walk of both from the
+    // prefix (a set of all names per changed node was a tenth of a plan of 10^5 changed nodes).
+    auto at_now = now.lower_bound(prefix), at_before = before.lower_bound(prefix);
+    auto within = [&prefix](KeyParts::const_iterator it, const KeyParts& parts) {
+      return it != parts.end() && it->first.starts_with(prefix);
+    };
+    while (within(at_now, now) || within(at_before, before)) {
+      const bool from_now = within(at_now, now) && (!within(at_before, before) || at_now->first <= at_before->first);
+      const bool from_before =
+          within(at_before, before) && (!within(at_now, now) || at_before->first <= at_now->first);
+      const std::string& name = from_now ? at_now->first : at_before->first;
+      const std::string& b = from_now ? at_now->second : kUnset;
+      const std::string& a = from_before ? at_before->second : kUnset;
+      if (from_now) ++at_now;
+      if (from_before) ++at_before;
       if (a == b) continue;
       line.reason = reason;
       std::string field = name.substr(name.find(':') + 1);

@@ -4,6 +4,7 @@
 #include "engine/cache/run_history.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "tests/engine/cache/cache_fixture.h"
 #include "tests/testutil/status_matchers.h"
@@ -38,6 +39,31 @@ TEST_F(RunHistoryTest, StoreThenLoadGivesTheSameHistory) {
   EXPECT_TRUE(**loaded == history);
   EXPECT_TRUE(Env::Default()->Exists(HistoryPath(kRunA))) << "under <cache>/runs/";
   EXPECT_EQ(cache_.StoreRunHistory("../escape", history).code(), StatusCode::kInvalid);
+}
+
+// A rerun with the same keys renews the history's date (gc keeps it) without rewriting it; new
+// keys rewrite it.
+TEST_F(RunHistoryTest, StoringTheSameHistoryAgainRenewsItsDate) {
+  auto inode = [&] {
+    struct stat st {};
+    EXPECT_EQ(::stat(HistoryPath(kRunA).c_str(), &st), 0);
+    return st.st_ino;
+  };
+  ASSERT_OK(cache_.Store(key_, Entry(1)));
+  ASSERT_OK(cache_.StoreRunHistory(kRunA, History(key_, key_)));
+  const ino_t first = inode();
+  Backdate(HistoryPath(kRunA), 10 * kDay);
+  ASSERT_OK(cache_.StoreRunHistory(kRunA, History(key_, key_)));
+  EXPECT_EQ(inode(), first) << "not rewritten (a rewrite renames a new file into place)";
+  auto removed = cache_.Gc(7);
+  ASSERT_OK(removed);
+  EXPECT_EQ(removed->histories, 0) << "renewed by the second store";
+  const RunHistory changed = History(key_, "fedcba9876543210fedcba9876543210");
+  ASSERT_OK(cache_.StoreRunHistory(kRunA, changed));
+  auto loaded = cache_.LoadRunHistory(kRunA);
+  ASSERT_OK(loaded);
+  ASSERT_TRUE(loaded->has_value());
+  EXPECT_TRUE(**loaded == changed);
 }
 
 TEST_F(RunHistoryTest, DamageIsCorruptionNamingTheFile) {

@@ -1,0 +1,87 @@
+// YamlNode against what yaml-cpp's YAML::Load gives for the same text: shapes, scalars, tags,
+// marks, duplicate keys kept, aliases as the anchored node.
+#include "engine/dsl/yaml_tree.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace seqflow::dsl {
+namespace {
+
+// Walks both trees together and reports the first difference with its path.
+::testing::AssertionResult SameTree(const YamlNode& ours, const YAML::Node& theirs, const std::string& path = "/") {
+  auto differ = [&](const std::string& what) { return ::testing::AssertionFailure() << path << ": " << what; };
+  if (ours.IsNull() != theirs.IsNull() || ours.IsScalar() != theirs.IsScalar() ||
+      ours.IsSequence() != theirs.IsSequence() || ours.IsMap() != theirs.IsMap())
+    return differ("shape");
+  if (ours.line() != theirs.Mark().line || ours.column() != theirs.Mark().column) return differ("mark");
+  if (ours.Tag() != theirs.Tag()) return differ("tag '" + ours.Tag() + "' vs '" + theirs.Tag() + "'");
+  if (ours.IsScalar() && ours.Scalar() != theirs.Scalar()) return differ("scalar " + ours.Scalar());
+  if (ours.size() != theirs.size()) return differ("size");
+  if (ours.IsSequence()) {
+    size_t i = 0;
+    for (YamlNode item : ours) {
+      auto same = SameTree(item, theirs[i], path + std::to_string(i) + "/");
+      if (!same) return same;
+      ++i;
+    }
+  }
+  if (ours.IsMap()) {
+    size_t i = 0;
+    for (auto it = theirs.begin(); it != theirs.end(); ++it, ++i) {
+      auto key = SameTree(ours.Key(i), it->first, path + "key" + std::to_string(i) + "/");
+      if (!key) return key;
+      auto value = SameTree(ours.Value(i), it->second, path + ours.Key(i).Scalar() + "/");
+      if (!value) return value;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(YamlTreeTest, MatchesYamlCppOnAPipeline) {
+  const std::string text =
+      "name: p\n"
+      "vars: {data: ~, empty: }\n"
+      "base: &src {kind: read.conll, path: \"a b\", separator: 'tab'}\n"
+      "nodes:\n"
+      "  train:\n"
+      "    <<: *src\n"
+      "    \"<<\": quoted\n"
+      "    in: [x, y, [z]]\n"
+      "    dup: 1\n"
+      "    dup: 2\n"
+      "  other: *src\n"
+      "  tagged: !custom 3\n"
+      "  block: |\n"
+      "    two\n"
+      "    lines\n";
+  EXPECT_TRUE(SameTree(YamlNode::Load(text), YAML::Load(text)));
+}
+
+TEST(YamlTreeTest, EmptyDocumentIsNullWithoutMark) {
+  for (const std::string text : {"", "# only a comment\n"}) {
+    YamlNode root = YamlNode::Load(text);
+    EXPECT_TRUE(root.IsNull());
+    EXPECT_EQ(root.line(), -1);
+    EXPECT_EQ(root.size(), 0u);
+    EXPECT_EQ(root.begin(), root.end());
+  }
+}
+
+TEST(YamlTreeTest, AliasIsTheAnchoredNode) {
+  YamlNode root = YamlNode::Load("a: &x [1, 2]\nb: *x\n");
+  YamlNode b = root.Value(1);
+  ASSERT_TRUE(b.IsSequence());
+  EXPECT_EQ(b.line(), 0) << "an alias carries its anchor's mark, as in yaml-cpp";
+  EXPECT_EQ((*b.begin()).Scalar(), "1");
+}
+
+TEST(YamlTreeTest, SyntaxErrorThrowsAsYamlLoadDoes) {
+  EXPECT_THROW(YamlNode::Load("a: [1, 2\n"), YAML::ParserException);
+  EXPECT_THROW(YamlNode::Load("a: *missing\n"), YAML::ParserException);
+}
+
+}  // namespace
+}  // namespace seqflow::dsl
