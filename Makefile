@@ -13,7 +13,7 @@ DEPS := cmake make g++ pkg-config python3 \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
         libspectra-dev liblbfgspp-dev \
-        libgraphviz-dev
+        libgraphviz-dev libopenmpi-dev openmpi-bin
 # Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp), the JSON
 # Schema validator that checks `seqflow schema` against every pipeline (tests/pipeline_schema_test.sh),
 # and Slurm with munge, its authentication, for the one-node test cluster (tests/slurm/cluster.sh).

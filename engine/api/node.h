@@ -13,6 +13,7 @@
 #include "engine/api/artifact.h"
 #include "engine/api/params.h"
 #include "engine/base/cancel.h"
+#include "engine/base/process_group.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -38,6 +39,9 @@ class NodeContext {
   virtual CancelToken cancellation() const = 0;
   // Worker threads this node may use (the run's -j).
   virtual int threads() const = 0;
+  // The processes that run this node together (`mpirun -np P seqflow run-node ...`), for kernels
+  // that spread their data over them (nodes/common/distributed_shards.h); null: this one alone.
+  virtual const ProcessGroup* processes() const { return nullptr; }
   // Reads a file through the engine's Env (the one door to files).
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;
 

@@ -15,6 +15,7 @@
 #include "engine/cli/task_manifest.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/task_status.h"
+#include "engine/mpi/mpi_process_group.h"
 
 namespace seqflow::cli {
 namespace {
@@ -92,7 +93,8 @@ Result<std::vector<std::string>> KeysToRun(const RunNodeArgs& args, Env* env) {
 }
 
 // Plans the task's pipeline and runs its node (computed, or already cached). Sets task.key.
-TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env) {
+TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env,
+                    const ProcessGroup* group) {
   Result<const Pipeline*> planned = plans.Get(task.pipeline);
   if (!planned.ok()) return Invalid(planned.status());
   const Pipeline& pipeline = **planned;
@@ -110,6 +112,14 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
   Dag sub = NodeWithInputs(dag, index);
   ArtifactMemo memo;
   ExecOptions options;
+  if (group != nullptr && group->size() > 1) {
+    // Every rank computes, or none: rank 0's look into the cache decides for all.
+    std::string cached = group->rank() == 0 && cache.Contains(node.key) ? "1" : "0";
+    if (Status s = group->Broadcast(0, &cached); !s.ok()) return TaskOutcome{1, s};
+    if (cached == "1") return TaskOutcome{0, Status::Ok(), NodeStatus::kCached};
+    options.force = {node.name};
+    options.processes = group;
+  }
   options.threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.may_compute = [&node](const DagNode& candidate) {
     if (candidate.key == node.key) return Status::Ok();
@@ -122,13 +132,16 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
 }
 
 // Runs one task and leaves its status record (when its key is known); returns its exit code.
-int RunOne(const Result<TaskManifest>& resolved, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env) {
+int RunOne(const Result<TaskManifest>& resolved, const RunNodeArgs& args, Plans& plans, Cache& cache, Env* env,
+           const ProcessGroup* group) {
   const auto start = std::chrono::steady_clock::now();
   TaskStatus record;
   record.host = ThisHost();
   record.job = SlurmTaskId();
   TaskManifest task = resolved.ok() ? *resolved : TaskManifest{};
-  TaskOutcome outcome = resolved.ok() ? RunTask(task, args, plans, cache, env) : Invalid(resolved.status());
+  TaskOutcome outcome = resolved.ok() ? RunTask(task, args, plans, cache, env, group) : Invalid(resolved.status());
+  // Under MPI, rank 0 speaks for the job.
+  if (group != nullptr && group->rank() != 0) return outcome.exit_code;
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.exit_code = outcome.exit_code;
   if (outcome.exit_code == 0) {
@@ -147,6 +160,16 @@ int RunOne(const Result<TaskManifest>& resolved, const RunNodeArgs& args, Plans&
 }  // namespace
 
 int RunNodeCommand(const RunNodeArgs& args) {
+  std::unique_ptr<MpiSession> mpi;
+  if (MpiSession::LaunchedByMpirun()) {
+    Result<std::unique_ptr<MpiSession>> started = MpiSession::Start();
+    if (!started.ok()) {
+      LogError(started.status().ToString());
+      return 2;
+    }
+    mpi = std::move(started).value();
+  }
+  const ProcessGroup* group = mpi ? mpi->world() : nullptr;
   Env* env = Env::Default();
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   Plans plans(env);
@@ -160,19 +183,19 @@ int RunNodeCommand(const RunNodeArgs& args) {
     named.pipeline = args.pipeline;
     named.run = args.run - 1;
     named.node = args.node;
-    return RunOne(named, args, plans, cache, env);
+    return RunOne(named, args, plans, cache, env, group);
   }
   // A bundle's nodes are independent (all were ready when submitted): one failing does not stop
   // the others.
   int exit_code = 0;
   for (const std::string& key : *keys) {
     Result<TaskManifest> manifest = ReadTaskManifest(env, cache.dir(), key);
-    if (!manifest.ok()) {
+    if (!manifest.ok() && (group == nullptr || group->rank() == 0)) {
       // Recorded under the key it was asked for, so the sweep learns why.
       TaskStatus record{2, manifest.status().ToString(), ThisHost(), SlurmTaskId(), 0};
       WriteTaskStatus(env, cache.dir(), key, record);
     }
-    exit_code = std::max(exit_code, RunOne(manifest, args, plans, cache, env));
+    exit_code = std::max(exit_code, RunOne(manifest, args, plans, cache, env, group));
   }
   return exit_code;
 }

@@ -29,6 +29,7 @@ class ExecContext final : public NodeContext {
   void Progress(int64_t done, int64_t total) override;
   CancelToken cancellation() const override { return CancelToken(&run_.failed); }
   int threads() const override { return run_.options.threads; }
+  const ProcessGroup* processes() const override { return run_.options.processes; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
 
   // What the body reported; call after it returned.

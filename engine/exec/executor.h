@@ -30,6 +30,7 @@
 
 #include "engine/api/artifact.h"
 #include "engine/api/registry.h"
+#include "engine/base/process_group.h"
 #include "engine/cache/cache.h"
 #include "engine/exec/artifact_memo.h"
 #include "engine/graph/dag.h"
@@ -73,6 +74,10 @@ struct ExecOptions {
   // Ok lets it compute, any other Status fails the node with it. `seqflow run-node` computes
   // only its own node; a sweep's driver computes nothing (its executor did).
   std::function<Status(const DagNode&)> may_compute;
+  // The processes computing this run together (MPI ranks of one `run-node`); every rank runs
+  // every node, only rank 0 publishes, and none takes key locks (a rank waiting for a lock while
+  // the others compute would leave them waiting for it).
+  const ProcessGroup* processes = nullptr;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

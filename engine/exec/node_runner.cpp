@@ -151,7 +151,9 @@ void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<
   CacheEntry entry{node.kind->name, artifact, SecondsSince(start), out.metrics, out.attachments};
   run.artifacts[index] = std::move(artifact);
   run.memo.PutEntry(node.key, entry);
-  run.publisher.Submit(node.key, std::move(entry), NodeLabel(node), std::move(lock));
+  const ProcessGroup* processes = run.options.processes;
+  if (processes == nullptr || processes->rank() == 0)
+    run.publisher.Submit(node.key, std::move(entry), NodeLabel(node), std::move(lock));
 }
 
 // Node `index` is done. An input it was the last reader of, and its own result if nothing in this
@@ -173,8 +175,11 @@ void ComputeHere(RunState& run, int index, Clock::time_point start) {
     Status allowed = run.options.may_compute(node);
     if (!allowed.ok()) return Fail(run, index, allowed, /*cancel_run=*/false);
   }
+  const ProcessGroup* processes = run.options.processes;
+  const bool one_process = processes == nullptr || processes->size() == 1;
   bool reused = false;
-  Result<std::unique_ptr<KeyLock>> lock = LockOrReuse(run, index, &reused);
+  Result<std::unique_ptr<KeyLock>> lock =
+      one_process ? LockOrReuse(run, index, &reused) : Result<std::unique_ptr<KeyLock>>(std::unique_ptr<KeyLock>());
   if (!lock.ok()) return Fail(run, index, lock.status());
   if (reused) return;
   // Announced only when the body runs: a cached node gets its one finish line.

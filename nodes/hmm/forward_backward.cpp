@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "nodes/chain/forward_backward_lanes.h"
+#include "engine/base/bytes.h"
+#include "nodes/common/distributed_shards.h"
 #include "nodes/common/parallel.h"
 #include "nodes/hmm/viterbi.h"
 
@@ -53,6 +55,7 @@ double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, Ch
 struct ShardCounts {
   ChainLanesWork work;
   LaneVector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
+  Eigen::MatrixXd xi_sum;         // [K x K] xi's lanes summed: what the reduce adds
   Eigen::VectorXd initial;        // [K]
   std::vector<int32_t> symbols;   // [n] the shard's tokens, in batch order
   RowMajorMatrix gammas;          // [n x K] their posteriors (0 in impossible sentences)
@@ -86,13 +89,83 @@ void CountShard(const FbModel& model, const std::vector<std::vector<int32_t>>& s
       shard->initial += Eigen::Map<const Eigen::VectorXd>(rows[l], K);
     }
   }
+  shard->xi_sum.resize(K, K);
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) shard->xi_sum(i, j) = SumLanes(shard->xi[static_cast<size_t>(i) * K + j]);
+  }
+}
+
+// A shard's counts as another process's rank 0 receives them (distributed_shards.h).
+std::string EncodeShard(const ShardCounts& shard) {
+  ByteWriter w;
+  w.F64s(shard.xi_sum.data(), static_cast<size_t>(shard.xi_sum.size()));
+  w.F64s(shard.initial.data(), static_cast<size_t>(shard.initial.size()));
+  w.I32s(shard.symbols.data(), shard.symbols.size());
+  w.F64s(shard.gammas.data(), static_cast<size_t>(shard.gammas.size()));
+  w.F64(shard.log_likelihood);
+  w.I64(shard.tokens);
+  return w.Take();
+}
+
+Status DecodeShard(const std::string& bytes, int K, ShardCounts* shard) {
+  try {
+    ByteReader r(bytes);
+    std::vector<double> xi = r.F64s(), initial = r.F64s();
+    shard->symbols = r.I32s();
+    std::vector<double> gammas = r.F64s();
+    shard->log_likelihood = r.F64();
+    shard->tokens = r.I64();
+    r.ExpectEnd();
+    const size_t n = shard->symbols.size();
+    if (xi.size() != static_cast<size_t>(K) * K || initial.size() != static_cast<size_t>(K) ||
+        gammas.size() != n * static_cast<size_t>(K))
+      return Status::Internal("E-step shard from another process has the wrong shape");
+    shard->xi_sum = Eigen::Map<const Eigen::MatrixXd>(xi.data(), K, K);
+    shard->initial = Eigen::Map<const Eigen::VectorXd>(initial.data(), K);
+    shard->gammas = Eigen::Map<const RowMajorMatrix>(gammas.data(), static_cast<Eigen::Index>(n), K);
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("E-step shard from another process: " + e.status().message());
+  }
+}
+
+std::string EncodeCounts(const ExpectedCounts& counts) {
+  ByteWriter w;
+  w.F64s(counts.initial.data(), static_cast<size_t>(counts.initial.size()));
+  w.F64s(counts.transition.data(), static_cast<size_t>(counts.transition.size()));
+  w.F64s(counts.emission.data(), static_cast<size_t>(counts.emission.size()));
+  w.F64(counts.log_likelihood);
+  w.I64(counts.tokens);
+  return w.Take();
+}
+
+Status DecodeCounts(const std::string& bytes, ExpectedCounts* counts) {
+  try {
+    ByteReader r(bytes);
+    std::vector<double> initial = r.F64s(), transition = r.F64s(), emission = r.F64s();
+    counts->log_likelihood = r.F64();
+    counts->tokens = r.I64();
+    r.ExpectEnd();
+    if (initial.size() != static_cast<size_t>(counts->initial.size()) ||
+        transition.size() != static_cast<size_t>(counts->transition.size()) ||
+        emission.size() != static_cast<size_t>(counts->emission.size()))
+      return Status::Internal("E-step counts from rank 0 have the wrong shape");
+    counts->initial = Eigen::Map<const Eigen::VectorXd>(initial.data(), counts->initial.size());
+    counts->transition =
+        Eigen::Map<const Eigen::MatrixXd>(transition.data(), counts->transition.rows(), counts->transition.cols());
+    counts->emission =
+        Eigen::Map<const Eigen::MatrixXd>(emission.data(), counts->emission.rows(), counts->emission.cols());
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("E-step counts from rank 0: " + e.status().message());
+  }
 }
 
 void AddShard(const ShardCounts& shard, ExpectedCounts* total) {
   const int K = static_cast<int>(total->initial.size());
   total->initial += shard.initial;
   for (int i = 0; i < K; ++i) {
-    for (int j = 0; j < K; ++j) total->transition(i, j) += SumLanes(shard.xi[static_cast<size_t>(i) * K + j]);
+    for (int j = 0; j < K; ++j) total->transition(i, j) += shard.xi_sum(i, j);
   }
   // Plain loops: at K = 12 Eigen's per-column alignment peeling costs more than the adds.
   const size_t n = shard.symbols.size();
@@ -155,13 +228,27 @@ double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> o
 
 ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
                                     int threads) {
+  // One process: nothing can fail.
+  return CorpusExpectedCounts(hmm, sentences, threads, nullptr).value();
+}
+
+Result<ExpectedCounts> CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
+                                            int threads, const ProcessGroup* group) {
   const FbModel model(hmm);
   ExpectedCounts total = ExpectedCounts::Zero(model.K, hmm.num_symbols());
-  std::vector<ShardCounts> slots(OrderedSlots(threads));
-  ParallelShardsOrdered(
-      sentences.size(), kShardSize, threads, slots.size(),
-      [&](size_t, size_t begin, size_t end, size_t slot) { CountShard(model, sentences, begin, end, &slots[slot]); },
-      [&](size_t, size_t slot) { AddShard(slots[slot], &total); });
+  const size_t slots = OrderedSlots(threads);
+  std::vector<ShardCounts> buffers(slots + 1);  // the last receives other processes' shards
+  DistributedShardsFns fns;
+  fns.map = [&](size_t, size_t begin, size_t end, size_t slot) { CountShard(model, sentences, begin, end, &buffers[slot]); };
+  fns.encode = [&](size_t slot) { return EncodeShard(buffers[slot]); };
+  fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeShard(bytes, model.K, &buffers[slot]); };
+  fns.reduce = [&](size_t, size_t slot) { AddShard(buffers[slot], &total); };
+  SEQFLOW_RETURN_IF_ERROR(DistributedShardsOrdered(group, sentences.size(), kShardSize, threads, slots, fns));
+  if (GroupSize(group) > 1) {
+    std::string bytes = group->rank() == 0 ? EncodeCounts(total) : std::string();
+    SEQFLOW_RETURN_IF_ERROR(group->Broadcast(0, &bytes));
+    if (group->rank() != 0) SEQFLOW_RETURN_IF_ERROR(DecodeCounts(bytes, &total));
+  }
   // xi(i, j) = A(i, j) sum_t alpha_t(i) W_t+1(j): the common factor A(i, j) is applied once.
   total.transition = total.transition.cwiseProduct(hmm.transition);
   return total;

@@ -23,6 +23,8 @@
 #include <span>
 #include <vector>
 
+#include "engine/base/process_group.h"
+#include "engine/base/status.h"
 #include "nodes/hmm/hmm_params.h"
 
 namespace seqflow {
@@ -53,6 +55,12 @@ double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> o
 // partial sums are added in shard order: bit-identical for any thread count.
 ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
                                     int threads);
+// The same over the processes of `group` too (null: this one), every rank holding every sentence
+// and receiving the whole sum: the shards are spread over the ranks and added in the same order
+// (nodes/common/distributed_shards.h), so the bits do not depend on the process count either.
+// Errors: the group's.
+Result<ExpectedCounts> CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
+                                            int threads, const ProcessGroup* group);
 
 // Per-position argmax of the posteriors (the "sequence of most probable states", SMS); ties go
 // to the lower state. Fills `gamma` [T x K] when non-null.

@@ -34,9 +34,14 @@ Eigen::VectorXd Em0(const PomLayout& layout, const IdSentences& words, const IdS
 }
 
 Em1Result Em1(const PomLayout& layout, const HmmParams& hmm, const IdSentences& unlabeled, int threads) {
-  const ExpectedCounts counts = CorpusExpectedCounts(hmm, unlabeled, threads);
+  return Em1(layout, hmm, unlabeled, threads, nullptr).value();  // one process: cannot fail
+}
+
+Result<Em1Result> Em1(const PomLayout& layout, const HmmParams& hmm, const IdSentences& unlabeled, int threads,
+                      const ProcessGroup* group) {
+  SEQFLOW_ASSIGN_OR_RETURN(const ExpectedCounts counts, CorpusExpectedCounts(hmm, unlabeled, threads, group));
   const double n = static_cast<double>(unlabeled.size());
-  return {layout.Gather(counts) / n, counts.log_likelihood / n};
+  return Em1Result{layout.Gather(counts) / n, counts.log_likelihood / n};
 }
 
 double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, const HmmParams& hmm, double lambda,
@@ -61,7 +66,9 @@ Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const 
     if (Status s = cancel.Check("EM_λ"); !s.ok()) return s;
     // E-step at θ_iter: gives both L_λ(θ_iter) and EM_1(θ_iter).
     Em1Result e{Eigen::VectorXd::Zero(layout.num_params()), 0.0};
-    if (lambda > 0) e = Em1(layout, result.model, unlabeled, options.threads);
+    if (lambda > 0) {
+      SEQFLOW_ASSIGN_OR_RETURN(e, Em1(layout, result.model, unlabeled, options.threads, options.processes));
+    }
     const double objective = LambdaObjective(layout, em0, result.model, lambda, e.mean_log_likelihood);
     result.objective.push_back(objective);
     if (iter > 0) {

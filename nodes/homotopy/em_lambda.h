@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/base/cancel.h"
+#include "engine/base/process_group.h"
 #include "engine/base/status.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
@@ -42,6 +43,9 @@ struct Em1Result {
 
 // EM_1 at the model `hmm`. REQUIRES: unlabeled non-empty; hmm of the layout's sizes.
 Em1Result Em1(const PomLayout& layout, const HmmParams& hmm, const IdSentences& unlabeled, int threads);
+// The same with the E-step spread over the processes of `group` (the same bits for any number).
+Result<Em1Result> Em1(const PomLayout& layout, const HmmParams& hmm, const IdSentences& unlabeled, int threads,
+                      const ProcessGroup* group);
 
 // L_λ(θ) from EM_0, the model and its mean unlabeled log-likelihood (see the header comment).
 double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, const HmmParams& hmm, double lambda,
@@ -52,6 +56,7 @@ struct EmLambdaOptions {
   // Stop when the objective changes by less than tol (1 + |L_λ|); 0 runs max_iter updates.
   double tol = 1e-6;
   int threads = 1;
+  const ProcessGroup* processes = nullptr;  // MPI ranks sharing the E-step; null: this process
 };
 
 struct EmLambdaResult {

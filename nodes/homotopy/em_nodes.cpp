@@ -25,9 +25,10 @@ struct SweepNodeOptions {
   EmLambdaOptions em;
 };
 
-// The iteration options with the node's threads.
+// The iteration options with the node's threads and processes.
 EmLambdaOptions WithThreads(EmLambdaOptions options, const NodeContext& ctx) {
   options.threads = ctx.threads();
+  options.processes = ctx.processes();
   return options;
 }
 
