@@ -78,6 +78,15 @@ Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv) {
   return result;
 }
 
+std::string LastLines(std::string_view text, int lines) {
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == '\n') --end;
+  size_t start = end;
+  for (int seen = 0; start > 0; --start)
+    if (text[start - 1] == '\n' && ++seen == lines) break;
+  return std::string(text.substr(start, end - start));
+}
+
 std::string ShellQuote(const std::vector<std::string>& argv) {
   std::string line;
   for (const std::string& word : argv) {

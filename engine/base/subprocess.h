@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/base/status.h"
@@ -19,6 +20,9 @@ struct ProcessOutput {
 // Io error only when the program cannot be started (not on PATH, not executable); a program that
 // ran and failed is an Ok result with its exit code.
 Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv);
+
+// The last `lines` lines of `text` (a program's or a task's stderr), trailing newlines dropped.
+std::string LastLines(std::string_view text, int lines);
 
 // `argv` as one line a shell would read back to the same words (each word single-quoted where
 // needed); for messages, and for sbatch --wrap.

@@ -12,9 +12,10 @@ namespace seqflow::cli {
 
 // Where the node instances of `seqflow run` are computed (DESIGN §10).
 struct ExecutorArgs {
-  std::string executor = "local";  // local: this process's flow graph; slurm: job arrays
+  std::string executor = "local";  // local: this process's flow graph; processes: run-node children;
+                                    // slurm: job arrays
   std::string partition;
-  int max_jobs = 0;                 // tasks of one array running at once; 0 no limit
+  int max_jobs = 0;                 // tasks running at once (slurm: per array, 0 no limit; processes: 0 cores)
   int bundle = 1;                   // node instances one array task runs, one after another
   std::vector<std::string> sbatch_args;
   int retries = 0;

@@ -43,10 +43,14 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
   run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
   seqflow::cli::ExecutorArgs& exec = run.executor;
-  run_cmd->add_option("--executor", exec.executor, "where nodes are computed: local (this process) or slurm (job arrays)")
-      ->check(CLI::IsMember({"local", "slurm"}));
+  run_cmd->add_option("--executor", exec.executor,
+                      "where nodes are computed: local (this process), processes (a run-node child per node) or "
+                      "slurm (job arrays)")
+      ->check(CLI::IsMember({"local", "processes", "slurm"}));
   run_cmd->add_option("--partition", exec.partition, "slurm: the partition to submit to");
-  run_cmd->add_option("--max-jobs", exec.max_jobs, "slurm: tasks of one array running at once (sbatch --array=...%N)")
+  run_cmd->add_option("--max-jobs", exec.max_jobs,
+                      "slurm: tasks of one array running at once (sbatch --array=...%N); processes: children at once "
+                      "(default: cores)")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--bundle", exec.bundle,
                       "slurm: node instances one array task runs in turn (spares short nodes a job start each)")

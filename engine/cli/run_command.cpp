@@ -87,8 +87,8 @@ int RunCommand(const RunArgs& args) {
   if (!pipeline) return 2;
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   std::function<Status(const DagNode&)> may_compute;
-  if (args.executor.executor == "slurm") {
-    Result<std::function<Status(const DagNode&)>> swept = SweepOnSlurm(*pipeline, args, cache);
+  if (args.executor.executor != "local") {
+    Result<std::function<Status(const DagNode&)>> swept = Sweep(*pipeline, args, cache);
     if (!swept.ok()) {
       LogError(swept.status().ToString());
       const StatusCode code = swept.status().code();

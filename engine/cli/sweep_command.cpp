@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "engine/base/log.h"
 #include "engine/cli/task_manifest.h"
+#include "engine/exec/process_executor.h"
 #include "engine/exec/slurm_executor.h"
 #include "engine/exec/sweep.h"
 
@@ -115,40 +117,61 @@ Result<std::string> ThisBinary() {
   return self.string();
 }
 
-}  // namespace
-
-Result<std::function<Status(const DagNode&)>> SweepOnSlurm(const Pipeline& pipeline, const RunArgs& args,
-                                                           Cache& cache) {
-  if (!args.force.empty())
-    return Status::Invalid("--force works with the local executor only; remove the entries (seqflow cache rm KIND) "
-                           "and sweep again");
-  const ExecutorArgs& exec = args.executor;
+// The executor `--executor` names, for a sweep whose files live in `sweep_dir`.
+Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const ExecutorArgs& exec, const std::string& binary,
+                                                   const std::string& cache_dir, const std::string& sweep_dir,
+                                                   const std::string& id, Env* env) {
+  if (exec.executor == "processes") {
+    ProcessOptions processes;
+    processes.seqflow_binary = binary;
+    processes.cache_dir = cache_dir;
+    processes.sweep_dir = sweep_dir;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    processes.max_jobs = exec.max_jobs > 0 ? exec.max_jobs : cores;
+    return std::unique_ptr<TaskExecutor>(new ProcessExecutor(processes, env));
+  }
   SlurmOptions slurm;
-  SEQFLOW_ASSIGN_OR_RETURN(slurm.seqflow_binary, ThisBinary());
-  slurm.cache_dir = std::filesystem::absolute(cache.dir()).lexically_normal().string();
+  slurm.seqflow_binary = binary;
+  slurm.cache_dir = cache_dir;
   slurm.work_dir = std::filesystem::current_path().string();
-  const std::string id = SweepId();
-  slurm.sweep_dir = JoinPath(JoinPath(slurm.cache_dir, "sweeps"), id);
+  slurm.sweep_dir = sweep_dir;
   slurm.job_name = "seqflow-" + id;
   slurm.partition = exec.partition;
   slurm.max_jobs = exec.max_jobs;
   slurm.bundle = exec.bundle;
   slurm.sbatch_args = exec.sbatch_args;
-  Cache shared(slurm.cache_dir, &TheRegistry(), cache.env());
-  SEQFLOW_RETURN_IF_ERROR(WriteManifests(pipeline, args.pipeline, shared));
+  return std::unique_ptr<TaskExecutor>(new SlurmExecutor(slurm, env));
+}
 
-  SlurmExecutor executor(slurm, cache.env());
+}  // namespace
+
+Result<std::function<Status(const DagNode&)>> Sweep(const Pipeline& pipeline, const RunArgs& args, Cache& cache) {
+  if (!args.force.empty())
+    return Status::Invalid("--force works with the local executor only; remove the entries (seqflow cache rm KIND) "
+                           "and sweep again");
+  const ExecutorArgs& exec = args.executor;
+  SEQFLOW_ASSIGN_OR_RETURN(const std::string binary, ThisBinary());
+  const std::string cache_dir = std::filesystem::absolute(cache.dir()).lexically_normal().string();
+  const std::string id = SweepId();
+  const std::string sweep_dir = JoinPath(JoinPath(cache_dir, "sweeps"), id);
+  Cache shared(cache_dir, &TheRegistry(), cache.env());
+  SEQFLOW_RETURN_IF_ERROR(WriteManifests(pipeline, args.pipeline, shared));
+  SEQFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TaskExecutor> executor,
+                           MakeExecutor(exec, binary, cache_dir, sweep_dir, id, cache.env()));
+
   std::vector<const Dag*> dags;
   for (const PlannedRun& run : pipeline.runs) dags.push_back(&run.dag);
   SweepOptions options;
   options.retries = exec.retries;
   options.poll_seconds = exec.poll_seconds;
   options.task_threads = exec.task_threads;
+  // Children on this host share its page cache: a finished child's entry is visible at once.
+  if (exec.executor == "processes") options.reread_seconds = 1;
   options.interrupted = &interrupted;
   options.on_progress = ProgressPrinter();
-  LogInfo("sweep " + id + ": tasks' logs in " + slurm.sweep_dir + "/logs");
+  LogInfo("sweep " + id + ": tasks' logs in " + sweep_dir + "/logs");
   InterruptGuard guard;
-  SEQFLOW_ASSIGN_OR_RETURN(SweepResult swept, RunSweep(dags, shared, executor, options));
+  SEQFLOW_ASSIGN_OR_RETURN(SweepResult swept, RunSweep(dags, shared, *executor, options));
   LogInfo(fmt::format("sweep: {} computed by {} tasks in {} waves, {} cached, {} failed or skipped", swept.computed,
                       swept.submitted, swept.waves, swept.cached, swept.failed.size()));
   for (const auto& [key, why] : swept.failed)

@@ -11,17 +11,9 @@ namespace {
 // stderr lines a failure report shows.
 constexpr int kTailLines = 15;
 
-std::string Tail(const std::string& text, int lines) {
-  size_t end = text.size();
-  while (end > 0 && text[end - 1] == '\n') --end;
-  size_t start = end;
-  for (int seen = 0; start > 0; --start)
-    if (text[start - 1] == '\n' && ++seen == lines) break;
-  return text.substr(start, end - start);
-}
 
 Status CommandFailed(const std::vector<std::string>& argv, const ProcessOutput& out) {
-  std::string why = Tail(out.err.empty() ? out.out : out.err, 3);
+  std::string why = LastLines(out.err.empty() ? out.out : out.err, 3);
   return Status::Io(ShellQuote({argv.front()}) + " failed (exit " + std::to_string(out.exit_code) + "): " + why);
 }
 
@@ -138,7 +130,7 @@ std::string SlurmExecutor::Diagnostics(const std::string& handle) {
   std::string text = "Slurm job " + handle;
   Result<std::string> err = env_->ReadFile(err_file);
   if (!err.ok()) return text + " (no stderr file " + err_file + ")";
-  std::string tail = Tail(*err, kTailLines);
+  std::string tail = LastLines(*err, kTailLines);
   if (tail.empty()) return text + " (stderr empty)";
   return text + ", end of " + err_file + ":\n" + tail;
 }

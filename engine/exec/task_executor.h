@@ -4,7 +4,8 @@
 // entry and a TaskStatus record (task_status.h). The executor only moves tasks and reports when
 // they left the scheduler; the sweep (sweep.h) decides from the cache whether they succeeded.
 //
-// Implementations: SlurmExecutor (slurm_executor.h: job arrays). The local default is not a
+// Implementations: SlurmExecutor (slurm_executor.h: job arrays) and ProcessExecutor
+// (process_executor.h: child processes on this machine). The local default is not a
 // TaskExecutor: it is Execute's flow graph in this process (executor.h), which needs no polling.
 // Thread safety: used from one thread (the sweep's driver).
 #pragma once
