@@ -11,14 +11,24 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
 
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
+
+std::map<std::string, nlohmann::json> KeysAndMetrics(const nlohmann::json& summary) {
+  std::map<std::string, nlohmann::json> out;
+  for (const nlohmann::json& run : summary.at("runs"))
+    for (const auto& [name, node] : run.at("nodes").items())
+      out[run.value("ablation", nlohmann::json::object()).dump() + " " + name] =
+          nlohmann::json{{"key", node.at("key")}, {"metrics", node.value("metrics", nlohmann::json::object())}};
+  return out;
+}
+
+namespace {
 
 std::vector<char*> Argv(const std::vector<std::string>& args, std::vector<std::string>& storage) {
   storage.clear();

@@ -22,6 +22,13 @@ int StartSeqflow(const std::vector<std::string>& args, const std::string& work_d
 // Waits for a child started by StartSeqflow; returns its exit code, or -signal if killed.
 int WaitSeqflow(int pid);
 
+// The whole content of a file ("" when it cannot be read).
+std::string Slurp(const std::string& path);
+
+// Every node's key and metrics by "<run's ablation setting> <node>": what an executor must not
+// change (statuses and timings may differ).
+std::map<std::string, nlohmann::json> KeysAndMetrics(const nlohmann::json& summary);
+
 // summary.json of a run written with --out DIR.
 nlohmann::json ReadSummary(const std::string& out_dir);
 // "computed"/"cached" status of every node of run `run` in a summary.

@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr char kChromium[] = "/usr/bin/chromium";
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;

@@ -23,12 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The entry of `key` without its compute time: artifact, metrics and attachments, byte for byte.
 std::string EntryWithoutTime(const fs::path& cache, const std::string& key) {

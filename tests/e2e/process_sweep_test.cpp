@@ -19,21 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
-std::map<std::string, nlohmann::json> KeysAndMetrics(const nlohmann::json& summary) {
-  std::map<std::string, nlohmann::json> out;
-  for (const nlohmann::json& run : summary.at("runs"))
-    for (const auto& [name, node] : run.at("nodes").items())
-      out[run.value("ablation", nlohmann::json::object()).dump() + " " + name] =
-          nlohmann::json{{"key", node.at("key")}, {"metrics", node.value("metrics", nlohmann::json::object())}};
-  return out;
-}
 
 class ProcessSweepTest : public ::testing::Test {
  protected:

@@ -15,12 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   std::string dir = MakeTempDir("seqflow-report");
