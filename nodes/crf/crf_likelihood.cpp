@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <utility>
 
+#include "engine/base/bytes.h"
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/common/distributed_shards.h"
 #include "nodes/common/isa.h"
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
@@ -240,12 +244,13 @@ void CrfScores(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layo
 
 CrfLikelihood::CrfLikelihood(const std::vector<SentenceFeatures>& sentences,
                              const std::vector<std::vector<int32_t>>& labels, CrfLayout layout, double sigma2,
-                             int threads, std::vector<double> row_values)
+                             int threads, std::vector<double> row_values, const ProcessGroup* processes)
     : sentences_(sentences),
       labels_(labels),
       layout_(layout),
       sigma2_(sigma2),
       threads_(threads),
+      processes_(processes),
       row_values_(std::move(row_values)) {
   BuildIndex();
 }
@@ -272,6 +277,75 @@ void CrfLikelihood::BuildIndex() {
   marginals_.resize(token_offset_.back(), K);
 }
 
+std::pair<int64_t, int64_t> CrfLikelihood::ShardTokens(size_t shard) const {
+  const size_t begin = shard * kSentencesPerShard, end = std::min(sentences_.size(), begin + kSentencesPerShard);
+  return {token_offset_[begin], token_offset_[end]};
+}
+
+std::string CrfLikelihood::EncodeShard(size_t shard, double log_p, const Eigen::VectorXd& counts) const {
+  const auto [first, last] = ShardTokens(shard);
+  ByteWriter w;
+  w.U64(shard);
+  w.F64(log_p);
+  w.F64s(counts.data(), static_cast<size_t>(counts.size()));
+  w.Str(std::string_view(reinterpret_cast<const char*>(marginals_.row(first).data()),
+                         static_cast<size_t>((last - first) * marginals_.cols()) * sizeof(float)));
+  return w.Take();
+}
+
+Status CrfLikelihood::DecodeShard(const std::string& bytes, size_t* shard, double* log_p, Eigen::VectorXd* counts) {
+  try {
+    ByteReader r(bytes);
+    *shard = r.U64();
+    *log_p = r.F64();
+    const std::vector<double> c = r.F64s();
+    const std::string rows = r.Str();
+    r.ExpectEnd();
+    if (*shard >= NumShards(sentences_.size(), kSentencesPerShard) || c.size() != static_cast<size_t>(counts->size()))
+      return Status::Internal("CRF shard from another process has the wrong shape");
+    const auto [first, last] = ShardTokens(*shard);
+    if (rows.size() != static_cast<size_t>((last - first) * marginals_.cols()) * sizeof(float))
+      return Status::Internal("CRF shard from another process has the wrong number of marginals");
+    *counts = Eigen::Map<const Eigen::VectorXd>(c.data(), counts->size());
+    std::memcpy(marginals_.row(first).data(), rows.data(), rows.size());
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("CRF shard from another process: " + e.status().message());
+  }
+}
+
+// Rank 0 holds the sums and every token's marginals; the other ranks receive them, so that every
+// rank gathers the same gradient.
+Status CrfLikelihood::ShareTotals(double* log_likelihood, Eigen::VectorXd* counts) {
+  if (processes_ == nullptr || processes_->size() == 1) return Status::Ok();
+  std::string bytes;
+  if (processes_->rank() == 0) {
+    ByteWriter w;
+    w.F64(*log_likelihood);
+    w.F64s(counts->data(), static_cast<size_t>(counts->size()));
+    w.Str(std::string_view(reinterpret_cast<const char*>(marginals_.data()),
+                           static_cast<size_t>(marginals_.size()) * sizeof(float)));
+    bytes = w.Take();
+  }
+  SEQFLOW_RETURN_IF_ERROR(processes_->Broadcast(0, &bytes));
+  if (processes_->rank() == 0) return Status::Ok();
+  try {
+    ByteReader r(bytes);
+    *log_likelihood = r.F64();
+    const std::vector<double> c = r.F64s();
+    const std::string rows = r.Str();
+    r.ExpectEnd();
+    if (c.size() != static_cast<size_t>(counts->size()) ||
+        rows.size() != static_cast<size_t>(marginals_.size()) * sizeof(float))
+      return Status::Internal("CRF totals from rank 0 have the wrong shape");
+    *counts = Eigen::Map<const Eigen::VectorXd>(c.data(), counts->size());
+    std::memcpy(marginals_.data(), rows.data(), rows.size());
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("CRF totals from rank 0: " + e.status().message());
+  }
+}
+
 double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) {
   const int64_t A = layout_.num_attributes, K = layout_.num_labels;
   const Eigen::Map<const RowMatrixXd> transition = CrfTransition(w, layout_);
@@ -282,9 +356,11 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   const SecondOrderTransition trigram_transition =
       second_order ? SecondOrderTransition::FromLogPotentials(trigram, static_cast<int>(K)) : SecondOrderTransition();
   const size_t slots = OrderedSlots(threads_);
-  // [K x K] bigram counts, or [(K+1) K K] trigram counts for order 2
-  std::vector<Eigen::VectorXd> slot_counts(slots, Eigen::VectorXd::Zero(transition_cells));
-  std::vector<double> slot_log_p(slots, 0);
+  // [K x K] bigram counts, or [(K+1) K K] trigram counts for order 2; one more slot receives
+  // other processes' shards.
+  std::vector<Eigen::VectorXd> slot_counts(slots + 1, Eigen::VectorXd::Zero(transition_cells));
+  std::vector<double> slot_log_p(slots + 1, 0);
+  std::vector<size_t> slot_shard(slots + 1, 0);
   std::vector<ChainLanesWork> workspaces(second_order ? 0 : slots);
   std::vector<SecondOrderWork> second_order_workspaces(second_order ? slots : 0);
   std::vector<std::vector<double>> slot_scores(slots);  // [shard tokens x K] row-major
@@ -297,9 +373,9 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   // The scores of a whole shard go into one table that the batches gather their lanes from; the
   // batches (runs of kLanes sentences of similar length) run in a fixed order within the shard, so
   // log Z sums and bigram counts do not depend on the thread that runs the shard.
-  ParallelShardsOrdered(
-      sentences_.size(), kSentencesPerShard, threads_, slots,
-      [&](size_t, size_t begin, size_t end, size_t slot) {
+  DistributedShardsFns fns;
+  fns.map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
+        slot_shard[slot] = shard;
         const int64_t base = token_offset_[begin];
         std::vector<double>& scores = slot_scores[slot];
         scores.resize((token_offset_[end] - base) * K);
@@ -338,11 +414,18 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
           ChainLanesAddBigrams(chain_transition, slot_xi[slot].data(), slot_counts[slot].data());
         }
         slot_log_p[slot] = log_p;
-      },
-      [&](size_t, size_t slot) {
-        log_likelihood += slot_log_p[slot];
-        counts += slot_counts[slot];
-      });
+      };
+  fns.encode = [&](size_t slot) { return EncodeShard(slot_shard[slot], slot_log_p[slot], slot_counts[slot]); };
+  fns.decode = [&](const std::string& bytes, size_t slot) {
+    return DecodeShard(bytes, &slot_shard[slot], &slot_log_p[slot], &slot_counts[slot]);
+  };
+  fns.reduce = [&](size_t, size_t slot) {
+    log_likelihood += slot_log_p[slot];
+    counts += slot_counts[slot];
+  };
+  const Status spread =
+      DistributedShardsOrdered(processes_, sentences_.size(), kSentencesPerShard, threads_, slots, fns);
+  if (!spread.ok() || !ShareTotals(&log_likelihood, &counts).ok()) return std::numeric_limits<double>::quiet_NaN();
   RowMatrixXd bigrams = RowMatrixXd::Zero(K, K);
   if (second_order) {
     for (int64_t a = 0; a <= K; ++a) bigrams += Eigen::Map<const RowMatrixXd>(counts.data() + a * K * K, K, K);

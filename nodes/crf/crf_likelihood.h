@@ -25,8 +25,12 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "engine/base/process_group.h"
+#include "engine/base/status.h"
 #include "nodes/crf/attribute_occurrences.h"
 #include "nodes/chain/linear_chain.h"
 #include "nodes/chain/second_order_lanes.h"
@@ -63,21 +67,33 @@ class CrfLikelihood final : public Objective {
   // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels), attribute
   // ids in [0, num_attributes); `row_values` empty (every attribute fires with value 1) or [A]
   // (attribute a fires with value row_values[a]; see attribute_groups.h). Keeps references to
-  // `sentences` and `labels`.
+  // `sentences` and `labels`. With `processes` (MPI ranks, each holding every sentence), the
+  // forward-backward passes are spread over them and reduced in one process's order
+  // (distributed_shards.h): the value and gradient are the same bits for any number of ranks.
   CrfLikelihood(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
-                CrfLayout layout, double sigma2, int threads, std::vector<double> row_values = {});
+                CrfLayout layout, double sigma2, int threads, std::vector<double> row_values = {},
+                const ProcessGroup* processes = nullptr);
 
+  // NaN when the processes could not exchange their shards (MPI's default handler aborts first).
   double Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) override;
   const CrfLayout& layout() const { return layout_; }
 
  private:
   void BuildIndex();
+  // The first and one-past-last global token of a shard of kSentencesPerShard sentences.
+  std::pair<int64_t, int64_t> ShardTokens(size_t shard) const;
+  // A shard's log-likelihood part, transition counts and marginal rows, for rank 0.
+  std::string EncodeShard(size_t shard, double log_p, const Eigen::VectorXd& counts) const;
+  // Rank 0: a shard another rank sent; its marginals go into marginals_.
+  Status DecodeShard(const std::string& bytes, size_t* shard, double* log_p, Eigen::VectorXd* counts);
+  Status ShareTotals(double* log_likelihood, Eigen::VectorXd* counts);
 
   const std::vector<SentenceFeatures>& sentences_;
   const std::vector<std::vector<int32_t>>& labels_;
   CrfLayout layout_;
   double sigma2_;
   int threads_;
+  const ProcessGroup* processes_;
   std::vector<double> row_values_;     // [A] feature value of each attribute, or empty for all 1
   std::vector<int64_t> token_offset_;  // [N + 1] first global token of each sentence
   std::vector<int32_t> token_label_;   // [tokens] gold label

@@ -28,6 +28,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   CheckLabeled(*data);
   CrfTrainOptions options = declared;
   options.lbfgs.threads = ctx.threads();
+  options.processes = ctx.processes();
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   auto record_iteration = [&](const LbfgsIteration& it) {

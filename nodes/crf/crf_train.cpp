@@ -13,7 +13,7 @@ Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
   const int threads = options.lbfgs.threads;
   if (!options.merge_duplicates) {
     const CrfLayout layout{num_attributes, num_labels, options.order};
-    CrfLikelihood objective(sentences, labels, layout, options.sigma2, threads);
+    CrfLikelihood objective(sentences, labels, layout, options.sigma2, threads, {}, options.processes);
     result.weights = Eigen::VectorXd::Zero(layout.size());
     Result<LbfgsResult> optimizer = MinimizeLbfgs(objective, result.weights, options.lbfgs, callback, cancel);
     if (!optimizer.ok()) return optimizer.status();
@@ -25,7 +25,8 @@ Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
   const CrfLayout layout{groups.num_groups(), num_labels, options.order};
   Eigen::VectorXd u = Eigen::VectorXd::Zero(layout.size());
   {
-    CrfLikelihood objective(groups.sentences, labels, layout, options.sigma2, threads, GroupFeatureValues(groups));
+    CrfLikelihood objective(groups.sentences, labels, layout, options.sigma2, threads, GroupFeatureValues(groups),
+                            options.processes);
     Result<LbfgsResult> optimizer = MinimizeLbfgs(objective, u, options.lbfgs, callback, cancel);
     if (!optimizer.ok()) return optimizer.status();
     result.optimizer = std::move(optimizer).value();

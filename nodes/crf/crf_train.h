@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/base/process_group.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/lbfgs.h"
 
@@ -17,6 +18,7 @@ struct CrfTrainOptions {
   LbfgsOptions lbfgs;   // lbfgs.threads also drives the gradient
   bool merge_duplicates = true;
   int order = 1;  // 2: tag-pair labels with trigram transitions (CrfLayout)
+  const ProcessGroup* processes = nullptr;  // MPI ranks sharing the gradient; null: this process
 };
 
 struct CrfTrainResult {

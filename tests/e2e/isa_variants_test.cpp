@@ -16,6 +16,7 @@
 #include "engine/cli/session.h"
 #include "nodes/common/isa.h"
 #include "tests/e2e/cli_runner.h"
+#include "tests/e2e/timeless_entry.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
@@ -23,34 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-bool IsTiming(const std::string& name) { return name.find("seconds") != std::string::npos; }
-
-std::vector<std::string> SplitCommas(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream s(line);
-  for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
-  return fields;
-}
-
-// A CSV attachment without its timing columns (a training trace's "seconds"); other attachments
-// come out with the same content in every variant too.
-std::string WithoutTimingColumns(const std::string& csv) {
-  std::istringstream in(csv);
-  std::vector<bool> keep;  // by the header's column names
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    const std::vector<std::string> fields = SplitCommas(line);
-    if (keep.empty()) {
-      for (const std::string& name : fields) keep.push_back(!IsTiming(name));
-    }
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i >= keep.size() || keep[i]) out += fields[i] + ",";
-    }
-    out += "\n";
-  }
-  return out;
-}
 
 // Every cache entry by its path under the cache folder, re-encoded without what measures time
 // (the compute seconds, *seconds metrics and CSV columns): the artifact, its other metrics and
@@ -60,13 +33,10 @@ std::map<std::string, std::string> CacheEntries(const fs::path& cache) {
   for (const auto& file : fs::recursive_directory_iterator(cache)) {
     if (!file.is_regular_file() || file.path().extension() != ".sfa") continue;
     const std::string relative = fs::relative(file.path(), cache).string();
-    Result<CacheEntry> entry = DecodeEntry(Slurp(file.path()), cli::TheRegistry());
+    Result<std::string> entry = EntryWithoutTiming(file.path());
     EXPECT_TRUE(entry.ok()) << relative << ": " << entry.status().ToString();
     if (!entry.ok()) continue;
-    entry->seconds = 0;
-    std::erase_if(entry->metrics, [](const auto& metric) { return IsTiming(metric.first); });
-    for (auto& [suffix, content] : entry->attachments) content = WithoutTimingColumns(content);
-    entries[relative] = EncodeEntry(*entry);
+    entries[relative] = *entry;
   }
   return entries;
 }

@@ -1,0 +1,147 @@
+// Data-parallel nodes computed by `mpirun -np P seqflow run-node` with P processes and 1 or 2
+// threads each give one process's bits (distributed_shards.h): the EM node of
+// pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3) and the CRF of
+// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3). A rank killed mid-run fails the job and
+// nothing is published. Open MPI from Debian; fails, never
+// skips, without mpirun or ../shared/data.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "engine/base/subprocess.h"
+#include "tests/e2e/cli_runner.h"
+#include "tests/e2e/timeless_entry.h"
+#include "tests/testutil/status_matchers.h"
+
+namespace seqflow::testutil {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The entry of `key` without what measures time.
+std::string EntryWithoutTime(const fs::path& cache, const std::string& key) {
+  Result<std::string> entry = EntryWithoutTiming(cache / key.substr(0, 2) / (key + ".sfa"));
+  EXPECT_TRUE(entry.ok()) << key << ": " << entry.status().ToString();
+  return entry.ok() ? *entry : "";
+}
+
+// A data-parallel node of a pipeline (its pipeline file, --ablation, --set), run locally or by
+// mpirun.
+struct Target {
+  std::string pipeline, node, ablation;
+  std::vector<std::string> sets;
+};
+
+const Target kEm{"citations_em_5000.yaml", "em", "", {}};
+// Eight L-BFGS iterations of the CoNLL-2000 chunker (every value and gradient spread).
+const Target kCrf{"conll2000_crf.yaml", "crf", "decoder", {"crf.max_iterations=8"}};
+
+class MpiTest : public ::testing::Test {
+ protected:
+  MpiTest() : dir_(MakeTempDir("seqflow-mpi")), cache_(dir_ / "cache") {
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+  ~MpiTest() override { fs::remove_all(dir_); }
+
+  static std::vector<std::string> PipelineArgs(const Target& target, const std::vector<std::string>& extra_sets) {
+    std::vector<std::string> args = {PipelinePath(target.pipeline)};
+    if (!target.ablation.empty()) args.insert(args.end(), {"--ablation", target.ablation});
+    for (const std::string& set : target.sets) args.insert(args.end(), {"--set", set});
+    for (const std::string& set : extra_sets) args.insert(args.end(), {"--set", set});
+    return args;
+  }
+  // The pipeline run in one process: every entry, the target's among them; returns its key.
+  std::string RunLocally(const Target& target, const std::vector<std::string>& extra_sets = {}) {
+    std::vector<std::string> args = {"run"};
+    for (const std::string& a : PipelineArgs(target, extra_sets)) args.push_back(a);
+    args.insert(args.end(), {"--cache", cache_.string(), "-j", "1", "--out", (dir_ / "out").string()});
+    CliResult local = RunSeqflow(args);
+    EXPECT_EQ(local.exit_code, 0) << local.err;
+    return ReadSummary((dir_ / "out").string())["runs"][0]["nodes"][target.node]["key"].get<std::string>();
+  }
+  fs::path EntryPath(const std::string& key) const { return cache_ / key.substr(0, 2) / (key + ".sfa"); }
+  std::vector<std::string> Mpirun(const Target& target, int processes, int threads,
+                                  const std::vector<std::string>& extra_sets = {}) const {
+    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "-np", std::to_string(processes), SEQFLOW_BIN,
+                                     "run-node", "--node", target.node, "--cache", cache_.string(), "-j",
+                                     std::to_string(threads), "--pipeline"};
+    for (const std::string& a : PipelineArgs(target, extra_sets)) argv.push_back(a);
+    return argv;
+  }
+  // The target computed by 1-3 processes x 1-2 threads gives one local process's entry.
+  void ExpectSameBits(const Target& target, const std::vector<int>& process_counts) {
+    const std::string key = RunLocally(target);
+    const std::string one_process = EntryWithoutTime(cache_, key);
+    ASSERT_FALSE(one_process.empty());
+    for (int processes : process_counts)
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::to_string(processes) + " processes x " + std::to_string(threads) + " threads");
+        fs::remove(EntryPath(key));
+        Result<ProcessOutput> run = RunProcess(Mpirun(target, processes, threads));
+        ASSERT_TRUE(run.ok()) << run.status().ToString();
+        ASSERT_EQ(run->exit_code, 0) << run->err;
+        EXPECT_NE(run->err.find("run-node " + key + " (" + target.node + "): computed"), std::string::npos) << run->err;
+        EXPECT_EQ(EntryWithoutTime(cache_, key), one_process);
+      }
+  }
+
+  fs::path dir_, cache_;
+};
+
+TEST_F(MpiTest, EmModelAndObjectiveTraceAreTheSameBitsForOneTwoAndThreeProcesses) {
+  ExpectSameBits(kEm, {1, 2, 3});
+}
+
+TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kCrf, {2, 3}); }
+
+// The ranks of an mpirun job: seqflow processes whose environment names an MPI rank.
+std::vector<std::pair<int, pid_t>> Ranks() {
+  std::vector<std::pair<int, pid_t>> ranks;
+  for (const auto& proc : fs::directory_iterator("/proc")) {
+    const std::string name = proc.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = Slurp(proc.path() / "cmdline");
+    if (!cmdline.starts_with(SEQFLOW_BIN + std::string(1, '\0') + "run-node")) continue;
+    const std::string environ = Slurp(proc.path() / "environ");
+    const size_t at = environ.find("OMPI_COMM_WORLD_RANK=");
+    if (at == std::string::npos) continue;
+    ranks.emplace_back(std::stoi(environ.substr(at + 21)), static_cast<pid_t>(std::stoi(name)));
+  }
+  return ranks;
+}
+
+int CountEntries(const fs::path& cache) {
+  int entries = 0;
+  for (const auto& file : fs::recursive_directory_iterator(cache)) entries += file.path().extension() == ".sfa";
+  return entries;
+}
+
+TEST_F(MpiTest, ARankKilledMidRunFailsTheJobAndNothingIsPublished) {
+  RunLocally(kEm, {"em.max_iter=1"});  // the em node's inputs, in the cache
+  const int entries = CountEntries(cache_);
+  // 3,000 iterations (tol 0: no early stop) keep the job busy for several seconds.
+  ProcessOutput job;
+  std::thread mpirun([&] { job = RunProcess(Mpirun(kEm, 2, 1, {"em.max_iter=3000", "em.tol=0"})).value(); });
+  pid_t victim = 0;
+  for (int wait = 0; wait < 300 && victim == 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& [rank, pid] : Ranks())
+      if (rank == 1) victim = pid;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the iterations
+  const bool killed = victim != 0 && ::kill(victim, SIGKILL) == 0;
+  mpirun.join();
+  ASSERT_TRUE(killed) << "no rank 1 seen";
+  EXPECT_NE(job.exit_code, 0);
+  EXPECT_NE(job.err.find("rank 1"), std::string::npos) << "mpirun names the rank that died:\n" << job.err;
+  EXPECT_EQ(CountEntries(cache_), entries) << "a half-run job published its node";
+}
+
+}  // namespace
+}  // namespace seqflow::testutil

@@ -1,0 +1,50 @@
+#include "tests/e2e/timeless_entry.h"
+
+#include <sstream>
+#include <vector>
+
+#include "engine/cache/entry_format.h"
+#include "engine/cli/session.h"
+#include "tests/e2e/cli_runner.h"
+
+namespace seqflow::testutil {
+bool IsTiming(const std::string& name) { return name.find("seconds") != std::string::npos; }
+
+namespace {
+
+std::vector<std::string> SplitCommas(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream s(line);
+  for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
+  return fields;
+}
+
+// A CSV attachment without its timing columns (a training trace's "seconds").
+std::string WithoutTimingColumns(const std::string& csv) {
+  std::istringstream in(csv);
+  std::vector<bool> keep;  // by the header's column names
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> fields = SplitCommas(line);
+    if (keep.empty()) {
+      for (const std::string& name : fields) keep.push_back(!IsTiming(name));
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i >= keep.size() || keep[i]) out += fields[i] + ",";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> EntryWithoutTiming(const std::string& entry_file) {
+  SEQFLOW_ASSIGN_OR_RETURN(CacheEntry entry, DecodeEntry(Slurp(entry_file), cli::TheRegistry()));
+  entry.seconds = 0;
+  std::erase_if(entry.metrics, [](const auto& metric) { return IsTiming(metric.first); });
+  for (auto& [suffix, content] : entry.attachments) content = WithoutTimingColumns(content);
+  return EncodeEntry(entry);
+}
+
+}  // namespace seqflow::testutil
