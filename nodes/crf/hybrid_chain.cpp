@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
 
+#include "engine/base/bytes.h"
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/chain/second_order_lanes.h"
+#include "nodes/common/distributed_shards.h"
 #include "nodes/common/lanes.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
@@ -149,6 +154,41 @@ void FillScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& th
   }
 }
 
+// Rank 0's sums go to every rank (bit for bit), so every rank makes the same M-step.
+Status ShareCounts(const ProcessGroup* processes, double* log_likelihood, RowMatrixXd* transition_counts,
+                   GenerativeCounts* counts) {
+  if (processes == nullptr || processes->size() == 1) return Status::Ok();
+  std::string bytes;
+  if (processes->rank() == 0) {
+    ByteWriter w;
+    w.F64(*log_likelihood);
+    w.F64s(transition_counts->data(), static_cast<size_t>(transition_counts->size()));
+    w.F64s(counts->initial.data(), static_cast<size_t>(counts->initial.size()));
+    for (const RowMatrixXd& emission : counts->emission) w.F64s(emission.data(), static_cast<size_t>(emission.size()));
+    bytes = w.Take();
+  }
+  SEQFLOW_RETURN_IF_ERROR(processes->Broadcast(0, &bytes));
+  if (processes->rank() == 0) return Status::Ok();
+  try {
+    ByteReader r(bytes);
+    *log_likelihood = r.F64();
+    auto read_into = [&r](double* data, Eigen::Index size) {
+      const std::vector<double> values = r.F64s();
+      if (values.size() != static_cast<size_t>(size)) return false;
+      std::copy(values.begin(), values.end(), data);
+      return true;
+    };
+    bool shaped = read_into(transition_counts->data(), transition_counts->size()) &&
+                  read_into(counts->initial.data(), counts->initial.size());
+    for (RowMatrixXd& emission : counts->emission) shaped = shaped && read_into(emission.data(), emission.size());
+    r.ExpectEnd();
+    if (!shaped) return Status::Internal("HySOL E-step counts from rank 0 have the wrong shape");
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("HySOL E-step counts from rank 0: " + e.status().message());
+  }
+}
+
 }  // namespace
 
 RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
@@ -172,7 +212,8 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
 }
 
 double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
-                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts) {
+                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts,
+                            const ProcessGroup* processes) {
   const Eigen::Index labels = corpus.num_labels;
   const int models = theta.num_models();
   const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
@@ -183,10 +224,13 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
   counts.emission.resize(models);
   for (int j = 0; j < models; ++j) counts.emission[j].setZero(theta.log_emission[j].rows(), labels);
 
+  // One more slot than the threads use receives other processes' shards.
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardLanes> slot_lanes(slots);
-  std::vector<RowMatrixXd> slot_bigrams(slots, RowMatrixXd::Zero(transition_weights.rows(), labels));
-  std::vector<double> slot_log_z(slots, 0.0);
+  std::vector<RowMatrixXd> slot_bigrams(slots + 1, RowMatrixXd::Zero(transition_weights.rows(), labels));
+  std::vector<double> slot_log_z(slots + 1, 0.0);
+  std::vector<size_t> slot_shard(slots + 1, 0);
+  const bool root = processes == nullptr || processes->rank() == 0;
   double log_likelihood = 0;
   RowMatrixXd marginals;
   const size_t sentences = corpus.num_sentences();
@@ -194,23 +238,62 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
     const size_t block_end = std::min(sentences, block + kBlockSentences);
     const int64_t base = corpus.offsets[block];
     marginals.resize(corpus.offsets[block_end] - base, labels);
-    ParallelShardsOrdered(
-        block_end - block, kShard, threads, slots,
-        [&](size_t, size_t begin, size_t end, size_t slot) {
-          ShardLanes& lanes = slot_lanes[slot];
-          RunShard(
-              corpus, block + begin, block + end, transition, true, &lanes,
-              [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
-              [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
-          for (double z : lanes.log_z) slot_log_z[slot] += z;
-          transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
-        },
-        [&](size_t, size_t slot) {
-          log_likelihood += slot_log_z[slot];
-          transition_counts += slot_bigrams[slot];
-          slot_log_z[slot] = 0;
-          slot_bigrams[slot].setZero();
-        });
+    // Rows [first, last) of `marginals` hold the block's shard `shard`.
+    auto shard_rows = [&](size_t shard) {
+      const size_t begin = block + shard * kShard, end = std::min(block_end, begin + kShard);
+      return std::pair<int64_t, int64_t>(corpus.offsets[begin] - base, corpus.offsets[end] - base);
+    };
+    DistributedShardsFns fns;
+    fns.map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
+      slot_shard[slot] = shard;
+      ShardLanes& lanes = slot_lanes[slot];
+      RunShard(
+          corpus, block + begin, block + end, transition, true, &lanes,
+          [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+          [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
+      for (double z : lanes.log_z) slot_log_z[slot] += z;
+      transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
+    };
+    fns.encode = [&](size_t slot) {
+      const auto [first, last] = shard_rows(slot_shard[slot]);
+      ByteWriter w;
+      w.U64(slot_shard[slot]);
+      w.F64(slot_log_z[slot]);
+      w.F64s(slot_bigrams[slot].data(), static_cast<size_t>(slot_bigrams[slot].size()));
+      w.F64s(marginals.row(first).data(), static_cast<size_t>((last - first) * labels));
+      slot_log_z[slot] = 0;
+      slot_bigrams[slot].setZero();
+      return w.Take();
+    };
+    fns.decode = [&](const std::string& bytes, size_t slot) {
+      try {
+        ByteReader r(bytes);
+        slot_shard[slot] = r.U64();
+        slot_log_z[slot] = r.F64();
+        const std::vector<double> bigrams = r.F64s(), rows = r.F64s();
+        r.ExpectEnd();
+        if (slot_shard[slot] >= NumShards(block_end - block, kShard) ||
+            bigrams.size() != static_cast<size_t>(slot_bigrams[slot].size()))
+          return Status::Internal("HySOL E-step shard from another process has the wrong shape");
+        const auto [first, last] = shard_rows(slot_shard[slot]);
+        if (rows.size() != static_cast<size_t>((last - first) * labels))
+          return Status::Internal("HySOL E-step shard from another process has the wrong number of marginals");
+        slot_bigrams[slot] = Eigen::Map<const RowMatrixXd>(bigrams.data(), slot_bigrams[slot].rows(), labels);
+        marginals.middleRows(first, last - first) = Eigen::Map<const RowMatrixXd>(rows.data(), last - first, labels);
+        return Status::Ok();
+      } catch (const StatusError& e) {
+        return Status::Internal("HySOL E-step shard from another process: " + e.status().message());
+      }
+    };
+    fns.reduce = [&](size_t, size_t slot) {
+      log_likelihood += slot_log_z[slot];
+      transition_counts += slot_bigrams[slot];
+      slot_log_z[slot] = 0;
+      slot_bigrams[slot].setZero();
+    };
+    if (!DistributedShardsOrdered(processes, block_end - block, kShard, threads, slots, fns).ok())
+      return std::numeric_limits<double>::quiet_NaN();
+    if (!root) continue;  // only rank 0 holds every marginal of the block
     for (size_t n = block; n < block_end; ++n)
       if (corpus.offsets[n + 1] > corpus.offsets[n])
         counts.initial += marginals.row(corpus.offsets[n] - base).transpose();
@@ -223,6 +306,8 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
       }
     });
   }
+  if (!ShareCounts(processes, &log_likelihood, &transition_counts, &counts).ok())
+    return std::numeric_limits<double>::quiet_NaN();
   counts.transition = SumOverFirstTag(transition_counts, labels);
   return log_likelihood;
 }

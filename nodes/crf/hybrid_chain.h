@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/base/process_group.h"
 #include "nodes/chain/linear_chain.h"
 
 namespace seqflow {
@@ -79,9 +80,13 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
 // Step 4.1's E-step over an unlabeled corpus: R's expected HMM event counts into `counts`
 // (resized), and Σ_m log Σ_y exp(Σ_t s_t(y_t) + Σ_t A(y_{t-1}, y_t)) — G(Θ|Γ) of Eq. 4 without
 // the prior and without the Θ-independent Σ_m Σ_i γ_i log Z_i(x_m). NaN/inf is returned as is
-// (the caller stops with a numerical error).
+// (the caller stops with a numerical error). With `processes` (MPI ranks, each holding the whole
+// corpus), the forward-backward passes are spread over them and reduced in one process's order
+// (distributed_shards.h): every rank gets the same bits, for any number of ranks; NaN if they
+// could not exchange their shards.
 double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
-                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts);
+                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts,
+                            const ProcessGroup* processes = nullptr);
 
 // The observed counts of the HMM events on a labeled corpus (the supervised start Θ(0)).
 // `vocabulary_sizes` = V_j. REQUIRES: corpus.labels non-empty.

@@ -104,6 +104,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
 
   HysolOptions options = declared.hysol;
   options.threads = threads;
+  options.processes = ctx.processes();
   auto progress = [&](const HysolStep& step) {
     if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
   };

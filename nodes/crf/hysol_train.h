@@ -18,6 +18,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
+#include "engine/base/process_group.h"
 #include "nodes/crf/hybrid_chain.h"
 #include "nodes/optim/objective.h"
 
@@ -61,6 +62,7 @@ struct HysolOptions {
   int em_iterations = 20;      // EM iterations per step 4.1
   double em_tolerance = 1e-6;  // relative increase of G(Θ|Γ) that ends step 4.1
   int threads = 1;
+  const ProcessGroup* processes = nullptr;  // MPI ranks sharing the E-step; null: this process
 };
 
 // One record of the procedure: an EM iteration of step 4.1, the Γ fit of step 4.2, or, when the

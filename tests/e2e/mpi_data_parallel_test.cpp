@@ -1,8 +1,8 @@
 // Data-parallel nodes computed by `mpirun -np P seqflow run-node` with P processes and 1 or 2
 // threads each give one process's bits (distributed_shards.h): the EM node of
 // pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3) and the CRF of
-// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3). A rank killed mid-run fails the job and
-// nothing is published. Open MPI from Debian; fails, never
+// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3) and HySOL's (tests/isa_variants.yaml: its
+// E-step; P = 2, 3). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
 // skips, without mpirun or ../shared/data.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -40,6 +40,9 @@ struct Target {
 const Target kEm{"citations_em_5000.yaml", "em", "", {}};
 // Eight L-BFGS iterations of the CoNLL-2000 chunker (every value and gradient spread).
 const Target kCrf{"conll2000_crf.yaml", "crf", "decoder", {"crf.max_iterations=8"}};
+// HySOL on 2,000 CoNLL-2000 sentences (the isa-variants pipeline): its E-step over the unlabeled
+// text spread, everything else computed alike on every rank.
+const Target kHysol{"tests/isa_variants.yaml", "hysol", "", {}};
 
 class MpiTest : public ::testing::Test {
  protected:
@@ -99,6 +102,8 @@ TEST_F(MpiTest, EmModelAndObjectiveTraceAreTheSameBitsForOneTwoAndThreeProcesses
 }
 
 TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kCrf, {2, 3}); }
+
+TEST_F(MpiTest, HysolModelIsTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kHysol, {2, 3}); }
 
 // The ranks of an mpirun job: seqflow processes whose environment names an MPI rank.
 std::vector<std::pair<int, pid_t>> Ranks() {
