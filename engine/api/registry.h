@@ -50,8 +50,9 @@ using NodeFn = std::function<ArtifactPtr(NodeContext&)>;
 
 // What one instance of a kind asks of a scheduler that runs it as a task (Slurm's -c, --mem).
 struct ResourceSpec {
-  bool parallel = false;  // its body uses ctx.threads() cores (else one is enough)
-  int memory_mb = 1024;   // peak memory on the project's real data sets, rounded up
+  bool parallel = false;       // its body uses ctx.threads() cores (else one is enough)
+  int memory_mb = 1024;        // peak memory on the project's real data sets, rounded up
+  bool data_parallel = false;  // its kernel spreads over ctx.processes() (MPI ranks)
 };
 
 struct KindSpec {

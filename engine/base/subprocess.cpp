@@ -91,8 +91,9 @@ std::string ShellQuote(const std::vector<std::string>& argv) {
   std::string line;
   for (const std::string& word : argv) {
     if (!line.empty()) line += ' ';
-    bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                          "0123456789_-./=:,%@+") == std::string::npos;
+    bool plain = !word.empty() && word.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789_-./=:,%@+") == std::string::npos;
     if (plain) {
       line += word;
       continue;

@@ -83,8 +83,7 @@ Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, Lo
     static std::atomic<uint64_t> counter{0};
     const std::string aside = path + ".stale." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     if (!env_->Rename(path, aside).ok()) continue;  // another worker broke it first
-    LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " +
-               std::to_string(seen.pid));
+    LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " + std::to_string(seen.pid));
     env_->RemoveFile(aside);
   }
   if (holder != nullptr) *holder = seen;

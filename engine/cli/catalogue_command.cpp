@@ -33,8 +33,8 @@ void PrintKind(const Registry& registry, const KindSpec& kind) {
   std::printf("%s  (version %s) -> %s\n", kind.name.c_str(), kind.version.c_str(), kind.output_type.c_str());
   if (!kind.doc.empty()) std::printf("  %s\n", kind.doc.c_str());
   PrintRecordSpec(kind.record);
-  std::printf("  as a cluster task: %s, %d MB\n", kind.resources.parallel ? "--task-threads cores" : "1 core",
-              kind.resources.memory_mb);
+  std::printf("  as a cluster task: %s, %d MB%s\n", kind.resources.parallel ? "--task-threads cores" : "1 core",
+              kind.resources.memory_mb, kind.resources.data_parallel ? ", --task-processes MPI ranks" : "");
   for (const auto& port : kind.inputs) {
     const std::string use = port.use == PortUse::kReads ? "" : fmt::format(" [{}]", PortUseName(port.use));
     std::printf("  in  %-14s %s%s%s  %s%s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),

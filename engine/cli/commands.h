@@ -13,13 +13,14 @@ namespace seqflow::cli {
 // Where the node instances of `seqflow run` are computed (DESIGN §10).
 struct ExecutorArgs {
   std::string executor = "local";  // local: this process's flow graph; processes: run-node children;
-                                    // slurm: job arrays
+                                   // slurm: job arrays
   std::string partition;
-  int max_jobs = 0;                 // tasks running at once (slurm: per array, 0 no limit; processes: 0 cores)
-  int bundle = 1;                   // node instances one array task runs, one after another
+  int max_jobs = 0;  // tasks running at once (slurm: per array, 0 no limit; processes: 0 cores)
+  int bundle = 1;    // node instances one array task runs, one after another
   std::vector<std::string> sbatch_args;
   int retries = 0;
-  int task_threads = 1;             // cores per task of a kind that declares itself parallel
+  int task_threads = 1;    // cores per task of a kind that declares itself parallel
+  int task_processes = 1;  // MPI ranks per task of a kind that declares itself data-parallel
   double poll_seconds = 2;
 };
 

@@ -43,22 +43,30 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
   run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
   seqflow::cli::ExecutorArgs& exec = run.executor;
-  run_cmd->add_option("--executor", exec.executor,
-                      "where nodes are computed: local (this process), processes (a run-node child per node) or "
-                      "slurm (job arrays)")
+  run_cmd
+      ->add_option("--executor", exec.executor,
+                   "where nodes are computed: local (this process), processes (a run-node child per node) or "
+                   "slurm (job arrays)")
       ->check(CLI::IsMember({"local", "processes", "slurm"}));
   run_cmd->add_option("--partition", exec.partition, "slurm: the partition to submit to");
-  run_cmd->add_option("--max-jobs", exec.max_jobs,
-                      "slurm: tasks of one array running at once (sbatch --array=...%N); processes: children at once "
-                      "(default: cores)")
+  run_cmd
+      ->add_option("--max-jobs", exec.max_jobs,
+                   "slurm: tasks of one array running at once (sbatch --array=...%N); processes: children at once "
+                   "(default: cores)")
       ->check(CLI::NonNegativeNumber);
-  run_cmd->add_option("--bundle", exec.bundle,
-                      "slurm: node instances one array task runs in turn (spares short nodes a job start each)")
+  run_cmd
+      ->add_option("--bundle", exec.bundle,
+                   "slurm: node instances one array task runs in turn (spares short nodes a job start each)")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--sbatch-arg", exec.sbatch_args, "slurm: an argument passed to every sbatch (repeatable)")
       ->allow_extra_args(false);
-  run_cmd->add_option("--retries", exec.retries, "slurm: resubmit a failed task up to K times")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--retries", exec.retries, "slurm: resubmit a failed task up to K times")
+      ->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--task-threads", exec.task_threads, "slurm: cores per task of a parallel kind (-c)")
+      ->check(CLI::PositiveNumber);
+  run_cmd
+      ->add_option("--task-processes", exec.task_processes,
+                   "slurm, processes: MPI ranks per task of a data-parallel kind (srun --mpi=pmix / mpirun -np)")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--poll-seconds", exec.poll_seconds, "slurm: seconds between squeue calls")
       ->check(CLI::PositiveNumber);

@@ -1,14 +1,13 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <cstdio>
 #include <mutex>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "engine/base/log.h"
 #include "engine/cli/build_info.h"

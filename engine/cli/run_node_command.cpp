@@ -1,14 +1,13 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <algorithm>
 #include <map>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
@@ -103,7 +102,8 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
                                    " runs; there is no run " + std::to_string(task.run + 1)));
   const Dag& dag = pipeline.runs[task.run].dag;
   const int index = dag.Find(task.node);
-  if (index < 0) return Invalid(Status::Invalid("run " + std::to_string(task.run + 1) + " has no node '" + task.node + "'"));
+  if (index < 0)
+    return Invalid(Status::Invalid("run " + std::to_string(task.run + 1) + " has no node '" + task.node + "'"));
   const DagNode& node = dag.nodes[index];
   if (!task.key.empty() && node.key != task.key)
     return Invalid(Status::Invalid("node '" + task.node + "' now has key " + node.key + ", not the task's " + task.key +
@@ -120,7 +120,8 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
     options.force = {node.name};
     options.processes = group;
   }
-  options.threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads =
+      args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.may_compute = [&node](const DagNode& candidate) {
     if (candidate.key == node.key) return Status::Ok();
     return Status::NotFound("not in the cache (key " + candidate.key + "): run-node computes only '" + node.name +
@@ -145,7 +146,9 @@ int RunOne(const Result<TaskManifest>& resolved, const RunNodeArgs& args, Plans&
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.exit_code = outcome.exit_code;
   if (outcome.exit_code == 0) {
-    LogInfo("run-node " + task.key + " (" + task.node + "): " + NodeStatusName(outcome.status));
+    const std::string ranks =
+        group != nullptr && group->size() > 1 ? " on " + std::to_string(group->size()) + " processes" : "";
+    LogInfo("run-node " + task.key + " (" + task.node + "): " + NodeStatusName(outcome.status) + ranks);
   } else {
     record.reason = outcome.error.ToString();
     LogError(record.reason);

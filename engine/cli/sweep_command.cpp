@@ -1,5 +1,6 @@
 #include "engine/cli/sweep_command.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,8 +12,6 @@
 #include <memory>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "engine/base/log.h"
 #include "engine/cli/task_manifest.h"
@@ -72,8 +71,8 @@ std::string ProgressLine(const SweepProgress& p) {
     if (c.queued + c.running == 0) continue;
     active += fmt::format(" | wave {}: {} queued, {} running, {} done", w + 1, c.queued, c.running, c.done);
   }
-  std::string line = fmt::format("sweep: {}/{} done, {} queued, {} running", total.done, p.total, total.queued,
-                                 total.running);
+  std::string line =
+      fmt::format("sweep: {}/{} done, {} queued, {} running", total.done, p.total, total.queued, total.running);
   if (total.failed > 0) line += fmt::format(", {} failed", total.failed);
   if (p.skipped > 0) line += fmt::format(", {} skipped", p.skipped);
   return line + active;
@@ -104,8 +103,8 @@ Status WriteManifests(const Pipeline& pipeline, const PipelineArgs& args, Cache&
     for (const DagNode& node : pipeline.runs[r].dag.nodes) {
       if (written.count(node.key) || cache.Contains(node.key)) continue;
       written.insert(node.key);
-      SEQFLOW_RETURN_IF_ERROR(
-          WriteTaskManifest(cache.env(), cache.dir(), TaskManifest{absolute, static_cast<int>(r), node.name, node.key}));
+      SEQFLOW_RETURN_IF_ERROR(WriteTaskManifest(cache.env(), cache.dir(),
+                                                TaskManifest{absolute, static_cast<int>(r), node.name, node.key}));
     }
   return Status::Ok();
 }
@@ -147,8 +146,9 @@ Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const ExecutorArgs& exec, con
 
 Result<std::function<Status(const DagNode&)>> Sweep(const Pipeline& pipeline, const RunArgs& args, Cache& cache) {
   if (!args.force.empty())
-    return Status::Invalid("--force works with the local executor only; remove the entries (seqflow cache rm KIND) "
-                           "and sweep again");
+    return Status::Invalid(
+        "--force works with the local executor only; remove the entries (seqflow cache rm KIND) "
+        "and sweep again");
   const ExecutorArgs& exec = args.executor;
   SEQFLOW_ASSIGN_OR_RETURN(const std::string binary, ThisBinary());
   const std::string cache_dir = std::filesystem::absolute(cache.dir()).lexically_normal().string();
@@ -165,6 +165,7 @@ Result<std::function<Status(const DagNode&)>> Sweep(const Pipeline& pipeline, co
   options.retries = exec.retries;
   options.poll_seconds = exec.poll_seconds;
   options.task_threads = exec.task_threads;
+  options.task_processes = exec.task_processes;
   // Children on this host share its page cache: a finished child's entry is visible at once.
   if (exec.executor == "processes") options.reread_seconds = 1;
   options.interrupted = &interrupted;

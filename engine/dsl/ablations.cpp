@@ -7,8 +7,7 @@ namespace {
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
-Result<RawParam> AblationValue(const YamlNode& item, const std::string& file, const std::string& what,
-                               bool is_kind) {
+Result<RawParam> AblationValue(const YamlNode& item, const std::string& file, const std::string& what, bool is_kind) {
   RawParam value;
   value.loc = LocOf(item, file);
   if (item.IsScalar()) {

@@ -27,8 +27,10 @@ void ReplaceOrAppend(std::vector<T>& into, std::vector<T> from) {
   into.reserve(into.size() + from.size());
   for (auto& item : from) {
     auto [at, fresh] = position.emplace(item.name, into.size());
-    if (fresh) into.push_back(std::move(item));
-    else into[at->second] = std::move(item);
+    if (fresh)
+      into.push_back(std::move(item));
+    else
+      into[at->second] = std::move(item);
   }
 }
 

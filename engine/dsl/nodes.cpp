@@ -15,7 +15,7 @@ Status CheckNodeName(const MapEntry& e) {
 
 // The items of a list that must hold single values (node names, parameter values).
 Result<std::vector<std::pair<std::string, SourceLoc>>> ScalarItems(const YamlNode& list, const std::string& file,
-                                                                  const std::string& what) {
+                                                                   const std::string& what) {
   std::vector<std::pair<std::string, SourceLoc>> out;
   for (const auto& item : list) {
     if (!item.IsScalar())

@@ -1,10 +1,10 @@
 #include "engine/dsl/yaml_read.h"
 
+#include <yaml-cpp/exceptions.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <yaml-cpp/exceptions.h>
 
 namespace seqflow::dsl {
 namespace {

@@ -122,8 +122,9 @@ Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reu
       if (!run.forced[index] && TryReuse(run, index)) *reused = true;
       return lock;
     }
-    if (!announced) LogInfo(NodeLabel(node) + ": " + holder.host + " pid " + std::to_string(holder.pid) +
-                            " is computing it; waiting for its entry");
+    if (!announced)
+      LogInfo(NodeLabel(node) + ": " + holder.host + " pid " + std::to_string(holder.pid) +
+              " is computing it; waiting for its entry");
     announced = true;
     if (run.failed) return Status::Cancelled("cancelled while waiting for another worker's entry");
     std::this_thread::sleep_for(pause);

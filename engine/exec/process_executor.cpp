@@ -19,7 +19,6 @@ namespace {
 
 constexpr int kTailLines = 15;
 
-
 }  // namespace
 
 ProcessExecutor::ProcessExecutor(ProcessOptions options, Env* env) : options_(std::move(options)), env_(env) {}
@@ -44,8 +43,10 @@ Status ProcessExecutor::Start(const std::string& handle) {
   const Task& task = queued_.at(handle);
   const std::string logs = JoinPath(options_.sweep_dir, "logs");
   const std::string out = JoinPath(logs, handle + ".out"), err = JoinPath(logs, handle + ".err");
-  std::vector<std::string> argv = {options_.seqflow_binary, "run-node", "--cache", options_.cache_dir,
-                                   "--threads", std::to_string(task.threads), task.key};
+  std::vector<std::string> argv = {options_.seqflow_binary,      "run-node", "--cache", options_.cache_dir, "--threads",
+                                   std::to_string(task.threads), task.key};
+  if (task.processes > 1)
+    argv.insert(argv.begin(), {"mpirun", "--oversubscribe", "-np", std::to_string(task.processes)});
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -54,7 +55,7 @@ Status ProcessExecutor::Start(const std::string& handle) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return Status::Io("cannot start " + argv[0] + ": " + std::strerror(spawned));
   running_[pid] = handle;

@@ -3,6 +3,7 @@
 // (sweep.h), so a node that crashes or runs out of memory takes down its own process only: the
 // sweep reports it (exit status, stderr tail) and goes on with what does not depend on it.
 // Logs of task N go to <sweep dir>/logs/N.{out,err}; tasks.tsv says which task ran which node.
+// A data-parallel task of P ranks runs under `mpirun --oversubscribe -np P`.
 // Thread safety: one thread.
 #pragma once
 
@@ -21,7 +22,7 @@ struct ProcessOptions {
   std::string seqflow_binary;  // absolute
   std::string cache_dir;
   std::string sweep_dir;
-  int max_jobs = 1;            // children at once
+  int max_jobs = 1;  // children at once
 };
 
 class ProcessExecutor final : public TaskExecutor {

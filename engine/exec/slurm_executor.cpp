@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include "engine/base/subprocess.h"
 
@@ -10,7 +11,6 @@ namespace {
 
 // stderr lines a failure report shows.
 constexpr int kTailLines = 15;
-
 
 Status CommandFailed(const std::vector<std::string>& argv, const ProcessOutput& out) {
   std::string why = LastLines(out.err.empty() ? out.out : out.err, 3);
@@ -47,42 +47,51 @@ std::map<std::string, TaskState> ParseSqueue(const std::string& text) {
 SlurmExecutor::SlurmExecutor(SlurmOptions options, Env* env) : options_(std::move(options)), env_(env) {}
 
 std::vector<std::string> SlurmExecutor::SbatchCommand(const std::string& list_file, int tasks, int threads,
-                                                      int memory_mb) const {
+                                                      int memory_mb, int processes) const {
   const std::string logs = JoinPath(options_.sweep_dir, "logs");
   std::string array = "--array=0-" + std::to_string(tasks - 1);
   if (options_.max_jobs > 0) array += "%" + std::to_string(options_.max_jobs);
-  std::vector<std::string> argv = {"sbatch", "--parsable", array, "--job-name=" + options_.job_name,
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   array,
+                                   "--job-name=" + options_.job_name,
                                    "--cpus-per-task=" + std::to_string(threads),
                                    "--output=" + JoinPath(logs, "%A_%a.out"),
-                                   "--error=" + JoinPath(logs, "%A_%a.err"), "--chdir=" + options_.work_dir};
+                                   "--error=" + JoinPath(logs, "%A_%a.err"),
+                                   "--chdir=" + options_.work_dir};
+  if (processes > 1) argv.push_back("--ntasks=" + std::to_string(processes));
   if (memory_mb > 0) argv.push_back("--mem=" + std::to_string(memory_mb) + "M");
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
   argv.insert(argv.end(), options_.sbatch_args.begin(), options_.sbatch_args.end());
-  argv.push_back("--wrap=exec " + ShellQuote({options_.seqflow_binary, "run-node", "--cache", options_.cache_dir,
-                                              "--threads", std::to_string(threads), "--list", list_file}));
+  std::vector<std::string> task = {options_.seqflow_binary, "run-node", "--cache", options_.cache_dir, "--threads",
+                                   std::to_string(threads), "--list",   list_file};
+  if (processes > 1) task.insert(task.begin(), {"srun", "--mpi=pmix"});
+  argv.push_back("--wrap=exec " + ShellQuote(task));
   return argv;
 }
 
 Result<std::vector<std::string>> SlurmExecutor::Submit(const std::vector<Task>& tasks) {
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(JoinPath(options_.sweep_dir, "logs")));
-  // One array per resource class, in order of first appearance.
-  std::vector<std::pair<int, int>> classes;
+  // One array per resource class (cores, memory, ranks), in order of first appearance.
+  std::vector<std::tuple<int, int, int>> classes;
   for (const Task& t : tasks)
-    if (std::find(classes.begin(), classes.end(), std::pair(t.threads, t.memory_mb)) == classes.end())
-      classes.emplace_back(t.threads, t.memory_mb);
+    if (std::find(classes.begin(), classes.end(), std::tuple(t.threads, t.memory_mb, t.processes)) == classes.end())
+      classes.emplace_back(t.threads, t.memory_mb, t.processes);
   std::vector<std::string> handles(tasks.size());
   const size_t bundle = static_cast<size_t>(std::max(1, options_.bundle));
-  for (const auto& [threads, memory_mb] : classes) {
+  for (const auto& [threads, memory_mb, processes] : classes) {
     std::vector<size_t> members;
     for (size_t i = 0; i < tasks.size(); ++i)
-      if (tasks[i].threads == threads && tasks[i].memory_mb == memory_mb) members.push_back(i);
+      if (std::tuple(tasks[i].threads, tasks[i].memory_mb, tasks[i].processes) ==
+          std::tuple(threads, memory_mb, processes))
+        members.push_back(i);
     std::string lines;
     for (size_t m = 0; m < members.size(); ++m)
       lines += tasks[members[m]].key + ((m + 1) % bundle == 0 || m + 1 == members.size() ? "\n" : " ");
     const int array_tasks = static_cast<int>((members.size() + bundle - 1) / bundle);
     const std::string list_file = JoinPath(options_.sweep_dir, "tasks-" + std::to_string(lists_++) + ".keys");
     SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(list_file, lines));
-    std::vector<std::string> argv = SbatchCommand(list_file, array_tasks, threads, memory_mb);
+    std::vector<std::string> argv = SbatchCommand(list_file, array_tasks, threads, memory_mb, processes);
     SEQFLOW_ASSIGN_OR_RETURN(ProcessOutput out, RunProcess(argv));
     if (out.exit_code != 0) return CommandFailed(argv, out);
     // --parsable prints "JOBID" or "JOBID;CLUSTER".

@@ -26,14 +26,14 @@
 namespace seqflow {
 
 struct SlurmOptions {
-  std::string seqflow_binary;  // absolute; the same path on every compute node
-  std::string cache_dir;       // absolute; a filesystem every compute node mounts
-  std::string work_dir;        // absolute; the tasks' working directory (sbatch --chdir)
-  std::string sweep_dir;       // absolute; under the cache: task lists and logs
-  std::string job_name;        // unique to the sweep
-  std::string partition;       // empty: the cluster's default
-  int max_jobs = 0;            // tasks of one array running at once (the %N); 0: no limit
-  int bundle = 1;              // keys run by one array task
+  std::string seqflow_binary;            // absolute; the same path on every compute node
+  std::string cache_dir;                 // absolute; a filesystem every compute node mounts
+  std::string work_dir;                  // absolute; the tasks' working directory (sbatch --chdir)
+  std::string sweep_dir;                 // absolute; under the cache: task lists and logs
+  std::string job_name;                  // unique to the sweep
+  std::string partition;                 // empty: the cluster's default
+  int max_jobs = 0;                      // tasks of one array running at once (the %N); 0: no limit
+  int bundle = 1;                        // keys run by one array task
   std::vector<std::string> sbatch_args;  // passed through, before --wrap
 };
 
@@ -47,14 +47,17 @@ class SlurmExecutor final : public TaskExecutor {
   std::string Diagnostics(const std::string& handle) override;
 
   // The sbatch command line of one array (for tests and messages).
-  std::vector<std::string> SbatchCommand(const std::string& list_file, int tasks, int threads, int memory_mb) const;
+  // With processes > 1 every array task is an MPI job of that many ranks (`--ntasks`, started by
+  // `srun --mpi=pmix`), for a data-parallel kind.
+  std::vector<std::string> SbatchCommand(const std::string& list_file, int tasks, int threads, int memory_mb,
+                                         int processes = 1) const;
 
  private:
   SlurmOptions options_;
   Env* env_;
-  int lists_ = 0;                        // list files written
-  std::set<std::string> pending_;        // handles not yet reported ended
-  std::string submitted_;                // tasks.tsv
+  int lists_ = 0;                  // list files written
+  std::set<std::string> pending_;  // handles not yet reported ended
+  std::string submitted_;          // tasks.tsv
 };
 
 // Parses `squeue -h -r -o "%i %t"` output into handle -> state; lines it cannot read are ignored.

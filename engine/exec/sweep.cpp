@@ -94,7 +94,8 @@ class SweepDriver {
   Result<SweepResult> Cancel() {
     Status cancelled = executor_.Cancel();
     std::string what = std::to_string(in_flight_) + " submitted task" + (in_flight_ == 1 ? "" : "s");
-    if (!cancelled.ok()) return Status::Cancelled("interrupted; cancelling " + what + " failed: " + cancelled.ToString());
+    if (!cancelled.ok())
+      return Status::Cancelled("interrupted; cancelling " + what + " failed: " + cancelled.ToString());
     return Status::Cancelled("interrupted: " + what + " cancelled; what was published stays in the cache");
   }
 
@@ -136,12 +137,14 @@ class SweepDriver {
       // The previous attempt's record must not be mistaken for this one's.
       SEQFLOW_RETURN_IF_ERROR(RemoveTaskStatus(cache_.env(), cache_.dir(), inst.key));
       const ResourceSpec& needs = inst.node->kind->resources;
-      tasks.push_back(Task{inst.key, inst.label, needs.parallel ? options_.task_threads : 1, needs.memory_mb});
+      tasks.push_back(Task{inst.key, inst.label, needs.parallel ? options_.task_threads : 1, needs.memory_mb,
+                           needs.data_parallel ? options_.task_processes : 1});
       ready.push_back(static_cast<int>(i));
     }
     if (ready.empty()) return Status::Ok();
     SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> handles, executor_.Submit(tasks));
-    if (handles.size() != ready.size()) return Status::Internal("the executor returned a handle count unlike the tasks'");
+    if (handles.size() != ready.size())
+      return Status::Internal("the executor returned a handle count unlike the tasks'");
     const int wave = static_cast<int>(waves_.size());
     waves_.push_back({});
     for (size_t t = 0; t < ready.size(); ++t) {
@@ -159,8 +162,8 @@ class SweepDriver {
   }
 
   void Pause() const {
-    const Clock::time_point until =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.poll_seconds));
+    const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(options_.poll_seconds));
     for (auto now = Clock::now(); now < until && !Interrupted(); now = Clock::now())
       std::this_thread::sleep_for(std::min<Clock::duration>(until - now, std::chrono::milliseconds(50)));
   }
@@ -274,7 +277,7 @@ class SweepDriver {
   std::vector<Instance> instances_;
   std::vector<WaveCounts> waves_;  // only `failed` is kept here: attempts that failed and were retried
   std::map<std::string, std::vector<int>> by_handle_;  // in-flight handle -> its instances
-  std::set<std::string> queued_;          // handles not yet seen running
+  std::set<std::string> queued_;                       // handles not yet seen running
   int in_flight_ = 0;
   int total_ = 0;
   SweepResult result_;

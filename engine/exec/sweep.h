@@ -44,7 +44,8 @@ struct SweepOptions {
   int retries = 0;
   double poll_seconds = 1;
   double reread_seconds = 15;
-  int task_threads = 1;  // cores for a kind that declares itself parallel
+  int task_threads = 1;    // cores for a kind that declares itself parallel
+  int task_processes = 1;  // MPI ranks for a kind that declares itself data-parallel
   const std::atomic<bool>* interrupted = nullptr;
   // Called when a count changes.
   std::function<void(const SweepProgress&)> on_progress;

@@ -20,9 +20,10 @@ namespace seqflow {
 
 struct Task {
   std::string key;
-  std::string label;   // "node 'hmm' (hmm.em) of run 3/36", for messages
-  int threads = 1;     // cores it may use
-  int memory_mb = 0;   // memory it declares (0: the scheduler's default)
+  std::string label;  // "node 'hmm' (hmm.em) of run 3/36", for messages
+  int threads = 1;    // cores it may use
+  int memory_mb = 0;  // memory it declares (0: the scheduler's default)
+  int processes = 1;  // MPI ranks (a data-parallel kind's task), each with `threads` cores
 };
 
 enum class TaskState { kQueued, kRunning, kEnded };

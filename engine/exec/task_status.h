@@ -19,7 +19,7 @@ struct TaskStatus {
   int exit_code = 0;   // 0 computed or already cached; 1 the node failed; 2 the task was invalid
   std::string reason;  // one line; empty on success
   std::string host;
-  std::string job;     // the scheduler's id of the task ("123_4"), when it ran under one
+  std::string job;  // the scheduler's id of the task ("123_4"), when it ran under one
   double seconds = 0;
 };
 

@@ -28,8 +28,7 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
     };
     while (within(at_now, now) || within(at_before, before)) {
       const bool from_now = within(at_now, now) && (!within(at_before, before) || at_now->first <= at_before->first);
-      const bool from_before =
-          within(at_before, before) && (!within(at_now, now) || at_before->first <= at_now->first);
+      const bool from_before = within(at_before, before) && (!within(at_now, now) || at_before->first <= at_now->first);
       const std::string& name = from_now ? at_now->first : at_before->first;
       const std::string& b = from_now ? at_now->second : kUnset;
       const std::string& a = from_before ? at_before->second : kUnset;

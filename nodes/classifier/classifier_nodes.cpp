@@ -324,16 +324,19 @@ std::vector<KindSpec> Kinds() {
                            kSequences,
                            {PortSpec{"data", kSequences, false, false, "the pool"}},
                            SplitClassesParams(), RunSplitClasses});
-  kinds.push_back(KindSpec{"hmm.classifier", "1",
+  kinds.push_back(KindSpec{"hmm.classifier",
+                           "1",
                            "One discrete HMM per class and class priors (Ji, Watson & Carin Eq. 11-12), trained by "
                            "Baum-Welch per class with seeded restarts, the best MAP objective kept.",
                            kModel,
                            {PortSpec{"data", kSequences, false, false, "labeled sequences"}},
-                           ClassifierParams(), RunClassifier}
+                           ClassifierParams(),
+                           RunClassifier}
                       .As(NodeRole::kTrainer)
                       .Needing({.parallel = true, .memory_mb = 1024})
                       .Fitting({"data"}));
-  kinds.push_back(KindSpec{"homotopy.probability_one", "1",
+  kinds.push_back(KindSpec{"homotopy.probability_one",
+                           "1",
                            "Tracks the probability-one homotopy (19) from the start classifier's EM_0 fixed point to "
                            "the unsupervised lambda = 1 by HOMPACK-style normal flow; marks returns near lambda = 0 "
                            "and the final segment P_F; path.csv has lambda, entropy (Eq. 20) and the accuracy on "
@@ -342,7 +345,8 @@ std::vector<KindSpec> Kinds() {
                            {PortSpec{"start", kModel, false, false, "the supervised classifier"},
                             PortSpec{"labeled", kSequences, false, false, "its labeled sequences"},
                             PortSpec{"unlabeled", kSequences, false, false, "sequences used without their classes"}},
-                           ProbabilityOneParams(), RunProbabilityOne}
+                           ProbabilityOneParams(),
+                           RunProbabilityOne}
                       .Attaching(ClassifierPathArtifact::CsvTable())
                       .Needing({.parallel = true, .memory_mb = 1024})
                       .Fitting({"labeled"})
@@ -355,14 +359,16 @@ std::vector<KindSpec> Kinds() {
                            {PortSpec{"path", kPath, false, false, "a homotopy.probability_one path"}},
                            SelectParams(), RunSelect}
                       .As(NodeRole::kSelector));
-  kinds.push_back(KindSpec{"eval.classes", "1",
+  kinds.push_back(KindSpec{"eval.classes",
+                           "1",
                            "Accuracy, per-class precision and recall and the confusion matrix of a classifier on "
                            "classified sequences; with `baseline`, a paired randomization test of the accuracies.",
                            std::string(Metrics::kType),
                            {PortSpec{"predicted", kModel, false, false, "the classifier scored"},
                             PortSpec{"gold", kSequences, false, false, "sequences with their true classes"},
                             PortSpec{"baseline", kModel, false, true, "a second classifier to test against"}},
-                           EvalParams(), RunEvalClasses}
+                           EvalParams(),
+                           RunEvalClasses}
                       .As(NodeRole::kEvaluator, {"accuracy"})
                       .Needing({.parallel = true, .memory_mb = 1024})
                       .Attaching(AttachmentSpec::SentenceCounts("sentences.csv")));

@@ -374,7 +374,8 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   // batches (runs of kLanes sentences of similar length) run in a fixed order within the shard, so
   // log Z sums and bigram counts do not depend on the thread that runs the shard.
   DistributedShardsFns fns;
-  fns.map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
+  fns.map =
+      [&](size_t shard, size_t begin, size_t end, size_t slot) {
         slot_shard[slot] = shard;
         const int64_t base = token_offset_[begin];
         std::vector<double>& scores = slot_scores[slot];

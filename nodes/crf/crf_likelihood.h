@@ -31,9 +31,9 @@
 
 #include "engine/base/process_group.h"
 #include "engine/base/status.h"
-#include "nodes/crf/attribute_occurrences.h"
 #include "nodes/chain/linear_chain.h"
 #include "nodes/chain/second_order_lanes.h"
+#include "nodes/crf/attribute_occurrences.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/objective.h"
 

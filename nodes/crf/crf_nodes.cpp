@@ -107,7 +107,11 @@ KindSpec TrainKind() {
 
 void RegisterCrfNodes(Registry& registry) {
   registry.AddArtifactType<CrfModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(TrainKind().Needing({.parallel = true, .memory_mb = 4096}).As(NodeRole::kTrainer).Attaching(ObjectiveTrace()).Fitting({"data"}));
+  registry.AddKind(TrainKind()
+                       .Needing({.parallel = true, .memory_mb = 4096, .data_parallel = true})
+                       .As(NodeRole::kTrainer)
+                       .Attaching(ObjectiveTrace())
+                       .Fitting({"data"}));
   RegisterHybridNodes(registry);
 }
 

@@ -210,9 +210,14 @@ KindSpec HysolKind() {
 
 void RegisterHybridNodes(Registry& registry) {
   registry.AddArtifactType<HybridModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(LopKind().Needing({.parallel = true, .memory_mb = 8192}).As(NodeRole::kTrainer).SelectingBy({"heldout"}));
   registry.AddKind(
-      HysolKind().Needing({.parallel = true, .memory_mb = 8192}).As(NodeRole::kTrainer).Fitting({"train"}).FittingInputs({"unlabeled"}).SelectingBy({"heldout"}));
+      LopKind().Needing({.parallel = true, .memory_mb = 8192}).As(NodeRole::kTrainer).SelectingBy({"heldout"}));
+  registry.AddKind(HysolKind()
+                       .Needing({.parallel = true, .memory_mb = 8192, .data_parallel = true})
+                       .As(NodeRole::kTrainer)
+                       .Fitting({"train"})
+                       .FittingInputs({"unlabeled"})
+                       .SelectingBy({"heldout"}));
 }
 
 }  // namespace seqflow

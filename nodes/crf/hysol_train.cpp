@@ -153,9 +153,8 @@ class HysolProcedure {
 
   // G(Θ|Γ) of Eq. 4 at the current pair; leaves the E-step's expected counts in counts_.
   Result<double> GenerativeAtCurrent(const std::string& where) {
-    const double chain =
-        HybridExpectedCounts(unlabeled_, experts_, result_.theta, result_.gamma, options_.threads, counts_,
-                             options_.processes);
+    const double chain = HybridExpectedCounts(unlabeled_, experts_, result_.theta, result_.gamma, options_.threads,
+                                              counts_, options_.processes);
     const double generative = chain - result_.gamma.head(experts_n_).dot(log_partitions_) +
                               GenerativeLogPrior(result_.theta, options_.eta_prime);
     if (!std::isfinite(generative)) return Status::Numerical(fmt::format("HySOL {}: G(Θ|Γ) is {}", where, generative));

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "engine/base/cancel.h"
-#include "engine/base/status.h"
 #include "engine/base/process_group.h"
+#include "engine/base/status.h"
 #include "nodes/crf/hybrid_chain.h"
 #include "nodes/optim/objective.h"
 

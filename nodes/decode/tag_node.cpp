@@ -123,7 +123,8 @@ void RegisterTagNode(Registry& registry) {
       {ModelPort("the chain model (HMM, CRF, hybrid, ...) whose labels fill the column"),
        PortSpec{"data", std::string(Corpus::kType), false, false, "sentences to tag (gold labels kept, not used)"}},
       TagParams(),
-      RunTag}.Needing({.parallel = true, .memory_mb = 2048}));
+      RunTag}
+                       .Needing({.parallel = true, .memory_mb = 2048}));
 }
 
 }  // namespace seqflow

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "nodes/chain/forward_backward_lanes.h"
 #include "engine/base/bytes.h"
+#include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/common/distributed_shards.h"
 #include "nodes/common/parallel.h"
 #include "nodes/hmm/viterbi.h"
@@ -55,7 +55,7 @@ double SentencePosteriors(const FbModel& model, std::span<const int32_t> obs, Ch
 struct ShardCounts {
   ChainLanesWork work;
   LaneVector<Lanes<kLanes>> xi;  // [K x K] per lane, before the product with A
-  Eigen::MatrixXd xi_sum;         // [K x K] xi's lanes summed: what the reduce adds
+  Eigen::MatrixXd xi_sum;        // [K x K] xi's lanes summed: what the reduce adds
   Eigen::VectorXd initial;        // [K]
   std::vector<int32_t> symbols;   // [n] the shard's tokens, in batch order
   RowMajorMatrix gammas;          // [n x K] their posteriors (0 in impossible sentences)
@@ -239,7 +239,9 @@ Result<ExpectedCounts> CorpusExpectedCounts(const HmmParams& hmm, const std::vec
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardCounts> buffers(slots + 1);  // the last receives other processes' shards
   DistributedShardsFns fns;
-  fns.map = [&](size_t, size_t begin, size_t end, size_t slot) { CountShard(model, sentences, begin, end, &buffers[slot]); };
+  fns.map = [&](size_t, size_t begin, size_t end, size_t slot) {
+    CountShard(model, sentences, begin, end, &buffers[slot]);
+  };
   fns.encode = [&](size_t slot) { return EncodeShard(buffers[slot]); };
   fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeShard(bytes, model.K, &buffers[slot]); };
   fns.reduce = [&](size_t, size_t slot) { AddShard(buffers[slot], &total); };

@@ -124,7 +124,7 @@ void RegisterEmNodes(Registry& registry) {
                "lambda/|U| (Haffari & Sarkar 2008, Eq. 5), from the start model; frozen blocks stay fixed.",
                "HmmModel", SemiSupervisedPorts(false), EmParams(), RunEm}
           .As(NodeRole::kTrainer)
-          .Needing({.parallel = true, .memory_mb = 2048})
+          .Needing({.parallel = true, .memory_mb = 2048, .data_parallel = true})
           .Attaching(ObjectiveTrace()));
   registry.AddKind(
       KindSpec{"hmm.em_sweep", "1",
@@ -132,7 +132,7 @@ void RegisterEmNodes(Registry& registry) {
                "previous lambda (Haffari & Sarkar 2008, Fig. 2 a/b); a path for homotopy.select and plots.",
                "HomotopyPath", SemiSupervisedPorts(true), SweepParams(), RunSweep}
           .As(NodeRole::kTrainer)
-          .Needing({.parallel = true, .memory_mb = 2048})
+          .Needing({.parallel = true, .memory_mb = 2048, .data_parallel = true})
           .Attaching(HomotopyPath::CsvTable()));
 }
 

@@ -278,8 +278,15 @@ KindSpec SelectKind() {
 void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
   RegisterEmNodes(registry);
-  registry.AddKind(PathKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Attaching(HomotopyPath::CsvTable()));
-  registry.AddKind(SelectKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kSelector).ChoosingLambda("lambda").SelectingBy({"dev"}));
+  registry.AddKind(PathKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kTrainer)
+                       .Attaching(HomotopyPath::CsvTable()));
+  registry.AddKind(SelectKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kSelector)
+                       .ChoosingLambda("lambda")
+                       .SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow

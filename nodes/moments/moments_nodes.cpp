@@ -295,10 +295,17 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddKind(CollectKind().Needing({.parallel = true, .memory_mb = 2048}).FittingInputs({"data"}));
   registry.AddKind(CcaKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer).Fitting({"labeled", "dictionary"}));
-  registry.AddKind(AnchorHmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(SelfTrainKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
-  registry.AddKind(AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
+  registry.AddKind(
+      AnchorHmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
+  registry.AddKind(SelfTrainKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kTrainer)
+                       .Fitting({"labeled"})
+                       .FittingInputs({"unlabeled"}));
+  registry.AddKind(
+      AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
+  registry.AddKind(
+      SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
 }
 
 }  // namespace seqflow

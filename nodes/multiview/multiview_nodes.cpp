@@ -282,8 +282,16 @@ void RegisterMultiviewNodes(Registry& registry) {
   registry.AddArtifactType<FeatureViews>();
   registry.AddKind(ViewsKind().FittingInputs({"data"}));
   registry.AddArtifactType<MultiViewModel>({std::string(ChainModel::kInterface)});
-  registry.AddKind(PerceptronKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
-  registry.AddKind(HmSvmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}).FittingInputs({"unlabeled"}));
+  registry.AddKind(PerceptronKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kTrainer)
+                       .Fitting({"labeled"})
+                       .FittingInputs({"unlabeled"}));
+  registry.AddKind(HmSvmKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kTrainer)
+                       .Fitting({"labeled"})
+                       .FittingInputs({"unlabeled"}));
 }
 
 }  // namespace seqflow

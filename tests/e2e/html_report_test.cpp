@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr char kChromium[] = "/usr/bin/chromium";
 
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;

@@ -24,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 // Every cache entry by its path under the cache folder, re-encoded without what measures time
 // (the compute seconds, *seconds metrics and CSV columns): the artifact, its other metrics and
 // attachments, byte for byte. Run histories (which name the time of a run) are left out.

@@ -71,9 +71,9 @@ class MpiTest : public ::testing::Test {
   fs::path EntryPath(const std::string& key) const { return cache_ / key.substr(0, 2) / (key + ".sfa"); }
   std::vector<std::string> Mpirun(const Target& target, int processes, int threads,
                                   const std::vector<std::string>& extra_sets = {}) const {
-    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "-np", std::to_string(processes), SEQFLOW_BIN,
-                                     "run-node", "--node", target.node, "--cache", cache_.string(), "-j",
-                                     std::to_string(threads), "--pipeline"};
+    std::vector<std::string> argv = {
+        "mpirun",  "--oversubscribe", "-np", std::to_string(processes), SEQFLOW_BIN, "run-node", "--node", target.node,
+        "--cache", cache_.string(),   "-j",  std::to_string(threads),   "--pipeline"};
     for (const std::string& a : PipelineArgs(target, extra_sets)) argv.push_back(a);
     return argv;
   }
@@ -97,9 +97,7 @@ class MpiTest : public ::testing::Test {
   fs::path dir_, cache_;
 };
 
-TEST_F(MpiTest, EmModelAndObjectiveTraceAreTheSameBitsForOneTwoAndThreeProcesses) {
-  ExpectSameBits(kEm, {1, 2, 3});
-}
+TEST_F(MpiTest, EmModelAndObjectiveTraceAreTheSameBitsForOneTwoAndThreeProcesses) { ExpectSameBits(kEm, {1, 2, 3}); }
 
 TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kCrf, {2, 3}); }
 

@@ -19,15 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-
 class ProcessSweepTest : public ::testing::Test {
  protected:
   ProcessSweepTest() : dir_(MakeTempDir("seqflow-processes")) {}
   ~ProcessSweepTest() override { fs::remove_all(dir_); }
   std::vector<std::string> Args(const std::string& cache, const std::string& out, bool swept) const {
-    std::vector<std::string> args = {"run", PipelinePath("citations_em_lambda.yaml"), "--ablation", "start",
-                                     "--cache", (dir_ / cache).string(), "--out", (dir_ / out).string()};
+    std::vector<std::string> args = {"run",        PipelinePath("citations_em_lambda.yaml"),
+                                     "--ablation", "start",
+                                     "--cache",    (dir_ / cache).string(),
+                                     "--out",      (dir_ / out).string()};
     if (swept) args.insert(args.end(), {"--executor", "processes", "--max-jobs", "2", "--poll-seconds", "0.1"});
     return args;
   }

@@ -15,7 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 TEST(ReportE2eTest, TinyHmmTableMarkdownAndCsv) {
   std::string dir = MakeTempDir("seqflow-report");
   CliResult run = RunSeqflow(

@@ -4,7 +4,6 @@
 // completes it, breaking the killed worker's lock; two drivers on one cache both succeed, and each
 // key is computed once. Fails, never skips, without the cluster or ../shared/data.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <chrono>
@@ -24,8 +23,6 @@ namespace seqflow::testutil {
 namespace {
 
 namespace fs = std::filesystem;
-
-
 
 // Lines "run-node KEY (node): computed" that the tasks of every sweep on `cache` printed.
 std::map<std::string, int> ComputedKeys(const fs::path& cache) {
@@ -55,8 +52,8 @@ class SlurmSweepTest : public ::testing::Test {
 TEST_F(SlurmSweepTest, TheCriteriaGridGivesTheLocalExecutorsMetricsBitForBit) {
   // The 36 paths (9 unlabeled sizes x 4 seeds) of Fig. 3-4, 6 path steps each: every node kind of
   // the grid runs as a task (1,015 instances).
-  const std::vector<std::string> grid = {"run", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled",
-                                         "--set", "path.max_steps=6"};
+  const std::vector<std::string> grid = {
+      "run", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled", "--set", "path.max_steps=6"};
   std::vector<std::string> local = grid, swept = OnSlurm(grid);
   local.insert(local.end(), {"--cache", (dir_ / "local").string(), "--out", (dir_ / "local-out").string()});
   swept.insert(swept.end(),
@@ -101,9 +98,8 @@ bool IsRunning(const std::string& handle) {
 
 TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
   const fs::path cache = dir_ / "cache";
-  const std::vector<std::string> args =
-      OnSlurm({"run", PipelinePath("conll2000_crf.yaml"), "--ablation", "decoder", "--cache", cache.string(), "--out",
-               (dir_ / "out").string()});
+  const std::vector<std::string> args = OnSlurm({"run", PipelinePath("conll2000_crf.yaml"), "--ablation", "decoder",
+                                                 "--cache", cache.string(), "--out", (dir_ / "out").string()});
   CliResult first;
   std::thread driver([&] { first = RunSeqflow(args); });
   // Cancel the CRF's training (about 25 s on one core) once it has run for a moment.
@@ -139,9 +135,8 @@ TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
 
 TEST_F(SlurmSweepTest, SigtermCancelsTheSubmittedJobsAndWhatWasPublishedIsReused) {
   const fs::path cache = dir_ / "cache";
-  const std::vector<std::string> args =
-      OnSlurm({"run", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled", "--set", "path.max_steps=6",
-               "--cache", cache.string()});
+  const std::vector<std::string> args = OnSlurm({"run", PipelinePath("citations_criteria.yaml"), "--ablation",
+                                                 "unlabeled", "--set", "path.max_steps=6", "--cache", cache.string()});
   const int driver = StartSeqflow(args);
   ASSERT_GT(driver, 0);
   // Until tasks have published something and more are queued.
@@ -162,14 +157,34 @@ TEST_F(SlurmSweepTest, SigtermCancelsTheSubmittedJobsAndWhatWasPublishedIsReused
   ASSERT_TRUE(queue.ok());
   EXPECT_EQ(queue->out.find("seqflow-"), std::string::npos) << "left in the queue:\n" << queue->out;
 
-  std::vector<std::string> plan = {"plan", PipelinePath("citations_criteria.yaml"), "--ablation", "unlabeled", "--set",
-                                   "path.max_steps=6", "--cache", cache.string()};
+  std::vector<std::string> plan = {"plan",       PipelinePath("citations_criteria.yaml"),
+                                   "--ablation", "unlabeled",
+                                   "--set",      "path.max_steps=6",
+                                   "--cache",    cache.string()};
   CliResult planned = RunSeqflow(plan);
   ASSERT_EQ(planned.exit_code, 0) << planned.err;
   int reused = 0;
   std::istringstream lines(planned.out);
   for (std::string line; std::getline(lines, line);) reused += line.starts_with("  -    ");
   EXPECT_GE(reused, 20) << planned.out;
+}
+
+TEST_F(SlurmSweepTest, ADataParallelNodeRunsAsAnMpiJobOfTaskProcessesRanks) {
+  // Open MPI refuses root unless told; sbatch passes the driver's environment to the tasks.
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  const std::string pipeline = PipelinePath("citations_em_5000.yaml");
+  CliResult local = RunSeqflow({"run", pipeline, "--cache", (dir_ / "local").string(), "--out", (dir_ / "l").string()});
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  CliResult swept = RunSeqflow(OnSlurm({"run", pipeline, "--cache", (dir_ / "cache").string(), "--out",
+                                        (dir_ / "s").string(), "--task-processes", "2"}));
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  EXPECT_EQ(KeysAndMetrics(ReadSummary((dir_ / "s").string())), KeysAndMetrics(ReadSummary((dir_ / "l").string())));
+  bool two_ranks = false;
+  for (const auto& sweep : fs::directory_iterator(dir_ / "cache" / "sweeps"))
+    for (const auto& log : fs::directory_iterator(sweep.path() / "logs"))
+      two_ranks = two_ranks || Slurp(log.path()).find("(em): computed on 2 processes") != std::string::npos;
+  EXPECT_TRUE(two_ranks) << "hmm.em declares itself data-parallel: its task is srun --mpi=pmix of 2 ranks";
 }
 
 TEST_F(SlurmSweepTest, TwoDriversOnOneCacheBothSucceedAndEachKeyIsComputedOnce) {

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace seqflow {
 namespace {
 
 TEST(ParseSqueueTest, ReadsArrayElementsAndTheirStates) {
-  std::map<std::string, TaskState> states = ParseSqueue(
-      "101_0 R\n101_1 PD\n101_2 CG\n101_[3-9%2] PD\n102_0 CD\n102_1 OOM\n102_2 F\n103_0 CA\ngarbage\n\n");
+  std::map<std::string, TaskState> states =
+      ParseSqueue("101_0 R\n101_1 PD\n101_2 CG\n101_[3-9%2] PD\n102_0 CD\n102_1 OOM\n102_2 F\n103_0 CA\ngarbage\n\n");
   EXPECT_EQ(states.size(), 7u);
   EXPECT_EQ(states.at("101_0"), TaskState::kRunning);
   EXPECT_EQ(states.at("101_1"), TaskState::kQueued);
@@ -61,6 +63,19 @@ TEST(SlurmExecutorTest, NoLimitAndNoMemoryLeaveTheirFlagsOut) {
     EXPECT_FALSE(arg.starts_with("--mem")) << arg;
     EXPECT_FALSE(arg.starts_with("--partition")) << arg;
   }
+}
+
+TEST(SlurmExecutorTest, ADataParallelArrayTaskIsAnMpiJobStartedBySrun) {
+  SlurmOptions options;
+  options.seqflow_binary = "/bin/seqflow";
+  options.cache_dir = "/c";
+  options.sweep_dir = "/c/sweeps/s";
+  SlurmExecutor executor(options, Env::Default());
+  std::vector<std::string> argv = executor.SbatchCommand("/c/sweeps/s/tasks-0.keys", 4, 2, 2048, 3);
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--ntasks=3"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--cpus-per-task=2"), argv.end());
+  EXPECT_EQ(argv.back(),
+            "--wrap=exec srun --mpi=pmix /bin/seqflow run-node --cache /c --threads 2 --list /c/sweeps/s/tasks-0.keys");
 }
 
 }  // namespace

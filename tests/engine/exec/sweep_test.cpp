@@ -101,7 +101,10 @@ class InProcessExecutor final : public TaskExecutor {
 
 class SweepTest : public ExecutorTest {
  protected:
-  SweepTest() { options_.poll_seconds = 0.001; options_.reread_seconds = 0; }
+  SweepTest() {
+    options_.poll_seconds = 0.001;
+    options_.reread_seconds = 0;
+  }
 
   Result<SweepResult> Sweep(const std::vector<const Dag*>& runs, InProcessExecutor& executor) {
     return RunSweep(runs, cache_, executor, options_);
