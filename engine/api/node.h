@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,14 @@ class NodeContext {
   // The processes that run this node together (`mpirun -np P seqflow run-node ...`), for kernels
   // that spread their data over them (nodes/common/distributed_shards.h); null: this one alone.
   virtual const ProcessGroup* processes() const { return nullptr; }
+  // Checkpoints of an iterative node (DESIGN §11). ResumeState is the state the last run of this
+  // node instance saved before it was killed (same key), or nullopt: the kernel resumes from it
+  // and must then end with the same bits as a run that was never interrupted. Checkpoint offers
+  // the current state after an iteration; the engine calls `state` and saves what it returns
+  // only when the checkpoint interval has passed since the last save (`--checkpoint-seconds`),
+  // keeps it beside the cache, and removes it once the node's entry is published.
+  virtual std::optional<std::string> ResumeState() { return std::nullopt; }
+  virtual void Checkpoint(const std::function<std::string()>& state) {}
   // Reads a file through the engine's Env (the one door to files).
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;
 

@@ -31,6 +31,7 @@ struct RunArgs {
   std::string cache_dir;
   int threads = 0;  // 0 = all cores
   ExecutorArgs executor;
+  double checkpoint_seconds = 30;  // between checkpoints of an iterative node
 };
 
 // One node instance, computed from inputs already in the cache (the unit a cluster task runs).
@@ -42,6 +43,7 @@ struct RunNodeArgs {
   std::string node;
   std::string cache_dir;
   int threads = 0;  // 0 = all cores
+  double checkpoint_seconds = 30;
 };
 
 struct ReportArgs {

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   AddRunOptions(run_cmd, run);
   run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
   run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
+  run_cmd->add_option("--checkpoint-seconds", run.checkpoint_seconds,
+                      "save an iterative node's state this often, to resume after a kill (0: every iteration)")
+      ->check(CLI::NonNegativeNumber);
   seqflow::cli::ExecutorArgs& exec = run.executor;
   run_cmd
       ->add_option("--executor", exec.executor,
@@ -85,6 +88,9 @@ int main(int argc, char** argv) {
   run_node_cmd->add_option("--node", run_node.node, "with --pipeline: the node's name");
   run_node_cmd->add_option("--cache", run_node.cache_dir, "cache directory (default $SEQFLOW_CACHE or .seqflow/cache)");
   run_node_cmd->add_option("-j,--threads", run_node.threads, "worker threads (default: all cores)");
+  run_node_cmd->add_option("--checkpoint-seconds", run_node.checkpoint_seconds,
+                           "save an iterative node's state this often (0: every iteration)")
+      ->check(CLI::NonNegativeNumber);
   run_node_cmd->callback([&] { code = seqflow::cli::RunNodeCommand(run_node); });
 
   RunArgs plan;

@@ -115,6 +115,7 @@ int RunCommand(const RunArgs& args) {
     options.threads = DefaultThreads(args.threads);
     options.force = args.force;
     options.may_compute = may_compute;
+    options.checkpoint_seconds = args.checkpoint_seconds;
     std::string prefix = RunPrefix(i, pipeline->runs.size());
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);

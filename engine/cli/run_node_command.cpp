@@ -112,6 +112,7 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
   Dag sub = NodeWithInputs(dag, index);
   ArtifactMemo memo;
   ExecOptions options;
+  options.checkpoint_seconds = args.checkpoint_seconds;
   if (group != nullptr && group->size() > 1) {
     // Every rank computes, or none: rank 0's look into the cache decides for all.
     std::string cached = group->rank() == 0 && cache.Contains(node.key) ? "1" : "0";

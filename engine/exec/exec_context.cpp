@@ -1,5 +1,7 @@
 #include "engine/exec/exec_context.h"
 
+#include "engine/base/log.h"
+
 namespace seqflow {
 
 ExecContext::ExecContext(RunState& run, int index) : run_(run), node_(run.dag.nodes[index]) {}
@@ -27,6 +29,29 @@ void ExecContext::Attach(const std::string& suffix, std::string content) {
 
 void ExecContext::Progress(int64_t done, int64_t total) {
   run_.Emit(ExecEvent{ExecEvent::kProgress, nullptr, node_.name, done, total});
+}
+
+std::optional<std::string> ExecContext::ResumeState() {
+  Result<std::optional<std::string>> state = run_.checkpoints.Load(node_.key);
+  if (!state.ok()) {
+    LogWarning("node '" + node_.name + "': " + state.status().ToString() + "; starting over");
+    return std::nullopt;
+  }
+  if (*state) LogInfo("node '" + node_.name + "': resuming from its checkpoint " + run_.checkpoints.PathOf(node_.key));
+  return std::move(state).value();
+}
+
+void ExecContext::Checkpoint(const std::function<std::string()>& state) {
+  const ProcessGroup* processes = run_.options.processes;
+  if (processes != nullptr && processes->rank() != 0) return;  // rank 0 writes for the job
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_checkpoint_ < std::chrono::duration<double>(run_.options.checkpoint_seconds)) return;
+  last_checkpoint_ = now;
+  Status saved = run_.checkpoints.Store(node_.key, state());
+  if (!saved.ok() && !checkpoint_failed_) {
+    checkpoint_failed_ = true;
+    LogWarning("node '" + node_.name + "': cannot save its checkpoint: " + saved.ToString());
+  }
 }
 
 std::map<std::string, double> ExecContext::TakeMetrics() {

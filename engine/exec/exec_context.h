@@ -5,7 +5,10 @@
 // kernel's worker threads.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -31,6 +34,8 @@ class ExecContext final : public NodeContext {
   int threads() const override { return run_.options.threads; }
   const ProcessGroup* processes() const override { return run_.options.processes; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
+  std::optional<std::string> ResumeState() override;
+  void Checkpoint(const std::function<std::string()>& state) override;
 
   // What the body reported; call after it returned.
   std::map<std::string, double> TakeMetrics();
@@ -42,6 +47,8 @@ class ExecContext final : public NodeContext {
   std::mutex mu_;
   std::map<std::string, double> metrics_;
   std::vector<std::pair<std::string, std::string>> attachments_;
+  std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
+  bool checkpoint_failed_ = false;  // warned once
 };
 
 }  // namespace seqflow

@@ -78,6 +78,9 @@ struct ExecOptions {
   // every node, only rank 0 publishes, and none takes key locks (a rank waiting for a lock while
   // the others compute would leave them waiting for it).
   const ProcessGroup* processes = nullptr;
+  // Seconds between two checkpoints of an iterative node (NodeContext::Checkpoint); 0 saves
+  // after every iteration.
+  double checkpoint_seconds = 30;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

@@ -201,7 +201,8 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       artifacts(d.nodes.size()),
       unread(d.nodes.size()),
       locks(c.dir(), e),
-      publisher(c, kWriters) {
+      checkpoints(c.dir(), e),
+      publisher(c, kWriters, &checkpoints) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
     outcomes[i].name = node.name;

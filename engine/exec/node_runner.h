@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/cache/checkpoints.h"
 #include "engine/cache/key_locks.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/publisher.h"
@@ -34,6 +35,7 @@ struct RunState {
   std::vector<std::atomic<int>> unread;
   std::atomic<bool> failed{false};     // some node failed: cancel what has not started
   KeyLocks locks;                      // one key computed by one worker at a time
+  Checkpoints checkpoints;             // iterative nodes' saved states
   Publisher publisher;                 // stores computed results and releases their locks;
                                        // finished by Execute (declared after `locks`: goes first)
   std::mutex event_mu;

@@ -6,7 +6,8 @@
 
 namespace seqflow {
 
-Publisher::Publisher(Cache& cache, int writers) : cache_(cache), writers_(writers < 1 ? 1 : writers) {}
+Publisher::Publisher(Cache& cache, int writers, Checkpoints* checkpoints)
+    : cache_(cache), writers_(writers < 1 ? 1 : writers), checkpoints_(checkpoints) {}
 
 Publisher::~Publisher() { Finish(); }
 
@@ -44,6 +45,7 @@ void Publisher::Work() {
       stored = Status::Internal(e.what());
     }
     if (!stored.ok()) LogWarning(job.label + ": result not cached: " + stored.ToString());
+    if (stored.ok() && checkpoints_ != nullptr) checkpoints_->Remove(job.key);
     job.lock.reset();
   }
 }

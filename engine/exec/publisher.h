@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/cache/cache.h"
+#include "engine/cache/checkpoints.h"
 #include "engine/cache/key_locks.h"
 
 namespace seqflow {
@@ -24,7 +25,8 @@ namespace seqflow {
 class Publisher {
  public:
   // `writers` background threads, started on the first Submit (a fully cached run starts none).
-  Publisher(Cache& cache, int writers);
+  // A stored entry's checkpoint in `checkpoints` (may be null) is removed: it is finished.
+  Publisher(Cache& cache, int writers, Checkpoints* checkpoints = nullptr);
   ~Publisher();  // Finish()
   Publisher(const Publisher&) = delete;
   Publisher& operator=(const Publisher&) = delete;
@@ -47,6 +49,7 @@ class Publisher {
 
   Cache& cache_;
   const int writers_;
+  Checkpoints* checkpoints_;
   std::mutex mu_;
   std::condition_variable ready_;
   std::deque<Job> queue_;

@@ -58,11 +58,22 @@ double LambdaObjective(const PomLayout& layout, const Eigen::VectorXd& em0, cons
 
 Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
                                    const IdSentences& unlabeled, const PomLayout& layout,
-                                   const EmLambdaOptions& options, const CancelToken& cancel) {
+                                   const EmLambdaOptions& options, const CancelToken& cancel,
+                                   const EmLambdaResult* resume_from,
+                                   const std::function<void(const EmLambdaResult&)>& after_update) {
   EmLambdaResult result;
   result.model = start;
   result.theta_tilde = layout.Gather(start);
-  for (int iter = 0;; ++iter) {
+  if (resume_from != nullptr) {
+    if (resume_from->iterations < 1 || resume_from->theta_tilde.size() != layout.num_params() ||
+        resume_from->objective.size() != static_cast<size_t>(resume_from->iterations))
+      return Status::Invalid("EM_λ: the state to resume from does not fit this model");
+    result.theta_tilde = resume_from->theta_tilde;
+    result.model = layout.ToHmm(result.theta_tilde, start);
+    result.objective = resume_from->objective;
+    result.iterations = resume_from->iterations;
+  }
+  for (int iter = result.iterations;; ++iter) {
     if (Status s = cancel.Check("EM_λ"); !s.ok()) return s;
     // E-step at θ_iter: gives both L_λ(θ_iter) and EM_1(θ_iter).
     Em1Result e{Eigen::VectorXd::Zero(layout.num_params()), 0.0};
@@ -82,6 +93,7 @@ Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const 
     result.theta_tilde = (1 - lambda) * em0 + lambda * e.em1;
     result.model = layout.ToHmm(result.theta_tilde, start);
     result.iterations = iter + 1;
+    if (after_update) after_update(result);
   }
   return result;
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <functional>
 #include <vector>
 
 #include "engine/base/cancel.h"
@@ -68,11 +69,16 @@ struct EmLambdaResult {
 };
 
 // Iterates Θ̃ ← EM_λ(Θ̃) from `start` (whose frozen blocks stay fixed). A cancelled token
-// (checked before every E-step) is Status::Cancelled.
+// (checked before every E-step) is Status::Cancelled. `after_update` sees the state after each
+// update (iterations ≥ 1); given back as `resume_from`, such a state continues the iteration to
+// the same bits as a run that was never interrupted (the model is rebuilt from Θ̃ as each
+// update builds it).
 // REQUIRES: 0 <= lambda <= 1; em0 from Em0 on the same layout; start has positive
 // probabilities where EM_0 > 0; unlabeled non-empty when lambda > 0.
 Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,
                                    const IdSentences& unlabeled, const PomLayout& layout,
-                                   const EmLambdaOptions& options, const CancelToken& cancel = {});
+                                   const EmLambdaOptions& options, const CancelToken& cancel = {},
+                                   const EmLambdaResult* resume_from = nullptr,
+                                   const std::function<void(const EmLambdaResult&)>& after_update = {});
 
 }  // namespace seqflow

@@ -1,5 +1,7 @@
 // hmm.em and hmm.em_sweep: EM_λ at fixed allocations (Haffari & Sarkar 2008, Eq. 5; Fig. 2).
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/homotopy_nodes.h"
@@ -42,6 +44,32 @@ std::string ObjectiveCsv(const std::vector<double>& objective) {
   return out;
 }
 
+// An EM_λ iteration's state as a checkpoint (NodeContext::Checkpoint): what RunEmLambda resumes
+// from. The model is not saved: it is rebuilt from Θ̃.
+std::string EncodeEmState(const EmLambdaResult& state) {
+  ByteWriter w;
+  w.I64(state.iterations);
+  w.F64s(state.theta_tilde.data(), static_cast<size_t>(state.theta_tilde.size()));
+  w.F64s(state.objective.data(), state.objective.size());
+  return w.Take();
+}
+
+// nullopt when the bytes are not a state (RunEmLambda checks that one fits the model).
+std::optional<EmLambdaResult> DecodeEmState(const std::string& bytes) {
+  try {
+    ByteReader r(bytes);
+    EmLambdaResult state;
+    state.iterations = static_cast<int>(r.I64());
+    const std::vector<double> theta = r.F64s();
+    state.objective = r.F64s();
+    r.ExpectEnd();
+    state.theta_tilde = Eigen::Map<const Eigen::VectorXd>(theta.data(), static_cast<Eigen::Index>(theta.size()));
+    return state;
+  } catch (const StatusError&) {
+    return std::nullopt;
+  }
+}
+
 ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
   SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/false);
   PomLayout layout(in.start->num_states(), in.start->num_symbols(), FreeBlocksOf(options.start.freeze));
@@ -50,8 +78,12 @@ ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
   if (lambda > 0 && in.data.unlabeled.empty())
     throw StatusError(Status::Invalid("lambda > 0 needs unlabeled sentences, and the unlabeled corpora are empty"));
   Eigen::VectorXd em0 = Em0(layout, in.data.words, in.data.labels, options.start.smoothing);
-  EmLambdaResult result = ValueOrThrow(RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout,
-                                                   WithThreads(options.em, ctx), ctx.cancellation()));
+  std::optional<std::string> saved = ctx.ResumeState();
+  std::optional<EmLambdaResult> resume = saved ? DecodeEmState(*saved) : std::nullopt;
+  EmLambdaResult result = ValueOrThrow(
+      RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, WithThreads(options.em, ctx),
+                  ctx.cancellation(), resume ? &*resume : nullptr,
+                  [&ctx](const EmLambdaResult& state) { ctx.Checkpoint([&state] { return EncodeEmState(state); }); }));
   auto model = std::make_shared<HmmModel>(*in.start);
   model->params = std::move(result.model);
   ThrowIfError(ValidateHmmModel(*model));

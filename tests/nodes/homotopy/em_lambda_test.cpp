@@ -150,6 +150,32 @@ TEST(RunEmLambda, ObjectiveNeverDecreases) {
   }
 }
 
+TEST(RunEmLambda, ResumingFromAnyIterationsStateGivesTheUninterruptedBits) {
+  const PomLayout layout(3, 5, FreeBlocks{false, true, true});
+  const EmCase c = MakeCase(layout, 25);
+  std::vector<EmLambdaResult> states;
+  const EmLambdaResult whole = ValueOrThrow(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {12, 0.0, 1}, {},
+                                                        nullptr, [&](const EmLambdaResult& s) { states.push_back(s); }));
+  ASSERT_EQ(states.size(), 12u);
+  for (const EmLambdaResult& state : states) {
+    SCOPED_TRACE("resumed after " + std::to_string(state.iterations) + " updates");
+    EmLambdaResult saved;  // what a checkpoint keeps: the model is rebuilt from Θ̃
+    saved.iterations = state.iterations;
+    saved.theta_tilde = state.theta_tilde;
+    saved.objective = state.objective;
+    const EmLambdaResult resumed =
+        ValueOrThrow(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {12, 0.0, 1}, {}, &saved));
+    EXPECT_EQ(resumed.objective, whole.objective);
+    EXPECT_EQ(resumed.theta_tilde, whole.theta_tilde);
+    EXPECT_EQ(resumed.model.emission, whole.model.emission);
+    EXPECT_EQ(resumed.iterations, whole.iterations);
+  }
+  EmLambdaResult wrong = states.front();
+  wrong.theta_tilde.conservativeResize(wrong.theta_tilde.size() - 1);
+  EXPECT_EQ(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {12, 0.0, 1}, {}, &wrong).status().code(),
+            StatusCode::kInvalid);
+}
+
 TEST(RunEmLambda, LambdaZeroJumpsToTheSupervisedFixedPoint) {
   const PomLayout layout(3, 5, FreeBlocks{true, true, true});
   const EmCase c = MakeCase(layout, 30);
