@@ -32,6 +32,7 @@
 #include "engine/api/registry.h"
 #include "engine/cache/cache.h"
 #include "engine/exec/artifact_memo.h"
+#include "engine/exec/cache_warnings.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
@@ -73,6 +74,9 @@ struct ExecOptions {
   // Ok lets it compute, any other Status fails the node with it. `seqflow run-node` computes
   // only its own node; a sweep's driver computes nothing (its executor did).
   std::function<Status(const DagNode&)> may_compute;
+  // Shared by the Execute calls of one invocation, so a cache that cannot be written is reported
+  // once per cause for all its runs (cache_warnings.h); null: each call reports on its own.
+  CacheWarnings* cache_warnings = nullptr;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

@@ -114,7 +114,7 @@ Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reu
     LockHolder holder;
     Result<std::unique_ptr<KeyLock>> lock = run.locks.TryAcquire(node.key, &holder);
     if (!lock.ok()) {
-      LogWarning(NodeLabel(node) + ": " + lock.status().ToString() + "; computing without the key's lock");
+      run.warnings.LockFailed(NodeLabel(node), lock.status());
       return std::unique_ptr<KeyLock>();
     }
     if (*lock != nullptr) {
@@ -194,8 +194,9 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       outcomes(d.nodes.size()),
       artifacts(d.nodes.size()),
       unread(d.nodes.size()),
+      warnings(o.cache_warnings != nullptr ? *o.cache_warnings : own_warnings),
       locks(c.dir(), e),
-      publisher(c, kWriters) {
+      publisher(c, kWriters, warnings) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
     outcomes[i].name = node.name;

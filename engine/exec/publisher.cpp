@@ -2,11 +2,10 @@
 
 #include <exception>
 
-#include "engine/base/log.h"
-
 namespace seqflow {
 
-Publisher::Publisher(Cache& cache, int writers) : cache_(cache), writers_(writers < 1 ? 1 : writers) {}
+Publisher::Publisher(Cache& cache, int writers, CacheWarnings& warnings)
+    : cache_(cache), writers_(writers < 1 ? 1 : writers), warnings_(warnings) {}
 
 Publisher::~Publisher() { Finish(); }
 
@@ -43,7 +42,7 @@ void Publisher::Work() {
     } catch (const std::exception& e) {
       stored = Status::Internal(e.what());
     }
-    if (!stored.ok()) LogWarning(job.label + ": result not cached: " + stored.ToString());
+    if (!stored.ok()) warnings_.StoreFailed(job.label, stored);
     job.lock.reset();
   }
 }
