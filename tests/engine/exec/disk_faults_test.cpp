@@ -233,6 +233,43 @@ TEST_F(DiskFaultsTest, AfterADiskFullRunTheNextRunComputesWithoutWaiting) {
   EXPECT_EQ(ExpectOnlyRightEntries(), static_cast<int>(dag_.nodes.size()));
 }
 
+// A lock file that could not be removed when its key was stored (EIO on the unlink) is this
+// process's own leftover: a later run of the same process that recomputes the key (--force, in
+// each ablation run) takes it over at once instead of waiting for it to go stale.
+TEST_F(DiskFaultsTest, ALockThatCouldNotBeRemovedDoesNotStallTheNextRun) {
+  FaultEnv env;
+  env.Inject(Fault{FileOp::kRemove, "/locks/", 0, EIO});
+  std::unique_ptr<Outcome> first = Run(dag_, &env);
+  ExpectRightResults(dag_, *first);
+  EXPECT_EQ(LockFiles().size(), dag_.nodes.size());
+  env.Clear();
+  std::unique_ptr<Outcome> forced = Run(dag_, &env, {"a", "b", "c"});
+  ExpectRightResults(dag_, *forced);
+  for (const NodeOutcome& n : forced->result.nodes) EXPECT_EQ(n.status, NodeStatus::kComputed) << n.name;
+  EXPECT_LT(forced->result.seconds, 10.0) << "waited for this process's own leftover locks";
+  EXPECT_TRUE(LockFiles().empty()) << LockFiles().front();
+  EXPECT_TRUE(WarningLines(forced->err).empty()) << forced->err;
+}
+
+// A rerun on a read-only cache that holds its results writes nothing: its run history is the
+// stored one, which is only touched.
+TEST_F(DiskFaultsTest, ARerunsRunHistoryIsNotRewritten) {
+  RunHistory history;
+  history.nodes["a"] = {std::string(32, 'a'), {{"kind", "const@1"}}};
+  const std::string run_id = "0123456789abcdef";
+  ASSERT_OK(Cache(dir_, &FakeRegistry(), Env::Default()).StoreRunHistory(run_id, history));
+  FaultEnv env;
+  env.MakeReadOnly(dir_);
+  Cache cache(dir_, &FakeRegistry(), &env);
+  EXPECT_OK(cache.StoreRunHistory(run_id, history));
+  RunHistory changed = history;
+  changed.nodes["a"].key = std::string(32, 'b');
+  EXPECT_FALSE(cache.StoreRunHistory(run_id, changed).ok());
+  auto loaded = cache.LoadRunHistory(run_id);
+  ASSERT_OK(loaded);
+  EXPECT_EQ(**loaded, history);
+}
+
 // A read-only cache, empty or holding part of the results: what is there is loaded, the rest is
 // computed, the run succeeds with the right results and says once that it cannot store them.
 TEST_F(DiskFaultsTest, AReadOnlyCacheComputesTheRestAndWarnsOnce) {
