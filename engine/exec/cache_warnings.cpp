@@ -18,6 +18,7 @@ std::string CauseOf(const Status& status) {
 
 bool CacheWarnings::FirstOf(Group group, const Status& status) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (group == Group::kWrite && first_write_failure_.ok()) first_write_failure_ = status;
   if (seen_.emplace(group, CauseOf(status)).second) return true;
   ++repeats_;
   return false;
@@ -35,6 +36,11 @@ void CacheWarnings::StoreFailed(const std::string& label, const Status& status) 
 void CacheWarnings::HistoryFailed(const Status& status) {
   if (FirstOf(Group::kWrite, status))
     LogWarning("cannot record the run's keys for `seqflow plan`: " + status.ToString() + std::string(kOnce));
+}
+
+Status CacheWarnings::first_write_failure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return first_write_failure_;
 }
 
 int CacheWarnings::repeats() const {

@@ -27,6 +27,9 @@ class CacheWarnings {
   void HistoryFailed(const Status& status);
   // Failures not reported because their cause already was.
   int repeats() const;
+  // The first store or run-history failure, Ok if none: for a caller whose point is the entry
+  // (run-node), which must fail with its cause.
+  Status first_write_failure() const;
 
  private:
   enum class Group { kLock, kWrite };
@@ -36,6 +39,7 @@ class CacheWarnings {
   mutable std::mutex mu_;
   std::set<std::pair<Group, std::string>> seen_;
   int repeats_ = 0;
+  Status first_write_failure_;
 };
 
 }  // namespace seqflow

@@ -130,6 +130,20 @@ TEST_F(DiskFaultsE2eTest, AReadOnlyFullCacheServesEveryNodeSilently) {
   EXPECT_EQ(LinesWith(plan.out, "0 of 8 nodes would run").size(), 2u) << plan.out;
 }
 
+// A cluster task (run-node) whose result cannot be stored has failed: its point is the entry.
+TEST_F(DiskFaultsE2eTest, RunNodeOnAReadOnlyCacheFailsNamingTheCause) {
+  fs::create_directories(cache_);
+  SetWritable(cache_, false);
+  CliResult task = RunSeqflow(
+      {"run-node", "--pipeline", PipelinePath("tests/tiny_hmm.yaml"), "--node", "train", "--cache", cache_});
+  EXPECT_EQ(task.exit_code, 1) << task.err;
+  const std::vector<std::string> errors = LinesWith(task.err, "error: ");
+  ASSERT_EQ(errors.size(), 1u) << task.err;
+  EXPECT_NE(errors[0].find("node 'train': result not cached"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find(cache_), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("Permission denied"), std::string::npos) << errors[0];
+}
+
 // The cache directory removed every few milliseconds while the five runs of the homotopy
 // pipeline go on (rm -rf of a cache in use): each run ends with the right results, or fails
 // with a message naming the cache; never a crash. A last run on whatever the cache then holds
