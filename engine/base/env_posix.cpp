@@ -69,7 +69,7 @@ class PosixEnv final : public Env {
     return Status::Ok();
   }
 
-Result<FileStat> Stat(const std::string& path) override {
+  Result<FileStat> Stat(const std::string& path) override {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path);
     FileStat fs;

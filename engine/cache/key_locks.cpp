@@ -119,8 +119,7 @@ Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, Lo
     if (!env_->Rename(path, aside).ok()) continue;  // another worker broke it first
     // This process's own leftover (its removal failed) is not news to anyone.
     if (seen.host != HostName() || seen.pid != ::getpid())
-      LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " +
-                 std::to_string(seen.pid));
+      LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " + std::to_string(seen.pid));
     env_->RemoveFile(aside);
   }
   if (holder != nullptr) *holder = seen;

@@ -30,7 +30,8 @@ void CacheWarnings::LockFailed(const std::string& label, const Status& status) {
 }
 
 void CacheWarnings::StoreFailed(const std::string& label, const Status& status) {
-  if (FirstOf(Group::kWrite, status)) LogWarning(label + ": result not cached: " + status.ToString() + std::string(kOnce));
+  if (FirstOf(Group::kWrite, status))
+    LogWarning(label + ": result not cached: " + status.ToString() + std::string(kOnce));
 }
 
 void CacheWarnings::HistoryFailed(const Status& status) {

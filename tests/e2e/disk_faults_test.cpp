@@ -2,6 +2,7 @@
 // cache directory, and a cache removed again and again while runs go on. The faults of single
 // system calls (ENOSPC, EIO at each step of a publish) are injected below the executor in
 // tests/engine/exec/disk_faults_test.cpp.
+#include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -12,8 +13,6 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/e2e/cli_runner.h"
 #include "tests/testutil/status_matchers.h"
@@ -134,8 +133,8 @@ TEST_F(DiskFaultsE2eTest, AReadOnlyFullCacheServesEveryNodeSilently) {
 TEST_F(DiskFaultsE2eTest, RunNodeOnAReadOnlyCacheFailsNamingTheCause) {
   fs::create_directories(cache_);
   SetWritable(cache_, false);
-  CliResult task = RunSeqflow(
-      {"run-node", "--pipeline", PipelinePath("tests/tiny_hmm.yaml"), "--node", "train", "--cache", cache_});
+  CliResult task =
+      RunSeqflow({"run-node", "--pipeline", PipelinePath("tests/tiny_hmm.yaml"), "--node", "train", "--cache", cache_});
   EXPECT_EQ(task.exit_code, 1) << task.err;
   const std::vector<std::string> errors = LinesWith(task.err, "error: ");
   ASSERT_EQ(errors.size(), 1u) << task.err;

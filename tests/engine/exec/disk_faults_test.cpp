@@ -138,8 +138,8 @@ int CountCalls(const Dag& dag, FileOp op, const std::string& pattern) {
 // (none for the directory fsync: the entry is whole by then; an info line when the mkdir that
 // failed was the key locks' directory), no temp file is left, and every entry that loads is right.
 TEST_F(DiskFaultsTest, EnospcOrEioAtAnyStepOfAnEntryStore) {
-  const std::vector<FileOp> steps = {FileOp::kMkdir, FileOp::kCreate, FileOp::kWrite, FileOp::kSync, FileOp::kRename,
-                                     FileOp::kSyncDir};
+  const std::vector<FileOp> steps = {FileOp::kMkdir, FileOp::kCreate, FileOp::kWrite,
+                                     FileOp::kSync,  FileOp::kRename, FileOp::kSyncDir};
   int faults = 0;
   for (FileOp op : steps) {
     // Entries are <dir>/<xx>/<key>.sfa: their shard directories and their directory fsyncs are
@@ -302,8 +302,8 @@ TEST_F(DiskFaultsTest, AReadOnlyCacheComputesTheRestAndWarnsOnce) {
 // The whole cache directory removed right before the nth call of each step of a publish: the
 // run ends with its results, and what the cache holds afterwards is right.
 TEST_F(DiskFaultsTest, TheCacheRemovedAtAnyStepOfAPublish) {
-  for (FileOp op : {FileOp::kMkdir, FileOp::kCreate, FileOp::kWrite, FileOp::kSync, FileOp::kRename,
-                    FileOp::kSyncDir}) {
+  for (FileOp op :
+       {FileOp::kMkdir, FileOp::kCreate, FileOp::kWrite, FileOp::kSync, FileOp::kRename, FileOp::kSyncDir}) {
     for (int nth : {1, 3, 7}) {
       SCOPED_TRACE("cache removed before " + std::string(FileOpName(op)) + " #" + std::to_string(nth));
       Reset();
