@@ -28,7 +28,7 @@ const char* FileOpName(FileOp op) {
   return "?";
 }
 
-FaultEnv::FaultEnv() : calls_(this), posix_(NewPosixEnv(&calls_)) {}
+FaultEnv::FaultEnv(uint64_t seed) : random_(seed), calls_(this), posix_(NewPosixEnv(&calls_)) {}
 
 void FaultEnv::Inject(Fault fault) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -69,7 +69,13 @@ bool FaultEnv::Fails(FileOp op, const std::string& path) {
         continue;
       }
       ++rule.seen;
-      if (error == 0 && (rule.fault.nth == 0 || rule.seen == rule.fault.nth)) error = rule.fault.error;
+      if (error != 0) continue;
+      if (rule.fault.probability > 0) {
+        if (std::uniform_real_distribution<double>(0, 1)(random_) < rule.fault.probability)
+          error = random_() % 2 == 0 ? ENOSPC : EIO;
+      } else if (rule.fault.nth == 0 || rule.seen == rule.fault.nth) {
+        error = rule.fault.error;
+      }
     }
     if (error != 0) ++injected_;
   }

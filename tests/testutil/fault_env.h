@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,14 @@ struct Fault {
   std::string path_contains;  // "" matches every path; a rename matches on its target
   int nth = 1;                // fail the nth matching call (1-based); 0 fails every one
   int error = ENOSPC;
+  // When > 0, each matching call fails with this probability instead (nth is ignored), drawn
+  // from the FaultEnv's seeded generator, and its error is ENOSPC or EIO at even odds.
+  double probability = 0;
 };
 
 class FaultEnv final : public Env {
  public:
-  FaultEnv();
+  explicit FaultEnv(uint64_t seed = 0);
 
   void Inject(Fault fault);
   // Every change below `dir` (create, write, rename, remove, mkdir, touch) fails with `error`;
@@ -87,6 +91,7 @@ class FaultEnv final : public Env {
   std::vector<Rule> rules_;
   std::function<void(FileOp, const std::string&)> hook_;
   int injected_ = 0;
+  std::mt19937_64 random_;
   Calls calls_;
   std::unique_ptr<Env> posix_;
 };
