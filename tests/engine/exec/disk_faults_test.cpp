@@ -168,6 +168,9 @@ TEST_F(DiskFaultsTest, EnospcOrEioAtAnyStepOfAnEntryStore) {
       env.Inject(Fault{op, op == FileOp::kMkdir ? dir_ + "/" : pattern, nth, error});
       std::unique_ptr<Outcome> run = Run(dag_, &env);
       ExpectRightResults(dag_, *run);
+      // Workers making one directory at once may both call mkdir (one gets EEXIST), so a run
+      // makes one mkdir more or less than the counted run.
+      if (op == FileOp::kMkdir && env.injected() == 0) continue;
       ASSERT_EQ(env.injected(), 1);
       ++faults;
       const std::vector<std::string> reported = LinesWith(run->err, std::strerror(error));
