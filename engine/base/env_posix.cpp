@@ -24,14 +24,14 @@ class PosixEnv final : public Env {
   explicit PosixEnv(FileCalls* calls) : calls_(calls) {}
 
   Result<std::string> ReadFile(const std::string& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = calls_->Open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return ErrnoStatus("cannot open", path);
     std::string data;
     struct stat st {};
     if (::fstat(fd, &st) == 0 && st.st_size > 0) data.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
+      ssize_t n = calls_->Read(fd, path, buf, sizeof buf);
       if (n < 0) {
         if (errno == EINTR) continue;
         Status s = ErrnoStatus("cannot read", path);
@@ -158,6 +158,7 @@ class PosixEnv final : public Env {
 }  // namespace
 
 int FileCalls::Open(const std::string& path, int flags, int mode) { return ::open(path.c_str(), flags, mode); }
+ssize_t FileCalls::Read(int fd, const std::string&, char* data, size_t size) { return ::read(fd, data, size); }
 ssize_t FileCalls::Write(int fd, const std::string&, const char* data, size_t size) { return ::write(fd, data, size); }
 int FileCalls::Fsync(int fd, const std::string&) { return ::fsync(fd); }
 int FileCalls::Rename(const std::string& from, const std::string& to) { return ::rename(from.c_str(), to.c_str()); }

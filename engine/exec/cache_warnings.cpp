@@ -24,6 +24,11 @@ bool CacheWarnings::FirstOf(Group group, const Status& status) {
   return false;
 }
 
+void CacheWarnings::LoadFailed(const std::string& label, const Status& status) {
+  if (FirstOf(Group::kLoad, status))
+    LogWarning(label + ": " + status.ToString() + "; recomputing" + std::string(kOnce));
+}
+
 void CacheWarnings::LockFailed(const std::string& label, const Status& status) {
   if (FirstOf(Group::kLock, status))
     LogInfo(label + ": " + status.ToString() + "; computing without the key's lock" + std::string(kOnce));

@@ -1,12 +1,14 @@
 // CacheWarnings: what a run says about a cache it cannot write, once per cause instead of once
 // per node. A full or read-only disk fails every key lock, entry store and run history the same
-// way: a 12-node run printed 24 identical warnings, and a real error drowned in them.
+// way (and a failing disk every load): a 12-node run printed 24 identical warnings, and a real
+// error drowned in them.
 //
 // A failure's cause is its Status code plus the system's reason (the message's text after its
 // last ": ", e.g. "Read-only file system"). The first lock failure of a cause is an info line
-// (a lock only saves duplicate work); the first store or run-history failure of a cause is a
-// warning naming the node (or the run history), the path and the reason. Later failures of a
-// cause already reported are only counted.
+// (a lock only saves duplicate work); the first load, store or run-history failure of a cause is
+// a warning naming the node (or the run history), the path and the reason. Later failures of a
+// cause already reported are only counted. (A damaged entry's cause names what is wrong with it,
+// "checksum mismatch (stored .., computed ..)", so two damaged entries are two warnings.)
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
@@ -22,6 +24,7 @@ namespace seqflow {
 class CacheWarnings {
  public:
   // `label` names the node ("node 'x' (kind)").
+  void LoadFailed(const std::string& label, const Status& status);
   void LockFailed(const std::string& label, const Status& status);
   void StoreFailed(const std::string& label, const Status& status);
   void HistoryFailed(const Status& status);
@@ -32,7 +35,7 @@ class CacheWarnings {
   Status first_write_failure() const;
 
  private:
-  enum class Group { kLock, kWrite };
+  enum class Group { kLoad, kLock, kWrite };
   // True the first time (group, cause of `status`) is seen; counts the others.
   bool FirstOf(Group group, const Status& status);
 

@@ -45,7 +45,7 @@ bool InputsSucceeded(const RunState& run, const DagNode& node) {
 std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
   Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key);
   if (!loaded.ok()) {
-    LogWarning(NodeLabel(node) + ": " + loaded.status().ToString() + "; recomputing");
+    run.warnings.LoadFailed(NodeLabel(node), loaded.status());
     return std::nullopt;
   }
   std::optional<CacheEntry>& entry = *loaded;

@@ -8,6 +8,8 @@ namespace seqflow::testutil {
 
 const char* FileOpName(FileOp op) {
   switch (op) {
+    case FileOp::kRead:
+      return "read";
     case FileOp::kCreate:
       return "create";
     case FileOp::kWrite:
@@ -63,8 +65,10 @@ bool FaultEnv::Fails(FileOp op, const std::string& path) {
     hook = hook_;
     for (Rule& rule : rules_) {
       if (rule.read_only) {
-        // Syncing what exists changes nothing a read-only mount refuses.
-        if (op == FileOp::kSync || op == FileOp::kSyncDir || !path.starts_with(rule.fault.path_contains)) continue;
+        // Reading, or syncing what exists, changes nothing a read-only mount refuses.
+        if (op == FileOp::kRead || op == FileOp::kSync || op == FileOp::kSyncDir ||
+            !path.starts_with(rule.fault.path_contains))
+          continue;
       } else if (rule.fault.op != op || path.find(rule.fault.path_contains) == std::string::npos) {
         continue;
       }
@@ -87,6 +91,11 @@ bool FaultEnv::Fails(FileOp op, const std::string& path) {
 int FaultEnv::Calls::Open(const std::string& path, int flags, int mode) {
   if ((flags & O_CREAT) != 0 && env_->Fails(FileOp::kCreate, path)) return -1;
   return FileCalls::Open(path, flags, mode);
+}
+
+ssize_t FaultEnv::Calls::Read(int fd, const std::string& path, char* data, size_t size) {
+  if (env_->Fails(FileOp::kRead, path)) return -1;
+  return FileCalls::Read(fd, path, data, size);
 }
 
 ssize_t FaultEnv::Calls::Write(int fd, const std::string& path, const char* data, size_t size) {

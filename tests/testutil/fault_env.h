@@ -1,6 +1,6 @@
 // FaultEnv: the POSIX Env with faults injected into its system calls (leveldb's
-// FaultInjectionTestEnv, for seqflow's Env). A rule fails the Nth create, write, fsync, rename,
-// remove, mkdir or touch of a path containing a pattern with an errno (ENOSPC, EIO, EROFS...), so
+// FaultInjectionTestEnv, for seqflow's Env). A rule fails the Nth read, create, write, fsync,
+// rename, remove, mkdir or touch of a path containing a pattern with an errno (ENOSPC, EIO, EROFS...), so
 // the Env's own error handling runs and its Status reads as the kernel's would. A failing write
 // first writes half its buffer, as a disk filling up mid-write leaves a partial file.
 // A hook sees every call before it is made (to count calls, or to remove the cache directory at
@@ -21,7 +21,7 @@
 namespace seqflow::testutil {
 
 // kSync is a file's fsync; kSyncDir the fsync of a directory after a rename into it.
-enum class FileOp { kCreate, kWrite, kSync, kSyncDir, kRename, kRemove, kMkdir, kTouch };
+enum class FileOp { kRead, kCreate, kWrite, kSync, kSyncDir, kRename, kRemove, kMkdir, kTouch };
 const char* FileOpName(FileOp op);
 
 struct Fault {
@@ -69,6 +69,7 @@ class FaultEnv final : public Env {
    public:
     explicit Calls(FaultEnv* env) : env_(env) {}
     int Open(const std::string& path, int flags, int mode) override;
+    ssize_t Read(int fd, const std::string& path, char* data, size_t size) override;
     ssize_t Write(int fd, const std::string& path, const char* data, size_t size) override;
     int Fsync(int fd, const std::string& path) override;
     int Rename(const std::string& from, const std::string& to) override;

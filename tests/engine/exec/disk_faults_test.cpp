@@ -285,6 +285,28 @@ TEST_F(DiskFaultsTest, ARerunsRunHistoryIsNotRewritten) {
   EXPECT_EQ(**loaded, history);
 }
 
+// EIO reading entries (a failing disk): a node whose entry cannot be read is recomputed with
+// one warning naming the file and the reason, not one per node, and its entry rewritten.
+TEST_F(DiskFaultsTest, EioReadingEntriesRecomputesThemAndWarnsOnce) {
+  std::unique_ptr<Outcome> first = Run(dag_, Env::Default());
+  ExpectRightResults(dag_, *first);
+  const std::string bc_key = dag_.nodes[4].key;
+  ASSERT_EQ(dag_.nodes[4].name, "bc");
+  for (bool every_entry : {false, true}) {
+    SCOPED_TRACE(every_entry ? "no entry reads" : "bc's entry does not read");
+    FaultEnv env;
+    env.Inject(Fault{FileOp::kRead, every_entry ? ".sfa" : bc_key + ".sfa", 0, EIO});
+    std::unique_ptr<Outcome> run = Run(dag_, &env);
+    ExpectRightResults(dag_, *run);
+    for (const NodeOutcome& n : run->result.nodes)
+      EXPECT_EQ(n.status, every_entry || n.name == "bc" ? NodeStatus::kComputed : NodeStatus::kCached) << n.name;
+    const std::vector<std::string> warnings = WarningLines(run->err);
+    ASSERT_EQ(warnings.size(), 1u) << run->err;
+    EXPECT_NE(warnings[0].find(".sfa: Input/output error; recomputing"), std::string::npos) << warnings[0];
+    EXPECT_EQ(ExpectOnlyRightEntries(), static_cast<int>(dag_.nodes.size()));
+  }
+}
+
 // A read-only cache, empty or holding part of the results: what is there is loaded, the rest is
 // computed, the run succeeds with the right results and says once that it cannot store them.
 TEST_F(DiskFaultsTest, AReadOnlyCacheComputesTheRestAndWarnsOnce) {
