@@ -50,9 +50,10 @@ class Env {
 };
 
 // The system calls by which the POSIX Env reads and changes files, each returning what the call
-// returns and setting errno when it fails. `path` is the file a descriptor was opened on, so that a fault
-// injector (tests/testutil/fault_env.h) can fail the Nth write or fsync of the files it names
-// with the errno the kernel would give, and the Env's own handling of it is what gets tested.
+// returns and setting errno when it fails. `path` is the file a descriptor was opened on, so that
+// a fault injector (tests/testutil/fault_env.h) can fail the Nth write or fsync of the files it
+// names with the errno the kernel would give, and the Env's own handling of it is what gets
+// tested.
 class FileCalls {
  public:
   virtual ~FileCalls() = default;

@@ -105,7 +105,7 @@ int RunCommand(const RunArgs& args) {
   record.build = BuildDescription();
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
-  CacheWarnings cache_warnings;  // a cache that cannot be written is reported once, not per run
+  CacheWarnings cache_warnings;  // a failing cache is reported once per cause, not per node or run
   // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.
   const char* term = std::getenv("TERM");
   std::unique_ptr<TtyProgress> live;
@@ -129,7 +129,7 @@ int RunCommand(const RunArgs& args) {
   }
   live.reset();
   if (cache_warnings.repeats() > 0)
-    LogInfo(fmt::format("{} more cache writes failed for a cause reported above", cache_warnings.repeats()));
+    LogInfo(fmt::format("{} more cache reads or writes failed for a cause reported above", cache_warnings.repeats()));
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {
     Status written = WriteRunRecord(args.out_dir, record, results, env);
