@@ -1,7 +1,9 @@
 // Faults of the disk under the real executor (issue 17, item 5): ENOSPC or EIO at any step of a
-// publish (entry, key lock, run history), a read-only cache, a cache removed mid-run. A run
-// always ends with its results; a store that fails is one warning naming the node and the
-// cause; no temp file is left; and every entry that loads afterwards has a fault-free run's bytes.
+// publish (entry, key lock, run history) and at reads, random faults everywhere, a read-only
+// cache, a cache removed mid-run. A run always ends with its results; a store that fails is one
+// warning per cause naming the node, the file and the reason; no temp file is left (or, when its
+// own removal failed, none is loaded or listed); and every entry that loads afterwards has a
+// fault-free run's bytes.
 #include <gtest/gtest.h>
 
 #include <atomic>
