@@ -3,7 +3,10 @@
 // Thread safety: implementations must be safe for concurrent use.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +48,28 @@ class Env {
   // (for gc). The default does nothing, for Envs that keep no times.
   virtual Status Touch(const std::string& path) { return Status::Ok(); }
 };
+
+// The system calls by which the POSIX Env reads and changes files, each returning what the call
+// returns and setting errno when it fails. `path` is the file a descriptor was opened on, so that
+// a fault injector (tests/testutil/fault_env.h) can fail the Nth write or fsync of the files it
+// names with the errno the kernel would give, and the Env's own handling of it is what gets
+// tested.
+class FileCalls {
+ public:
+  virtual ~FileCalls() = default;
+  virtual int Open(const std::string& path, int flags, int mode);
+  virtual ssize_t Read(int fd, const std::string& path, char* data, size_t size);
+  virtual ssize_t Write(int fd, const std::string& path, const char* data, size_t size);
+  virtual int Fsync(int fd, const std::string& path);
+  virtual int Rename(const std::string& from, const std::string& to);
+  virtual int Unlink(const std::string& path);
+  virtual int Mkdir(const std::string& path, int mode);
+  virtual int Utimens(const std::string& path);
+};
+
+// A POSIX Env that reads and changes files only through `calls` (not owned; must outlive the Env).
+// Env::Default() is one over the plain calls.
+std::unique_ptr<Env> NewPosixEnv(FileCalls* calls);
 
 // Path helpers (pure string manipulation, '/' separated).
 std::string JoinPath(std::string_view a, std::string_view b);

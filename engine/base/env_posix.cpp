@@ -21,15 +21,17 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
 
 class PosixEnv final : public Env {
  public:
+  explicit PosixEnv(FileCalls* calls) : calls_(calls) {}
+
   Result<std::string> ReadFile(const std::string& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = calls_->Open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return ErrnoStatus("cannot open", path);
     std::string data;
     struct stat st {};
     if (::fstat(fd, &st) == 0 && st.st_size > 0) data.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
+      ssize_t n = calls_->Read(fd, path, buf, sizeof buf);
       if (n < 0) {
         if (errno == EINTR) continue;
         Status s = ErrnoStatus("cannot read", path);
@@ -46,37 +48,22 @@ class PosixEnv final : public Env {
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
     static std::atomic<uint64_t> counter{0};
     std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = calls_->Open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoStatus("cannot create", tmp);
-    const char* p = data.data();
-    size_t left = data.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        Status s = ErrnoStatus("cannot write", tmp);
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return s;
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0) {
-      Status s = ErrnoStatus("cannot fsync", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
-    }
+    Status s = WriteAll(fd, tmp, data);
+    if (s.ok() && calls_->Fsync(fd, tmp) != 0) s = ErrnoStatus("cannot fsync", tmp);
     ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      Status s = ErrnoStatus("cannot rename onto", path);
-      ::unlink(tmp.c_str());
+    if (s.ok() && calls_->Rename(tmp, path) != 0) s = ErrnoStatus("cannot rename onto", path);
+    if (!s.ok()) {
+      calls_->Unlink(tmp);
       return s;
     }
-    int dfd = ::open(DirName(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // The file is whole under its name; a directory that cannot be synced only risks losing the
+    // name in a crash (the entry is then missing, never wrong), so that is not an error.
+    const std::string dir = DirName(path);
+    int dfd = calls_->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (dfd >= 0) {
-      ::fsync(dfd);
+      calls_->Fsync(dfd, dir);
       ::close(dfd);
     }
     return Status::Ok();
@@ -95,9 +82,15 @@ class PosixEnv final : public Env {
   bool Exists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
 
   Status CreateDirs(const std::string& path) override {
-    std::error_code ec;
-    std::filesystem::create_directories(path, ec);
-    if (ec) return Status::Io("cannot create directory " + path + ": " + ec.message());
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return Status::Ok();
+      errno = ENOTDIR;
+      return ErrnoStatus("cannot create directory", path);
+    }
+    const std::string parent = DirName(path);
+    if (parent != path && parent != "." && parent != "/") SEQFLOW_RETURN_IF_ERROR(CreateDirs(parent));
+    if (calls_->Mkdir(path, 0755) != 0 && errno != EEXIST) return ErrnoStatus("cannot create directory", path);
     return Status::Ok();
   }
 
@@ -115,47 +108,69 @@ class PosixEnv final : public Env {
   }
 
   Status RemoveFile(const std::string& path) override {
-    if (::unlink(path.c_str()) != 0) return ErrnoStatus("cannot remove", path);
+    if (calls_->Unlink(path) != 0) return ErrnoStatus("cannot remove", path);
     return Status::Ok();
   }
 
+  // A lock whose owner text could not be written is removed again: an empty lock file would
+  // look like a live owner on another host to every other worker until it went stale.
   Status CreateExclusive(const std::string& path, std::string_view data, bool* created) override {
     *created = false;
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = calls_->Open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return errno == EEXIST ? Status::Ok() : ErrnoStatus("cannot create", path);
-    *created = true;
-    const char* p = data.data();
-    size_t left = data.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        Status s = ErrnoStatus("cannot write", path);
-        ::close(fd);
-        return s;
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+    Status s = WriteAll(fd, path, data);
     ::close(fd);
+    if (!s.ok()) {
+      calls_->Unlink(path);
+      return s;
+    }
+    *created = true;
     return Status::Ok();
   }
 
   Status Rename(const std::string& from, const std::string& to) override {
-    if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus("cannot rename " + from + " to", to);
+    if (calls_->Rename(from, to) != 0) return ErrnoStatus("cannot rename " + from + " to", to);
     return Status::Ok();
   }
 
   Status Touch(const std::string& path) override {
-    if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) return ErrnoStatus("cannot touch", path);
+    if (calls_->Utimens(path) != 0) return ErrnoStatus("cannot touch", path);
     return Status::Ok();
   }
+
+ private:
+  Status WriteAll(int fd, const std::string& path, std::string_view data) {
+    const char* p = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+      ssize_t n = calls_->Write(fd, path, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ErrnoStatus("cannot write", path);
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    return Status::Ok();
+  }
+
+  FileCalls* calls_;
 };
 
 }  // namespace
 
+int FileCalls::Open(const std::string& path, int flags, int mode) { return ::open(path.c_str(), flags, mode); }
+ssize_t FileCalls::Read(int fd, const std::string&, char* data, size_t size) { return ::read(fd, data, size); }
+ssize_t FileCalls::Write(int fd, const std::string&, const char* data, size_t size) { return ::write(fd, data, size); }
+int FileCalls::Fsync(int fd, const std::string&) { return ::fsync(fd); }
+int FileCalls::Rename(const std::string& from, const std::string& to) { return ::rename(from.c_str(), to.c_str()); }
+int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); }
+int FileCalls::Mkdir(const std::string& path, int mode) { return ::mkdir(path.c_str(), static_cast<mode_t>(mode)); }
+int FileCalls::Utimens(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+std::unique_ptr<Env> NewPosixEnv(FileCalls* calls) { return std::make_unique<PosixEnv>(calls); }
+
 Env* Env::Default() {
-  static PosixEnv* env = new PosixEnv();  // never deleted: used until process exit
+  static FileCalls* calls = new FileCalls();   // never deleted: used until process exit
+  static PosixEnv* env = new PosixEnv(calls);  // never deleted: used until process exit
   return env;
 }
 

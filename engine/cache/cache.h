@@ -11,7 +11,7 @@
 //
 // Run history <dir>/runs/<run id>.sfr (run_history.h): what `seqflow plan` compares a pipeline
 // with — the keys and key parts of the last run of each (pipeline, ablation), rewritten by every
-// run (touched instead when its bytes would not change). Published and verified like an entry.
+// run (a rerun's unchanged history is only touched). Published and verified like an entry.
 //
 // gc --keep-days N removes
 //   - entries not used (loaded or stored) for N days,

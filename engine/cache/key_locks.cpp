@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <map>
 #include <sstream>
 
 #include "engine/base/log.h"
@@ -25,6 +26,34 @@ std::string HostName() {
 }
 
 bool ProcessExists(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+// Lock paths this process holds or is taking, over all its KeyLocks, counted: a file with this
+// process's owner text that none of them holds is a leftover whose removal failed (EIO), not a
+// live lock, and would otherwise stall this process until it went stale.
+class ProcessClaims {
+ public:
+  void Claim(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++claims_[path];
+  }
+  void Unclaim(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--claims_[path] == 0) claims_.erase(path);
+  }
+  bool Claimed(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return claims_.count(path) > 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> claims_;
+};
+
+ProcessClaims& Claims() {
+  static ProcessClaims* claims = new ProcessClaims();  // never deleted: used until process exit
+  return *claims;
+}
 
 LockHolder ParseOwner(const std::string& text) {
   LockHolder holder;
@@ -59,6 +88,7 @@ bool KeyLocks::IsStale(const std::string& path, LockHolder* holder) {
   if (!text.ok() || !st.ok()) return false;  // released meanwhile: the caller retries
   *holder = ParseOwner(*text);
   if (holder->host == HostName() && !ProcessExists(holder->pid)) return true;
+  if (*text == owner_text_ && !Claims().Claimed(path)) return true;
   return NowNs() - st->mtime_ns > static_cast<int64_t>(options_.stale_seconds * 1e9);
 }
 
@@ -69,7 +99,11 @@ Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, Lo
   // Two rounds: the second follows the breaking of a stale lock (or its release meanwhile).
   for (int round = 0; round < 2; ++round) {
     bool created = false;
-    SEQFLOW_RETURN_IF_ERROR(env_->CreateExclusive(path, owner_text_, &created));
+    // Claimed before the file exists, so no other KeyLocks of this process takes it for a leftover.
+    Claims().Claim(path);
+    Status made = env_->CreateExclusive(path, owner_text_, &created);
+    if (!created) Claims().Unclaim(path);
+    SEQFLOW_RETURN_IF_ERROR(made);
     if (created) {
       std::lock_guard<std::mutex> lock(mu_);
       held_.insert(key);
@@ -83,7 +117,9 @@ Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, Lo
     static std::atomic<uint64_t> counter{0};
     const std::string aside = path + ".stale." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     if (!env_->Rename(path, aside).ok()) continue;  // another worker broke it first
-    LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " + std::to_string(seen.pid));
+    // This process's own leftover (its removal failed) is not news to anyone.
+    if (seen.host != HostName() || seen.pid != ::getpid())
+      LogWarning("cache key " + key + ": breaking the stale lock of " + seen.host + " pid " + std::to_string(seen.pid));
     env_->RemoveFile(aside);
   }
   if (holder != nullptr) *holder = seen;
@@ -99,6 +135,7 @@ void KeyLocks::Release(const std::string& key) {
   // Only our own lock: had it been broken as stale, the file may now be another owner's.
   Result<std::string> text = env_->ReadFile(path);
   if (text.ok() && *text == owner_text_) env_->RemoveFile(path);
+  Claims().Unclaim(path);
 }
 
 void KeyLocks::Heartbeat() {

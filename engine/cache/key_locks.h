@@ -11,6 +11,7 @@
 // KeyLocks). A lock is stale, and broken by the next worker that wants the key, when
 //   - its owner ran on this host and that process no longer exists (a killed worker: broken at
 //     once), or
+//   - its owner is this process, which no longer holds it (its removal failed: broken at once), or
 //   - it was not touched for `stale_seconds` (an owner on another host that died, or whose
 //     machine did).
 // Breaking renames the lock aside before removing it, so of two workers breaking one lock at

@@ -104,6 +104,7 @@ int RunCommand(const RunArgs& args) {
   record.build = BuildDescription();
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
+  CacheWarnings cache_warnings;  // a failing cache is reported once per cause, not per node or run
   // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.
   const char* term = std::getenv("TERM");
   std::unique_ptr<TtyProgress> live;
@@ -116,16 +117,19 @@ int RunCommand(const RunArgs& args) {
     options.force = args.force;
     options.may_compute = may_compute;
     options.checkpoint_seconds = args.checkpoint_seconds;
+    options.cache_warnings = &cache_warnings;
     std::string prefix = RunPrefix(i, pipeline->runs.size());
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);
     ok = ok && result.ok();
     Status saved = cache.StoreRunHistory(RunId(pipeline->name, run.variant.assignment), HistoryOf(run.dag));
-    if (!saved.ok()) LogWarning("cannot record the run's keys for `seqflow plan`: " + saved.ToString());
+    if (!saved.ok()) cache_warnings.HistoryFailed(saved);
     AppendRun(record, run.dag, result, run.variant.assignment, run.variant.axes);
     results.push_back(std::move(result));
   }
   live.reset();
+  if (cache_warnings.repeats() > 0)
+    LogInfo(fmt::format("{} more cache reads or writes failed for a cause reported above", cache_warnings.repeats()));
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {
     Status written = WriteRunRecord(args.out_dir, record, results, env);

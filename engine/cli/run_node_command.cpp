@@ -128,8 +128,13 @@ TaskOutcome RunTask(TaskManifest& task, const RunNodeArgs& args, Plans& plans, C
     return Status::NotFound("not in the cache (key " + candidate.key + "): run-node computes only '" + node.name +
                             "' and loads its inputs");
   };
+  CacheWarnings warnings;
+  options.cache_warnings = &warnings;
   RunResult result = Execute(sub, cache, memo, env, options);
   if (!result.ok()) return TaskOutcome{1, result.FirstError()};
+  // A task's point is the entry: computed but not stored (a full or read-only cache) is a failure.
+  if (!warnings.first_write_failure().ok() && !cache.Contains(node.key))
+    return TaskOutcome{1, warnings.first_write_failure().Annotate("node '" + node.name + "': result not cached")};
   return TaskOutcome{0, Status::Ok(), result.nodes.back().status};
 }
 

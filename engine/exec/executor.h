@@ -33,6 +33,7 @@
 #include "engine/base/process_group.h"
 #include "engine/cache/cache.h"
 #include "engine/exec/artifact_memo.h"
+#include "engine/exec/cache_warnings.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
@@ -81,6 +82,9 @@ struct ExecOptions {
   // Seconds between two checkpoints of an iterative node (NodeContext::Checkpoint); 0 saves
   // after every iteration.
   double checkpoint_seconds = 30;
+  // Shared by the Execute calls of one invocation, so a cache that cannot be written is reported
+  // once per cause for all its runs (cache_warnings.h); null: each call reports on its own.
+  CacheWarnings* cache_warnings = nullptr;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

@@ -45,7 +45,7 @@ bool InputsSucceeded(const RunState& run, const DagNode& node) {
 std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
   Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key);
   if (!loaded.ok()) {
-    LogWarning(NodeLabel(node) + ": " + loaded.status().ToString() + "; recomputing");
+    run.warnings.LoadFailed(NodeLabel(node), loaded.status());
     return std::nullopt;
   }
   std::optional<CacheEntry>& entry = *loaded;
@@ -114,7 +114,7 @@ Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reu
     LockHolder holder;
     Result<std::unique_ptr<KeyLock>> lock = run.locks.TryAcquire(node.key, &holder);
     if (!lock.ok()) {
-      LogWarning(NodeLabel(node) + ": " + lock.status().ToString() + "; computing without the key's lock");
+      run.warnings.LockFailed(NodeLabel(node), lock.status());
       return std::unique_ptr<KeyLock>();
     }
     if (*lock != nullptr) {
@@ -200,9 +200,10 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       outcomes(d.nodes.size()),
       artifacts(d.nodes.size()),
       unread(d.nodes.size()),
+      warnings(o.cache_warnings != nullptr ? *o.cache_warnings : own_warnings),
       locks(c.dir(), e),
       checkpoints(c.dir(), e),
-      publisher(c, kWriters, &checkpoints) {
+      publisher(c, kWriters, warnings, &checkpoints) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];
     outcomes[i].name = node.name;

@@ -34,6 +34,8 @@ struct RunState {
   // By node: its consumers in this run not yet finished.
   std::vector<std::atomic<int>> unread;
   std::atomic<bool> failed{false};     // some node failed: cancel what has not started
+  CacheWarnings own_warnings;          // used when options.cache_warnings is null
+  CacheWarnings& warnings;             // failed locks and stores, reported once per cause
   KeyLocks locks;                      // one key computed by one worker at a time
   Checkpoints checkpoints;             // iterative nodes' saved states
   Publisher publisher;                 // stores computed results and releases their locks;

@@ -2,12 +2,10 @@
 
 #include <exception>
 
-#include "engine/base/log.h"
-
 namespace seqflow {
 
-Publisher::Publisher(Cache& cache, int writers, Checkpoints* checkpoints)
-    : cache_(cache), writers_(writers < 1 ? 1 : writers), checkpoints_(checkpoints) {}
+Publisher::Publisher(Cache& cache, int writers, CacheWarnings& warnings, Checkpoints* checkpoints)
+    : cache_(cache), writers_(writers < 1 ? 1 : writers), warnings_(warnings), checkpoints_(checkpoints) {}
 
 Publisher::~Publisher() { Finish(); }
 
@@ -44,7 +42,7 @@ void Publisher::Work() {
     } catch (const std::exception& e) {
       stored = Status::Internal(e.what());
     }
-    if (!stored.ok()) LogWarning(job.label + ": result not cached: " + stored.ToString());
+    if (!stored.ok()) warnings_.StoreFailed(job.label, stored);
     if (stored.ok() && checkpoints_ != nullptr) checkpoints_->Remove(job.key);
     job.lock.reset();
   }

@@ -3,8 +3,8 @@
 // A store fsyncs the entry and its directory, which costs far more than a trivial node's body;
 // the node's consumers already have its artifact in memory, so they need not wait for the disk,
 // and concurrent fsyncs share journal commits. Execute calls Finish() before it returns, so a
-// finished run's results are in the cache. A failed store is logged, never fatal: the result is
-// still correct, only not reusable.
+// finished run's results are in the cache. A failed store is a warning (once per cause:
+// cache_warnings.h), never fatal: the result is still correct, only not reusable.
 // Thread safety: Submit may be called from any thread; Finish from the owner only.
 #pragma once
 
@@ -19,14 +19,16 @@
 #include "engine/cache/cache.h"
 #include "engine/cache/checkpoints.h"
 #include "engine/cache/key_locks.h"
+#include "engine/exec/cache_warnings.h"
 
 namespace seqflow {
 
 class Publisher {
  public:
   // `writers` background threads, started on the first Submit (a fully cached run starts none).
-  // A stored entry's checkpoint in `checkpoints` (may be null) is removed: it is finished.
-  Publisher(Cache& cache, int writers, Checkpoints* checkpoints = nullptr);
+  // `warnings` must outlive the publisher. A stored entry's checkpoint in `checkpoints` (may be
+  // null) is removed: its node is finished.
+  Publisher(Cache& cache, int writers, CacheWarnings& warnings, Checkpoints* checkpoints = nullptr);
   ~Publisher();  // Finish()
   Publisher(const Publisher&) = delete;
   Publisher& operator=(const Publisher&) = delete;
@@ -49,6 +51,7 @@ class Publisher {
 
   Cache& cache_;
   const int writers_;
+  CacheWarnings& warnings_;
   Checkpoints* checkpoints_;
   std::mutex mu_;
   std::condition_variable ready_;
