@@ -38,6 +38,8 @@ class Env {
   // Names (not paths) of the entries of a directory, sorted.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
+  // Removes an empty directory.
+  virtual Status RemoveDir(const std::string& path) = 0;
   // Creates `path` holding `data` only if no file of that name exists (O_EXCL: atomic on local
   // filesystems and on NFS v3+); the cache's key locks are built on it. A file already there is
   // not an error: the Status is Ok and *created false.
@@ -63,6 +65,7 @@ class FileCalls {
   virtual int Fsync(int fd, const std::string& path);
   virtual int Rename(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
+  virtual int Rmdir(const std::string& path);
   virtual int Mkdir(const std::string& path, int mode);
   virtual int Utimens(const std::string& path);
 };

@@ -112,6 +112,11 @@ class PosixEnv final : public Env {
     return Status::Ok();
   }
 
+  Status RemoveDir(const std::string& path) override {
+    if (calls_->Rmdir(path) != 0) return ErrnoStatus("cannot remove directory", path);
+    return Status::Ok();
+  }
+
   // A lock whose owner text could not be written is removed again: an empty lock file would
   // look like a live owner on another host to every other worker until it went stale.
   Status CreateExclusive(const std::string& path, std::string_view data, bool* created) override {
@@ -163,6 +168,7 @@ ssize_t FileCalls::Write(int fd, const std::string&, const char* data, size_t si
 int FileCalls::Fsync(int fd, const std::string&) { return ::fsync(fd); }
 int FileCalls::Rename(const std::string& from, const std::string& to) { return ::rename(from.c_str(), to.c_str()); }
 int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); }
+int FileCalls::Rmdir(const std::string& path) { return ::rmdir(path.c_str()); }
 int FileCalls::Mkdir(const std::string& path, int mode) { return ::mkdir(path.c_str(), static_cast<mode_t>(mode)); }
 int FileCalls::Utimens(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
 

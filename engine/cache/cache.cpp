@@ -174,7 +174,75 @@ Result<GcCounts> Cache::Gc(double keep_days) {
   };
   SEQFLOW_RETURN_IF_ERROR(ForEachFile(env_, dir_, visit));
   SEQFLOW_ASSIGN_OR_RETURN(counts.histories, GcRunHistories(cutoff));
+  SEQFLOW_ASSIGN_OR_RETURN(counts.task_files, GcTaskFiles(cutoff));
+  SEQFLOW_ASSIGN_OR_RETURN(counts.sweeps, GcSweeps(cutoff));
   return counts;
+}
+
+// Calls `visit(path, name, stat)` for every file of the flat directory <dir>/<sub>.
+static Status ForEachIn(Env* env, const std::string& dir,
+                        const std::function<Status(const std::string&, const std::string&, const FileStat&)>& visit) {
+  if (!env->Exists(dir)) return Status::Ok();
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDir(dir));
+  for (const std::string& name : names) {
+    const std::string path = JoinPath(dir, name);
+    Result<FileStat> st = env->Stat(path);
+    if (!st.ok() || st->is_dir) continue;  // removed meanwhile, or not ours
+    SEQFLOW_RETURN_IF_ERROR(visit(path, name, *st));
+  }
+  return Status::Ok();
+}
+
+Result<int> Cache::GcTaskFiles(int64_t cutoff_ns) {
+  int removed = 0;
+  auto remove = [&](const std::string& path) {
+    SEQFLOW_RETURN_IF_ERROR(RemoveIfPresent(env_, path));
+    ++removed;
+    return Status::Ok();
+  };
+  for (const char* sub : {"tasks", "status"}) {
+    SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, sub), [&](const std::string& path, const std::string&,
+                                                                    const FileStat& st) {
+      return st.mtime_ns < cutoff_ns ? remove(path) : Status::Ok();
+    }));
+  }
+  SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, "checkpoints"), [&](const std::string& path,
+                                                                             const std::string& name,
+                                                                             const FileStat& st) {
+    const std::string key = name.substr(0, name.find('.'));
+    return st.mtime_ns < cutoff_ns || Contains(key) ? remove(path) : Status::Ok();
+  }));
+  const int64_t dead_lock = NowNs() - kStaleTempNs;
+  SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, "locks"), [&](const std::string& path, const std::string&,
+                                                                       const FileStat& st) {
+    return st.mtime_ns < dead_lock ? remove(path) : Status::Ok();
+  }));
+  return removed;
+}
+
+Result<int> Cache::GcSweeps(int64_t cutoff_ns) {
+  const std::string sweeps = JoinPath(dir_, "sweeps");
+  if (!env_->Exists(sweeps)) return 0;
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> ids, env_->ListDir(sweeps));
+  int removed = 0;
+  for (const std::string& id : ids) {
+    const std::string sweep = JoinPath(sweeps, id), logs = JoinPath(sweep, "logs");
+    std::vector<std::string> files;
+    bool recent = false;
+    auto collect = [&](const std::string& path, const std::string&, const FileStat& st) {
+      recent = recent || st.mtime_ns >= cutoff_ns;
+      files.push_back(path);
+      return Status::Ok();
+    };
+    SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, sweep, collect));
+    SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, logs, collect));
+    if (recent) continue;
+    for (const std::string& file : files) SEQFLOW_RETURN_IF_ERROR(RemoveIfPresent(env_, file));
+    if (env_->Exists(logs)) SEQFLOW_RETURN_IF_ERROR(env_->RemoveDir(logs));
+    SEQFLOW_RETURN_IF_ERROR(env_->RemoveDir(sweep));
+    ++removed;
+  }
+  return removed;
 }
 
 Result<int> Cache::GcRunHistories(int64_t cutoff_ns) {

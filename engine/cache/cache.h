@@ -18,7 +18,12 @@
 //   - run histories not rewritten for N days (the run was not repeated since), or none of whose
 //     entries is left after that (nothing of the run is cached, so there is nothing a plan could
 //     reuse), or that cannot be read (damaged, or written by an older seqflow),
-//   - temporary files older than an hour (their writer died: no write takes that long).
+//   - temporary files older than an hour (their writer died: no write takes that long),
+//   - what sweeps and iterative nodes leave beside the entries: task manifests (tasks/), task
+//     records (status/) and checkpoints (checkpoints/) not written for N days, a checkpoint whose
+//     entry exists (its node finished), key locks untouched for an hour (their owner died: a live
+//     one is touched every 10 s), and sweep directories (sweeps/<id>/: lists, tasks.tsv, logs)
+//     none of whose files was written for N days.
 // Every file goes through the Env.
 // Thread safety: all methods may be called concurrently.
 #pragma once
@@ -47,8 +52,10 @@ struct CacheEntry {
 };
 
 struct GcCounts {
-  int entries = 0;    // cache entries removed
-  int histories = 0;  // run histories removed
+  int entries = 0;      // cache entries removed
+  int histories = 0;    // run histories removed
+  int task_files = 0;   // task manifests and records, checkpoints and locks removed
+  int sweeps = 0;       // sweep directories removed
 };
 
 struct CacheListing {
@@ -91,6 +98,10 @@ class Cache {
   std::string HistoryPathOf(const std::string& run_id) const;
   // The history rules of Gc; `cutoff_ns` is the oldest mtime kept.
   Result<int> GcRunHistories(int64_t cutoff_ns);
+  // The task files, checkpoints and locks rules of Gc; returns how many files went.
+  Result<int> GcTaskFiles(int64_t cutoff_ns);
+  // The sweep directory rule of Gc; returns how many directories went.
+  Result<int> GcSweeps(int64_t cutoff_ns);
   std::string dir_;
   const Registry* registry_;
   Env* env_;

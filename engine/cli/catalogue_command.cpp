@@ -103,8 +103,10 @@ int CacheGcCommand(const std::string& cache_dir, double keep_days) {
     LogError(removed.status().ToString());
     return 1;
   }
-  std::printf("removed %d entries unused for %g days and %d stale run histories\n", removed->entries, keep_days,
-              removed->histories);
+  std::printf(
+      "removed %d entries unused for %g days, %d stale run histories, %d old task files, checkpoints and locks, and %d "
+      "old sweep directories\n",
+      removed->entries, keep_days, removed->histories, removed->task_files, removed->sweeps);
   return 0;
 }
 

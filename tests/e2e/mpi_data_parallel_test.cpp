@@ -103,14 +103,16 @@ TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { Expec
 
 TEST_F(MpiTest, HysolModelIsTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kHysol, {2, 3}); }
 
-// The ranks of an mpirun job: seqflow processes whose environment names an MPI rank.
-std::vector<std::pair<int, pid_t>> Ranks() {
+// The ranks of this test's mpirun job: seqflow processes on `cache` (other tests may run MPI
+// jobs at the same time) whose environment names an MPI rank.
+std::vector<std::pair<int, pid_t>> Ranks(const fs::path& cache) {
   std::vector<std::pair<int, pid_t>> ranks;
   for (const auto& proc : fs::directory_iterator("/proc")) {
     const std::string name = proc.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string cmdline = Slurp(proc.path() / "cmdline");
     if (!cmdline.starts_with(SEQFLOW_BIN + std::string(1, '\0') + "run-node")) continue;
+    if (cmdline.find(cache.string() + std::string(1, '\0')) == std::string::npos) continue;
     const std::string environ = Slurp(proc.path() / "environ");
     const size_t at = environ.find("OMPI_COMM_WORLD_RANK=");
     if (at == std::string::npos) continue;
@@ -132,9 +134,9 @@ TEST_F(MpiTest, ARankKilledMidRunFailsTheJobAndNothingIsPublished) {
   ProcessOutput job;
   std::thread mpirun([&] { job = RunProcess(Mpirun(kEm, 2, 1, {"em.max_iter=3000", "em.tol=0"})).value(); });
   pid_t victim = 0;
-  for (int wait = 0; wait < 300 && victim == 0; ++wait) {
+  for (int wait = 0; wait < 1200 && victim == 0; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    for (const auto& [rank, pid] : Ranks())
+    for (const auto& [rank, pid] : Ranks(cache_))
       if (rank == 1) victim = pid;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the iterations

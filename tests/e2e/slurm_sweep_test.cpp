@@ -153,9 +153,17 @@ TEST_F(SlurmSweepTest, SigtermCancelsTheSubmittedJobsAndWhatWasPublishedIsReused
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_EQ(::kill(driver, SIGTERM), 0);
   EXPECT_EQ(WaitSeqflow(driver), 130);
-  Result<ProcessOutput> queue = RunProcess({"squeue", "--noheader", "--format=%j %t"});
-  ASSERT_TRUE(queue.ok());
-  EXPECT_EQ(queue->out.find("seqflow-"), std::string::npos) << "left in the queue:\n" << queue->out;
+  // Cancelled jobs pass through CG (completing) and linger MinJobAge seconds as CA: wait for them to
+  // leave, which a job the driver forgot would never do.
+  std::string left;
+  for (int wait = 0; wait < 60; ++wait) {
+    Result<ProcessOutput> queue = RunProcess({"squeue", "--noheader", "--format=%j %t"});
+    ASSERT_TRUE(queue.ok());
+    left = queue->out.find("seqflow-") == std::string::npos ? "" : queue->out;
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_EQ(left, "") << "left in the queue 30 s after the driver's exit";
 
   std::vector<std::string> plan = {"plan",       PipelinePath("citations_criteria.yaml"),
                                    "--ablation", "unlabeled",

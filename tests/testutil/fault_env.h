@@ -58,6 +58,7 @@ class FaultEnv final : public Env {
   Status CreateDirs(const std::string& path) override { return posix_->CreateDirs(path); }
   Result<std::vector<std::string>> ListDir(const std::string& path) override { return posix_->ListDir(path); }
   Status RemoveFile(const std::string& path) override { return posix_->RemoveFile(path); }
+  Status RemoveDir(const std::string& path) override { return posix_->RemoveDir(path); }
   Status CreateExclusive(const std::string& path, std::string_view data, bool* created) override {
     return posix_->CreateExclusive(path, data, created);
   }

@@ -90,6 +90,40 @@ TEST_F(CacheTest, GcRemovesEntriesUnusedForKeepDaysAndStaleTempFiles) {
   EXPECT_EQ(cache_.Gc(-1).status().code(), StatusCode::kInvalid);
 }
 
+TEST_F(CacheTest, GcRemovesOldTaskFilesFinishedCheckpointsDeadLocksAndOldSweeps) {
+  Env* env = Env::Default();
+  auto write = [&](const std::string& relative, double age_seconds) {
+    const std::string path = dir_ + "/" + relative;
+    EXPECT_OK(env->CreateDirs(DirName(path)));
+    EXPECT_OK(env->WriteFileAtomic(path, "x"));
+    if (age_seconds > 0) Backdate(path, age_seconds);
+    return path;
+  };
+  ASSERT_OK(cache_.Store(Key(0), Entry(0)));
+  const std::string old_manifest = write("tasks/" + Key(1) + ".json", 10 * kDay);
+  const std::string new_manifest = write("tasks/" + Key(2) + ".json", 0);
+  const std::string old_record = write("status/" + Key(1) + ".status", 10 * kDay);
+  const std::string finished_checkpoint = write("checkpoints/" + Key(0) + ".sfc", 0);  // its entry exists
+  const std::string live_checkpoint = write("checkpoints/" + Key(3) + ".sfc", 0);
+  const std::string dead_lock = write("locks/" + Key(4) + ".lock", 2 * 3600);
+  const std::string live_lock = write("locks/" + Key(5) + ".lock", 5);
+  write("sweeps/old/tasks.tsv", 10 * kDay);
+  write("sweeps/old/logs/1_0.err", 10 * kDay);
+  write("sweeps/recent/tasks.tsv", 10 * kDay);
+  write("sweeps/recent/logs/2_0.err", 0);  // still written to: its sweep may be running
+
+  auto removed = cache_.Gc(7);
+  ASSERT_OK(removed);
+  EXPECT_EQ(removed->task_files, 4);
+  EXPECT_EQ(removed->sweeps, 1);
+  for (const std::string& gone : {old_manifest, old_record, finished_checkpoint, dead_lock})
+    EXPECT_FALSE(env->Exists(gone)) << gone;
+  for (const std::string& kept : {new_manifest, live_checkpoint, live_lock}) EXPECT_TRUE(env->Exists(kept)) << kept;
+  EXPECT_FALSE(env->Exists(dir_ + "/sweeps/old"));
+  EXPECT_TRUE(env->Exists(dir_ + "/sweeps/recent/tasks.tsv"));
+  EXPECT_TRUE(cache_.Contains(Key(0)));
+}
+
 TEST_F(CacheTest, RemoveKindRemovesOnlyThatKind) {
   for (int i = 0; i < 6; ++i) ASSERT_OK(cache_.Store(Key(i), Entry(i, i % 2 ? "hmm.em" : "crf.train")));
   auto removed = cache_.RemoveKind("hmm.em");

@@ -24,6 +24,7 @@ class CountingEnv final : public Env {
   Status CreateDirs(const std::string& path) override { return Env::Default()->CreateDirs(path); }
   Result<std::vector<std::string>> ListDir(const std::string& path) override { return Env::Default()->ListDir(path); }
   Status RemoveFile(const std::string& path) override { return Env::Default()->RemoveFile(path); }
+  Status RemoveDir(const std::string& path) override { return Env::Default()->RemoveDir(path); }
   Status CreateExclusive(const std::string& path, std::string_view data, bool* created) override {
     return Env::Default()->CreateExclusive(path, data, created);
   }
