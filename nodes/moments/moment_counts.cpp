@@ -4,6 +4,8 @@
 #include <atomic>
 #include <string>
 
+#include "engine/base/bytes.h"
+#include "nodes/common/distributed_shards.h"
 #include "nodes/common/parallel.h"
 
 namespace seqflow {
@@ -35,6 +37,32 @@ void CountRuns(std::vector<uint64_t>& keys, std::vector<KeyCount>& out) {
   }
 }
 
+// A shard's sorted (key, count) runs as bytes, for rank 0 (distributed_shards.h).
+std::string EncodeRuns(const std::vector<KeyCount>& runs) {
+  ByteWriter w;
+  w.U64(runs.size());
+  for (const KeyCount& kc : runs) {
+    w.U64(kc.key);
+    w.F64(kc.count);
+  }
+  return w.Take();
+}
+
+Status DecodeRuns(const std::string& bytes, std::vector<KeyCount>* runs) {
+  try {
+    ByteReader r(bytes);
+    runs->resize(r.Count(2 * sizeof(uint64_t)));
+    for (KeyCount& kc : *runs) {
+      kc.key = r.U64();
+      kc.count = r.F64();
+    }
+    r.ExpectEnd();
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("moment counts from another process: " + e.status().message());
+  }
+}
+
 }  // namespace
 
 Eigen::VectorXd MomentCounts::ContextMean() const {
@@ -45,7 +73,7 @@ Eigen::VectorXd MomentCounts::ContextMean() const {
 }
 
 Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>& sentences, int32_t num_symbols,
-                                         int threads, const CancelToken& cancel) {
+                                         int threads, const CancelToken& cancel, const ProcessGroup* processes) {
   if (num_symbols < 1) return Status::Invalid("moment counts need at least one symbol");
   for (size_t s = 0; s < sentences.size(); ++s)
     for (size_t t = 0; t < sentences[s].size(); ++t)
@@ -55,12 +83,11 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
   const int32_t v = num_symbols;
   const size_t slots = OrderedSlots(threads);
   std::vector<std::vector<uint64_t>> keys(slots);
-  std::vector<std::vector<KeyCount>> runs(slots);
+  std::vector<std::vector<KeyCount>> runs(slots + 1);  // the last receives other processes' shards
   std::vector<KeyCount> total, merged;
   std::atomic<bool> cancelled{false};
-  ParallelShardsOrdered(
-      sentences.size(), kShardSentences, threads, slots,
-      [&](size_t, size_t begin, size_t end, size_t slot) {
+  DistributedShardsFns fns;
+  fns.map = [&](size_t, size_t begin, size_t end, size_t slot) {
         if (cancel.requested()) {
           cancelled = true;
           return;
@@ -77,8 +104,10 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
           }
         }
         CountRuns(k, runs[slot]);
-      },
-      [&](size_t, size_t slot) {
+      };
+  fns.encode = [&](size_t slot) { return EncodeRuns(runs[slot]); };
+  fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeRuns(bytes, &runs[slot]); };
+  fns.reduce = [&](size_t, size_t slot) {
         // Merge this shard's sorted runs into the running total, in shard order.
         merged.clear();
         merged.reserve(total.size() + runs[slot].size());
@@ -94,7 +123,14 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
           }
         }
         total.swap(merged);
-      });
+      };
+  SEQFLOW_RETURN_IF_ERROR(
+      DistributedShardsOrdered(processes, sentences.size(), kShardSentences, threads, slots, fns));
+  if (processes != nullptr && processes->size() > 1) {
+    std::string bytes = processes->rank() == 0 ? EncodeRuns(total) : std::string();
+    SEQFLOW_RETURN_IF_ERROR(processes->Broadcast(0, &bytes));
+    if (processes->rank() != 0) SEQFLOW_RETURN_IF_ERROR(DecodeRuns(bytes, &total));
+  }
   if (cancelled || cancel.requested()) return Status::Cancelled("moment collection cancelled");
   MomentCounts out;
   out.num_symbols = v;

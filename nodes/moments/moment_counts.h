@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/base/cancel.h"
+#include "engine/base/process_group.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -38,8 +39,11 @@ inline int32_t PreviousContext(int32_t prev, int32_t num_symbols) { return prev;
 inline int32_t NextContext(int32_t next, int32_t num_symbols) { return num_symbols + 1 + next; }
 
 // Invalid if a symbol is outside [0, num_symbols) (naming sentence and position) or num_symbols
-// < 1; Cancelled when asked. threads <= 0: all hardware threads.
+// < 1; Cancelled when asked. threads <= 0: all hardware threads. With `processes` (MPI ranks, each
+// holding every sentence) the shards are counted across them and merged on rank 0 in shard
+// order, then broadcast (distributed_shards.h).
 Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>& sentences, int32_t num_symbols,
-                                         int threads, const CancelToken& cancel);
+                                         int threads, const CancelToken& cancel,
+                                         const ProcessGroup* processes = nullptr);
 
 }  // namespace seqflow

@@ -58,7 +58,8 @@ ArtifactPtr RunCollect(NodeContext& ctx) {
     sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
   }
   moments->counts =
-      ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation()));
+      ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation(),
+                                       ctx.processes()));
   const double seconds = SecondsSince(start);
   ctx.Metric("tokens", static_cast<double>(moments->counts.tokens));
   ctx.Metric("symbols", moments->counts.num_symbols);
@@ -292,7 +293,8 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();
   registry.AddArtifactType<AnchorSet>();
   registry.AddArtifactType<Projection>();
-  registry.AddKind(CollectKind().Needing({.parallel = true, .memory_mb = 2048}).FittingInputs({"data"}));
+  registry.AddKind(
+      CollectKind().Needing({.parallel = true, .memory_mb = 2048, .data_parallel = true}).FittingInputs({"data"}));
   registry.AddKind(CcaKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer).Fitting({"labeled", "dictionary"}));
   registry.AddKind(

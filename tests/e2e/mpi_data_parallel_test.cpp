@@ -1,8 +1,8 @@
 // Data-parallel nodes computed by `mpirun -np P seqflow run-node` with P processes and 1 or 2
 // threads each give one process's bits (distributed_shards.h): the EM node of
 // pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3) and the CRF of
-// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3) and HySOL's (tests/isa_variants.yaml: its
-// E-step; P = 2, 3). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
+// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3), HySOL's (tests/isa_variants.yaml: its
+// E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
 // skips, without mpirun or ../shared/data.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -43,6 +43,8 @@ const Target kCrf{"conll2000_crf.yaml", "crf", "decoder", {"crf.max_iterations=8
 // HySOL on 2,000 CoNLL-2000 sentences (the isa-variants pipeline): its E-step over the unlabeled
 // text spread, everything else computed alike on every rank.
 const Target kHysol{"tests/isa_variants.yaml", "hysol", "", {}};
+// The context-word moments of the Malagasy raw text (777 K tokens).
+const Target kMoments{"malagasy_anchors.yaml", "moments", "", {}};
 
 class MpiTest : public ::testing::Test {
  protected:
@@ -102,6 +104,8 @@ TEST_F(MpiTest, EmModelAndObjectiveTraceAreTheSameBitsForOneTwoAndThreeProcesses
 TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kCrf, {2, 3}); }
 
 TEST_F(MpiTest, HysolModelIsTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kHysol, {2, 3}); }
+
+TEST_F(MpiTest, MomentCountsAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kMoments, {2, 3}); }
 
 // The ranks of this test's mpirun job: seqflow processes on `cache` (other tests may run MPI
 // jobs at the same time) whose environment names an MPI rank.

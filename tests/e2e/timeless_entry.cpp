@@ -8,7 +8,7 @@
 #include "tests/e2e/cli_runner.h"
 
 namespace seqflow::testutil {
-bool IsTiming(const std::string& name) { return name.find("seconds") != std::string::npos; }
+bool IsTiming(const std::string& name) { return name.find("second") != std::string::npos; }
 
 namespace {
 
