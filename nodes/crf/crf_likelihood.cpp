@@ -374,48 +374,47 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   // batches (runs of kLanes sentences of similar length) run in a fixed order within the shard, so
   // log Z sums and bigram counts do not depend on the thread that runs the shard.
   DistributedShardsFns fns;
-  fns.map =
-      [&](size_t shard, size_t begin, size_t end, size_t slot) {
-        slot_shard[slot] = shard;
-        const int64_t base = token_offset_[begin];
-        std::vector<double>& scores = slot_scores[slot];
-        scores.resize((token_offset_[end] - base) * K);
-        double log_p = 0;
-        for (size_t n = begin; n < end; ++n) {
-          double* rows = scores.data() + (token_offset_[n] - base) * K;
-          SentenceScores(w.data(), K, sentences_[n], rows, values);
-          const Eigen::Map<const RowMatrixXd> sentence_scores(rows, sentences_[n].size(), K);
-          log_p += second_order ? SecondOrderScore(sentence_scores, trigram, labels_[n])
-                                : ChainScore(sentence_scores, transition, labels_[n]);
-        }
-        const std::span<const int32_t> row_ids = ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
-        const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
-        const std::vector<size_t> order = LengthSortedOrder(labels_, begin, end);
-        for (size_t b = 0; b < order.size(); b += kLanes) {
-          LaneBatch<kLanes> batch;
-          std::array<float*, kLanes> rows{};
-          for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
-            const size_t n = order[b + l];
-            batch.obs[l] = row_ids.subspan(token_offset_[n] - base, sentences_[n].size());
-            batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
-            rows[l] = marginals_.data() + token_offset_[n] * K;
-          }
-          const std::array<double, kLanes> log_z =
-              second_order ? SecondOrderForwardBackward<float>(scores.data(), trigram_transition, batch,
-                                                               second_order_workspaces[slot], rows, {},
-                                                               slot_xi[slot].data())
-                           : ChainLanesForwardBackward<float>(potentials, chain_transition, batch, workspaces[slot],
-                                                              rows, slot_xi[slot].data());
-          for (double z : log_z) log_p -= z;
-        }
-        slot_counts[slot].setZero();
-        if (second_order) {
-          SecondOrderAddTrigrams(trigram_transition, slot_xi[slot].data(), slot_counts[slot].data());
-        } else {
-          ChainLanesAddBigrams(chain_transition, slot_xi[slot].data(), slot_counts[slot].data());
-        }
-        slot_log_p[slot] = log_p;
-      };
+  fns.map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
+    slot_shard[slot] = shard;
+    const int64_t base = token_offset_[begin];
+    std::vector<double>& scores = slot_scores[slot];
+    scores.resize((token_offset_[end] - base) * K);
+    double log_p = 0;
+    for (size_t n = begin; n < end; ++n) {
+      double* rows = scores.data() + (token_offset_[n] - base) * K;
+      SentenceScores(w.data(), K, sentences_[n], rows, values);
+      const Eigen::Map<const RowMatrixXd> sentence_scores(rows, sentences_[n].size(), K);
+      log_p += second_order ? SecondOrderScore(sentence_scores, trigram, labels_[n])
+                            : ChainScore(sentence_scores, transition, labels_[n]);
+    }
+    const std::span<const int32_t> row_ids = ChainRowIds(token_offset_[end] - base, &slot_row_ids[slot]);
+    const ChainPotentials potentials{scores.data(), ChainPotentials::Kind::kLogScores, nullptr};
+    const std::vector<size_t> order = LengthSortedOrder(labels_, begin, end);
+    for (size_t b = 0; b < order.size(); b += kLanes) {
+      LaneBatch<kLanes> batch;
+      std::array<float*, kLanes> rows{};
+      for (size_t l = 0; l < kLanes && b + l < order.size(); ++l) {
+        const size_t n = order[b + l];
+        batch.obs[l] = row_ids.subspan(token_offset_[n] - base, sentences_[n].size());
+        batch.length = std::max(batch.length, batch.len(static_cast<int>(l)));
+        rows[l] = marginals_.data() + token_offset_[n] * K;
+      }
+      const std::array<double, kLanes> log_z =
+          second_order ? SecondOrderForwardBackward<float>(scores.data(), trigram_transition, batch,
+                                                           second_order_workspaces[slot], rows, {},
+                                                           slot_xi[slot].data())
+                       : ChainLanesForwardBackward<float>(potentials, chain_transition, batch, workspaces[slot],
+                                                          rows, slot_xi[slot].data());
+      for (double z : log_z) log_p -= z;
+    }
+    slot_counts[slot].setZero();
+    if (second_order) {
+      SecondOrderAddTrigrams(trigram_transition, slot_xi[slot].data(), slot_counts[slot].data());
+    } else {
+      ChainLanesAddBigrams(chain_transition, slot_xi[slot].data(), slot_counts[slot].data());
+    }
+    slot_log_p[slot] = log_p;
+  };
   fns.encode = [&](size_t slot) { return EncodeShard(slot_shard[slot], slot_log_p[slot], slot_counts[slot]); };
   fns.decode = [&](const std::string& bytes, size_t slot) {
     return DecodeShard(bytes, &slot_shard[slot], &slot_log_p[slot], &slot_counts[slot]);

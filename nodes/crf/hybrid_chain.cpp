@@ -137,6 +137,36 @@ struct LikelihoodSlot {
   }
 };
 
+// A slot's sums (not its scratch) as bytes, between MPI ranks.
+std::string EncodeSums(const LikelihoodSlot& s) {
+  ByteWriter w;
+  w.F64(s.value);
+  w.F64s(s.token_terms.data(), static_cast<size_t>(s.token_terms.size()));
+  w.F64s(s.bigram_difference.data(), static_cast<size_t>(s.bigram_difference.size()));
+  w.F64s(s.initial_difference.data(), static_cast<size_t>(s.initial_difference.size()));
+  return w.Take();
+}
+
+// Into a slot Reset to the same shapes.
+Status DecodeSums(const std::string& bytes, LikelihoodSlot* s) {
+  try {
+    ByteReader r(bytes);
+    s->value = r.F64();
+    const std::vector<double> terms = r.F64s(), bigrams = r.F64s(), initial = r.F64s();
+    r.ExpectEnd();
+    if (terms.size() != static_cast<size_t>(s->token_terms.size()) ||
+        bigrams.size() != static_cast<size_t>(s->bigram_difference.size()) ||
+        initial.size() != static_cast<size_t>(s->initial_difference.size()))
+      return Status::Internal("Γ likelihood sums from another process have the wrong shape");
+    std::copy(terms.begin(), terms.end(), s->token_terms.data());
+    std::copy(bigrams.begin(), bigrams.end(), s->bigram_difference.data());
+    std::copy(initial.begin(), initial.end(), s->initial_difference.data());
+    return Status::Ok();
+  } catch (const StatusError& e) {
+    return Status::Internal("Γ likelihood sums from another process: " + e.status().message());
+  }
+}
+
 // s of hybrid_chain.h for sentence n into `scores` [T x K].
 void FillScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
                 Eigen::Map<RowMatrixXd> scores) {
@@ -248,9 +278,9 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
       slot_shard[slot] = shard;
       ShardLanes& lanes = slot_lanes[slot];
       RunShard(
-          corpus, block + begin, block + end, transition, true, &lanes,
-          [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
-          [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
+      corpus, block + begin, block + end, transition, true, &lanes,
+      [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+      [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
       for (double z : lanes.log_z) slot_log_z[slot] += z;
       transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
     };
@@ -390,7 +420,7 @@ double RelativeParamChange(const GenerativeParams& next, const GenerativeParams&
 
 double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTransitions& experts,
                                       const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
-                                      Eigen::VectorXd* gradient) {
+                                      Eigen::VectorXd* gradient, const ProcessGroup* processes) {
   const Eigen::Index labels = corpus.num_labels;
   const Eigen::Index experts_n = NumExperts(experts);
   const Eigen::Index models = experts_n + theta.num_models();
@@ -400,63 +430,75 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   const Eigen::Map<const Eigen::VectorXd> trigram(transition_weights.data(), transition_weights.size());
 
   const size_t slots = OrderedSlots(threads);
-  std::vector<LikelihoodSlot> slot_sums(slots);
+  std::vector<LikelihoodSlot> slot_sums(slots + 1);  // the last receives other processes' shards
   for (LikelihoodSlot& s : slot_sums) s.Reset(models, transition_rows, labels);
   LikelihoodSlot total;
   total.Reset(models, transition_rows, labels);
-  ParallelShardsOrdered(
-      corpus.num_sentences(), kShard, threads, slots,
-      [&](size_t, size_t begin, size_t end, size_t slot) {
-        LikelihoodSlot& sums = slot_sums[slot];
-        const int64_t base = corpus.offsets[begin];
-        sums.marginals.resize(corpus.offsets[end] - base, labels);
-        RunShard(
-            corpus, begin, end, transition, gradient != nullptr, &sums.lanes,
-            [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
-            [&](size_t n) { return gradient ? sums.marginals.row(corpus.offsets[n] - base).data() : nullptr; });
-        if (gradient) transition.AddCounts(sums.lanes.xi.data(), sums.bigram_difference.data());
-        for (size_t n = begin; n < end; ++n) {
-          const int64_t first = corpus.offsets[n];
-          const Eigen::Index length = corpus.offsets[n + 1] - first;
-          if (length == 0) continue;
-          const Eigen::Map<const RowMatrixXd> scores(sums.lanes.scores.data() + (first - base) * labels, length,
-                                                     labels);
-          const auto marginals = sums.marginals.middleRows(first - base, length);
-          std::vector<int32_t>& gold = sums.gold;
-          gold.assign(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
-          sums.value += (transition.second_order ? SecondOrderScore(scores, trigram, gold)
-                                                 : ChainScore(scores, transition_weights, gold)) -
-                        sums.lanes.log_z[n - begin];
-          if (!gradient) continue;
-          // The expected bigram counts were added above; subtracting the gold ones keeps
-          // expected − gold here (flipped once at the end).
-          for (Eigen::Index t = 0; t < length; ++t) {
-            const int32_t y = gold[t];
-            if (t > 0) {
-              const Eigen::Index previous = t == 1 ? labels : gold[t - 2];
-              sums.bigram_difference(transition.second_order ? previous * labels + gold[t - 1] : gold[t - 1], y) -= 1;
-            }
-            for (Eigen::Index i = 0; i < experts_n; ++i) {
-              const auto row = corpus.expert_scores[i].row(first + t).cast<double>();
-              sums.token_terms(i) += row(y) - row.dot(marginals.row(t));
-            }
-            for (int j = 0; j < theta.num_models(); ++j) {
-              const auto row = theta.log_emission[j].row(corpus.symbols(first + t, j));
-              sums.token_terms(experts_n + j) += row(y) - row.dot(marginals.row(t));
-            }
-          }
-          sums.initial_difference(gold[0]) += 1;
-          sums.initial_difference -= marginals.row(0).transpose();
+  DistributedShardsFns fns;
+  fns.map = [&](size_t, size_t begin, size_t end, size_t slot) {
+    LikelihoodSlot& sums = slot_sums[slot];
+    const int64_t base = corpus.offsets[begin];
+    sums.marginals.resize(corpus.offsets[end] - base, labels);
+    RunShard(
+        corpus, begin, end, transition, gradient != nullptr, &sums.lanes,
+        [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+        [&](size_t n) { return gradient ? sums.marginals.row(corpus.offsets[n] - base).data() : nullptr; });
+    if (gradient) transition.AddCounts(sums.lanes.xi.data(), sums.bigram_difference.data());
+    for (size_t n = begin; n < end; ++n) {
+      const int64_t first = corpus.offsets[n];
+      const Eigen::Index length = corpus.offsets[n + 1] - first;
+      if (length == 0) continue;
+      const Eigen::Map<const RowMatrixXd> scores(sums.lanes.scores.data() + (first - base) * labels, length,
+                                                 labels);
+      const auto marginals = sums.marginals.middleRows(first - base, length);
+      std::vector<int32_t>& gold = sums.gold;
+      gold.assign(corpus.labels.begin() + first, corpus.labels.begin() + first + length);
+      sums.value += (transition.second_order ? SecondOrderScore(scores, trigram, gold)
+                                             : ChainScore(scores, transition_weights, gold)) -
+                    sums.lanes.log_z[n - begin];
+      if (!gradient) continue;
+      // The expected bigram counts were added above; subtracting the gold ones keeps
+      // expected − gold here (flipped once at the end).
+      for (Eigen::Index t = 0; t < length; ++t) {
+        const int32_t y = gold[t];
+        if (t > 0) {
+          const Eigen::Index previous = t == 1 ? labels : gold[t - 2];
+          sums.bigram_difference(transition.second_order ? previous * labels + gold[t - 1] : gold[t - 1], y) -= 1;
         }
-      },
-      [&](size_t, size_t slot) {
-        LikelihoodSlot& sums = slot_sums[slot];
-        total.value += sums.value;
-        total.token_terms += sums.token_terms;
-        total.bigram_difference += sums.bigram_difference;
-        total.initial_difference += sums.initial_difference;
-        sums.Reset(models, transition_rows, labels);
-      });
+        for (Eigen::Index i = 0; i < experts_n; ++i) {
+          const auto row = corpus.expert_scores[i].row(first + t).cast<double>();
+          sums.token_terms(i) += row(y) - row.dot(marginals.row(t));
+        }
+        for (int j = 0; j < theta.num_models(); ++j) {
+          const auto row = theta.log_emission[j].row(corpus.symbols(first + t, j));
+          sums.token_terms(experts_n + j) += row(y) - row.dot(marginals.row(t));
+        }
+      }
+      sums.initial_difference(gold[0]) += 1;
+      sums.initial_difference -= marginals.row(0).transpose();
+    }
+  };
+  fns.encode = [&](size_t slot) {
+    std::string bytes = EncodeSums(slot_sums[slot]);
+    slot_sums[slot].Reset(models, transition_rows, labels);  // ranks other than 0 never reduce
+    return bytes;
+  };
+  fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeSums(bytes, &slot_sums[slot]); };
+  fns.reduce = [&](size_t, size_t slot) {
+    LikelihoodSlot& sums = slot_sums[slot];
+    total.value += sums.value;
+    total.token_terms += sums.token_terms;
+    total.bigram_difference += sums.bigram_difference;
+    total.initial_difference += sums.initial_difference;
+    sums.Reset(models, transition_rows, labels);
+  };
+  if (!DistributedShardsOrdered(processes, corpus.num_sentences(), kShard, threads, slots, fns).ok())
+    return std::numeric_limits<double>::quiet_NaN();
+  if (processes != nullptr && processes->size() > 1) {
+    std::string bytes = processes->rank() == 0 ? EncodeSums(total) : std::string();
+    if (!processes->Broadcast(0, &bytes).ok() || !DecodeSums(bytes, &total).ok())
+      return std::numeric_limits<double>::quiet_NaN();
+  }
   if (gradient) {
     const RowMatrixXd transitions = -total.bigram_difference;
     const RowMatrixXd bigrams = SumOverFirstTag(transitions, labels);

@@ -107,9 +107,11 @@ double RelativeParamChange(const GenerativeParams& next, const GenerativeParams&
 // Σ_n log R(y_n | x_n) over a labeled corpus (Eq. 3 without the prior) and, when `gradient` is
 // non-null, its derivative in every γ (§3.4): Σ_n [φ_m(x_n, y_n) − E_R[φ_m(x_n, Y)]] where φ_m
 // is model m's log-potential of a labelling (Σ_t of its token scores and bigram weights).
+// With `processes`, spread over MPI ranks like HybridExpectedCounts (the same bits; NaN if they
+// could not exchange their sums).
 double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTransitions& experts,
                                       const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
-                                      Eigen::VectorXd* gradient);
+                                      Eigen::VectorXd* gradient, const ProcessGroup* processes = nullptr);
 
 // Σ_n log Z_i(x_n) of expert i alone (the constant that makes HybridExpectedCounts' value G).
 double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads);

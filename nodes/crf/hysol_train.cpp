@@ -14,7 +14,7 @@
 namespace seqflow {
 
 double CombinationObjective::Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) {
-  double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient);
+  double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient, processes_);
   if (xi_prime_ > 0) {
     // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
     value += xi_prime_ * gamma.array().unaryExpr(&Log).sum();
@@ -29,7 +29,7 @@ namespace {
 // Eq. 3 with its prior at Γ.
 double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
                         const Eigen::VectorXd& gamma, const HysolOptions& options) {
-  return HybridConditionalLogLikelihood(heldout, experts, theta, gamma, options.threads, nullptr) +
+  return HybridConditionalLogLikelihood(heldout, experts, theta, gamma, options.threads, nullptr, options.processes) +
          (options.xi_prime > 0 ? options.xi_prime * gamma.array().unaryExpr(&Log).sum() : 0.0);
 }
 
@@ -37,9 +37,9 @@ double HeldoutObjective(const HybridCorpus& heldout, const ExpertTransitions& ex
 
 Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
                                              const GenerativeParams& theta, const Eigen::VectorXd& start,
-                                             double xi_prime, int threads) {
+                                             double xi_prime, int threads, const ProcessGroup* processes) {
   const Eigen::Index models = start.size();
-  CombinationObjective objective(heldout, experts, theta, xi_prime, threads);
+  CombinationObjective objective(heldout, experts, theta, xi_prime, threads, processes);
   BoxLbfgsOptions options;
   options.gradient_tolerance = 1e-4;
   options.delta = 1e-10;
@@ -109,8 +109,8 @@ class HysolProcedure {
     result_.theta = MaximizeGenerative(ObservedCounts(labeled_, vocabulary_sizes_), ones, options_.eta_prime);
     const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(models_, 1.0 / static_cast<double>(models_));
     const double at_uniform = HeldoutObjective(heldout_, experts_, result_.theta, uniform, options_);
-    Result<CombinationFit> fit =
-        FitCombinationWeights(heldout_, experts_, result_.theta, uniform, options_.xi_prime, options_.threads);
+    Result<CombinationFit> fit = FitCombinationWeights(heldout_, experts_, result_.theta, uniform, options_.xi_prime,
+                                                       options_.threads, options_.processes);
     if (!fit.ok()) return fit.status();
     result_.gamma = fit->gamma;
     if (Status s = Report(HysolStep{0, "gamma", 0, 0, at_uniform, fit->objective, 0, result_.gamma}); !s.ok()) return s;
@@ -141,8 +141,8 @@ class HysolProcedure {
     const double change = RelativeParamChange(result_.theta, previous);
     if (previous_is_best) best_theta_ = std::move(previous);
     const double before = HeldoutObjective(heldout_, experts_, result_.theta, result_.gamma, options_);
-    Result<CombinationFit> fit =
-        FitCombinationWeights(heldout_, experts_, result_.theta, result_.gamma, options_.xi_prime, options_.threads);
+    Result<CombinationFit> fit = FitCombinationWeights(heldout_, experts_, result_.theta, result_.gamma,
+                                                       options_.xi_prime, options_.threads, options_.processes);
     if (!fit.ok()) return fit.status();
     result_.gamma = fit->gamma;
     result_.iterations = t;

@@ -29,8 +29,13 @@ class CombinationObjective final : public Objective {
  public:
   // The references must outlive the objective.
   CombinationObjective(const HybridCorpus& heldout, const ExpertTransitions& experts, const GenerativeParams& theta,
-                       double xi_prime, int threads)
-      : heldout_(heldout), experts_(experts), theta_(theta), xi_prime_(xi_prime), threads_(threads) {}
+                       double xi_prime, int threads, const ProcessGroup* processes = nullptr)
+      : heldout_(heldout),
+        experts_(experts),
+        theta_(theta),
+        xi_prime_(xi_prime),
+        threads_(threads),
+        processes_(processes) {}
 
   double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override;
 
@@ -40,6 +45,7 @@ class CombinationObjective final : public Objective {
   const GenerativeParams& theta_;
   double xi_prime_;
   int threads_;
+  const ProcessGroup* processes_;
 };
 
 struct CombinationFit {
@@ -52,7 +58,7 @@ struct CombinationFit {
 // not finite or the optimiser fails.
 Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const ExpertTransitions& experts,
                                              const GenerativeParams& theta, const Eigen::VectorXd& start,
-                                             double xi_prime, int threads);
+                                             double xi_prime, int threads, const ProcessGroup* processes = nullptr);
 
 struct HysolOptions {
   double xi_prime = 1.0;       // Γ prior

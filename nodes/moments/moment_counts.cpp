@@ -88,42 +88,42 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
   std::atomic<bool> cancelled{false};
   DistributedShardsFns fns;
   fns.map = [&](size_t, size_t begin, size_t end, size_t slot) {
-        if (cancel.requested()) {
-          cancelled = true;
-          return;
-        }
-        std::vector<uint64_t>& k = keys[slot];
-        k.clear();
-        for (size_t s = begin; s < end; ++s) {
-          const std::vector<int32_t>& x = sentences[s];
-          for (size_t t = 0; t < x.size(); ++t) {
-            const int32_t prev = t == 0 ? v : x[t - 1];
-            const int32_t next = t + 1 == x.size() ? v : x[t + 1];
-            k.push_back(Key(x[t], PreviousContext(prev, v)));
-            k.push_back(Key(x[t], NextContext(next, v)));
-          }
-        }
-        CountRuns(k, runs[slot]);
-      };
+    if (cancel.requested()) {
+      cancelled = true;
+      return;
+    }
+    std::vector<uint64_t>& k = keys[slot];
+    k.clear();
+    for (size_t s = begin; s < end; ++s) {
+      const std::vector<int32_t>& x = sentences[s];
+      for (size_t t = 0; t < x.size(); ++t) {
+        const int32_t prev = t == 0 ? v : x[t - 1];
+        const int32_t next = t + 1 == x.size() ? v : x[t + 1];
+        k.push_back(Key(x[t], PreviousContext(prev, v)));
+        k.push_back(Key(x[t], NextContext(next, v)));
+      }
+    }
+    CountRuns(k, runs[slot]);
+  };
   fns.encode = [&](size_t slot) { return EncodeRuns(runs[slot]); };
   fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeRuns(bytes, &runs[slot]); };
   fns.reduce = [&](size_t, size_t slot) {
-        // Merge this shard's sorted runs into the running total, in shard order.
-        merged.clear();
-        merged.reserve(total.size() + runs[slot].size());
-        auto a = total.begin(), b = runs[slot].begin();
-        while (a != total.end() || b != runs[slot].end()) {
-          if (b == runs[slot].end() || (a != total.end() && a->key < b->key)) {
-            merged.push_back(*a++);
-          } else if (a == total.end() || b->key < a->key) {
-            merged.push_back(*b++);
-          } else {
-            merged.push_back({a->key, a->count + b->count});
-            ++a, ++b;
-          }
-        }
-        total.swap(merged);
-      };
+    // Merge this shard's sorted runs into the running total, in shard order.
+    merged.clear();
+    merged.reserve(total.size() + runs[slot].size());
+    auto a = total.begin(), b = runs[slot].begin();
+    while (a != total.end() || b != runs[slot].end()) {
+      if (b == runs[slot].end() || (a != total.end() && a->key < b->key)) {
+        merged.push_back(*a++);
+      } else if (a == total.end() || b->key < a->key) {
+        merged.push_back(*b++);
+      } else {
+        merged.push_back({a->key, a->count + b->count});
+        ++a, ++b;
+      }
+    }
+    total.swap(merged);
+  };
   SEQFLOW_RETURN_IF_ERROR(
       DistributedShardsOrdered(processes, sentences.size(), kShardSentences, threads, slots, fns));
   if (processes != nullptr && processes->size() > 1) {
