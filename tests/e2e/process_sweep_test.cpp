@@ -44,7 +44,8 @@ TEST_F(ProcessSweepTest, ChildProcessesGiveTheLocalRunsMetricsBitForBit) {
             KeysAndMetrics(ReadSummary((dir_ / "local-out").string())));
 }
 
-// The pid of a running `seqflow run-node` child whose task computes node `node`.
+// The pid of a running `seqflow run-node` child computing node `node`: it holds the node's key
+// lock (so killing it leaves a lock for the rerun to break).
 pid_t ChildComputing(const fs::path& cache, const std::string& node) {
   std::string key;
   if (fs::exists(cache / "sweeps"))
@@ -58,7 +59,9 @@ pid_t ChildComputing(const fs::path& cache, const std::string& node) {
     const std::string pid = proc.path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string cmdline = Slurp(proc.path() / "cmdline");
-    if (cmdline.find("run-node") != std::string::npos && cmdline.find(key) != std::string::npos) return std::stoi(pid);
+    if (cmdline.find("run-node") == std::string::npos || cmdline.find(key) == std::string::npos) continue;
+    const std::string lock = Slurp(cache / "locks" / (key + ".lock"));
+    return lock.find(" " + pid + "\n") != std::string::npos ? std::stoi(pid) : 0;
   }
   return 0;
 }

@@ -80,15 +80,18 @@ TEST_F(SlurmSweepTest, TheCriteriaGridGivesTheLocalExecutorsMetricsBitForBit) {
   EXPECT_NE(again.err.find("sweep: 0 computed by 0 tasks in 0 waves, 1015 cached"), std::string::npos) << again.err;
 }
 
-// The handle ("JOB_i") of the task that runs `node`, from the sweep's tasks.tsv.
-std::string HandleOf(const fs::path& cache, const std::string& node) {
-  if (!fs::exists(cache / "sweeps")) return "";
+// The handle ("JOB_i") and key of the task that runs `node`, from the sweep's tasks.tsv.
+std::pair<std::string, std::string> TaskOf(const fs::path& cache, const std::string& node) {
+  if (!fs::exists(cache / "sweeps")) return {};
   for (const auto& sweep : fs::directory_iterator(cache / "sweeps")) {
     std::istringstream lines(Slurp(sweep.path() / "tasks.tsv"));
-    for (std::string line; std::getline(lines, line);)
-      if (line.find("node '" + node + "'") != std::string::npos) return line.substr(0, line.find('\t'));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("node '" + node + "'") == std::string::npos) continue;
+      const size_t tab = line.find('\t');
+      return {line.substr(0, tab), line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1)};
+    }
   }
-  return "";
+  return {};
 }
 
 bool IsRunning(const std::string& handle) {
@@ -102,15 +105,16 @@ TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
                                                  "--cache", cache.string(), "--out", (dir_ / "out").string()});
   CliResult first;
   std::thread driver([&] { first = RunSeqflow(args); });
-  // Cancel the CRF's training (about 25 s on one core) once it has run for a moment.
+  // Cancel the CRF's training (about 25 s on one core) once its task runs and holds the key's lock.
   std::string handle;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   while (std::chrono::steady_clock::now() < deadline) {
-    handle = HandleOf(cache, "crf");
-    if (!handle.empty() && IsRunning(handle)) break;
+    const auto [task, key] = TaskOf(cache, "crf");
+    handle = task;
+    if (!handle.empty() && IsRunning(handle) && fs::exists(cache / "locks" / (key + ".lock"))) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   Result<ProcessOutput> cancelled = RunProcess({"scancel", handle});
   driver.join();
   ASSERT_FALSE(handle.empty()) << "the crf task never ran: " << first.err;
