@@ -1,8 +1,10 @@
 #include "nodes/classifier/classifier_em.h"
+#include "nodes/classifier/fixed_dual.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
-#include <unsupported/Eigen/AutoDiff>
+#include <type_traits>
 
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
@@ -10,76 +12,97 @@
 namespace seqflow {
 namespace {
 
-// Dual numbers carrying up to Cap derivatives on the stack; the evaluator picks the smallest Cap
-// that holds D, since every operation copies the whole derivative storage.
-template <int Cap>
-using Dual = Eigen::AutoDiffScalar<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, Cap, 1>>;
+template <int N>
+using Dual = FixedDual<N>;
 
 double ValueOf(double v) { return v; }
-template <int Cap>
-double ValueOf(const Dual<Cap>& v) {
-  return v.value();
+template <int N>
+double ValueOf(const Dual<N>& v) {
+  return v.value;
 }
 
-// log |v| by portable_math.h (Eigen's AutoDiff log would call libm); d log|v| = dv / v.
+// log |v| by portable_math.h; d log|v| = dv / v.
 double LogAbs(double v) { return Log(std::abs(v)); }
-template <int Cap>
-Dual<Cap> LogAbs(const Dual<Cap>& v) {
-  return Dual<Cap>(Log(std::abs(v.value())), v.derivatives() / v.value());
+template <int N>
+Dual<N> LogAbs(const Dual<N>& v) {
+  Dual<N> r = Dual<N>::Constant(Log(std::abs(v.value)));
+  const double inverse = 1 / v.value;
+  for (int k = 0; k < N; ++k) r.d[k] = v.d[k] * inverse;
+  return r;
 }
+
+// The scaled forward-backward's per-sequence tables, kept per thread so their capacity is reused.
+template <class S>
+struct ChainScratch {
+  std::vector<S> alpha;      // [T x K], normalised per t
+  std::vector<S> beta;       // [T x K], scaled by the same sums
+  std::vector<S> inv_scale;  // [T], 1 / c_t
+  std::vector<S> carry;      // [T x K], b_j(x_t) β_t(j) / c_t: shared by β_t-1 and ξ_t-1
+};
 
 // Scaled forward-backward of one class's HMM on x (see the header): returns log |p(x | θ)|, sets
 // *sign to the sign of p, and adds the expected counts [γ_1, Σ ξ_t, Σ γ_t e_x_t] to counts[0, D).
-// theta = [π, A row-major, B row-major]; `one` is 1 in S (a dual with zero derivatives). The
-// recurrences are rational in θ, so they stay smooth where a tracked Θ̃ has an entry a little
-// below 0 (the scaling sums c_t keep their signs; only c_t = 0 is outside the map's domain).
+// theta = [π, A row-major, B row-major]. The recurrences are rational in θ, so they stay smooth
+// where a tracked Θ̃ has an entry a little below 0 (the scaling sums c_t keep their signs; only
+// c_t = 0 is outside the map's domain). One reciprocal per position instead of a division per
+// entry: in dual numbers a division costs twice a product.
 template <class S>
-S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x, const S& one,
-                        std::vector<S>* counts, std::vector<S>* alpha, std::vector<S>* beta, std::vector<S>* scale,
-                        double* sign) {
+S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
+                        std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
   *sign = 1;
   const S* pi = theta.data();
   const S* a = pi + K;
   const S* b = a + K * K;
   const int T = static_cast<int>(x.size());
-  alpha->assign(static_cast<size_t>(T) * K, one);
-  beta->assign(static_cast<size_t>(T) * K, one);
-  scale->assign(T, one);
-  S log_p = 0 * one;
+  w->alpha.resize(static_cast<size_t>(T) * K);
+  w->beta.resize(static_cast<size_t>(T) * K);
+  w->inv_scale.resize(T);
+  w->carry.resize(static_cast<size_t>(T) * K);
+  S* alpha = w->alpha.data();
+  S* beta = w->beta.data();
+  S* carry = w->carry.data();
+  S log_p{}, in{}, sum{}, xi{};
   for (int t = 0; t < T; ++t) {
-    S sum = 0 * one;
+    SetZero(sum);
     for (int j = 0; j < K; ++j) {
-      S in = 0 * one;
       if (t == 0) {
-        in = pi[j];
+        SetProduct(alpha[j], pi[j], b[j * V + x[0]]);
       } else {
-        for (int i = 0; i < K; ++i) in += (*alpha)[(t - 1) * K + i] * a[i * K + j];
+        SetProduct(in, alpha[(t - 1) * K], a[j]);
+        for (int i = 1; i < K; ++i) AddProduct(in, alpha[(t - 1) * K + i], a[i * K + j]);
+        SetProduct(alpha[t * K + j], in, b[j * V + x[t]]);
       }
-      (*alpha)[t * K + j] = in * b[j * V + x[t]];
-      sum += (*alpha)[t * K + j];
+      Add(sum, alpha[t * K + j]);
     }
-    for (int j = 0; j < K; ++j) (*alpha)[t * K + j] /= sum;
-    (*scale)[t] = sum;
+    SetReciprocal(w->inv_scale[t], sum);
+    for (int j = 0; j < K; ++j) Multiply(alpha[t * K + j], w->inv_scale[t]);
     if (ValueOf(sum) < 0) *sign = -*sign;
-    log_p += LogAbs(sum);
+    Add(log_p, LogAbs(sum));
   }
-  for (int t = T - 2; t >= 0; --t) {
+  for (int i = 0; i < K; ++i) {
+    SetZero(beta[(T - 1) * K + i]);
+    Add(beta[(T - 1) * K + i], 1.0);
+  }
+  for (int t = T - 1; t > 0; --t) {
+    for (int j = 0; j < K; ++j) {
+      SetProduct(carry[t * K + j], b[j * V + x[t]], beta[t * K + j]);
+      Multiply(carry[t * K + j], w->inv_scale[t]);
+    }
     for (int i = 0; i < K; ++i) {
-      S acc = 0 * one;
-      for (int j = 0; j < K; ++j) acc += a[i * K + j] * b[j * V + x[t + 1]] * (*beta)[(t + 1) * K + j];
-      (*beta)[t * K + i] = acc / (*scale)[t + 1];
+      SetProduct(beta[(t - 1) * K + i], a[i * K], carry[t * K]);
+      for (int j = 1; j < K; ++j) AddProduct(beta[(t - 1) * K + i], a[i * K + j], carry[t * K + j]);
     }
   }
   std::vector<S>& n = *counts;
   for (int t = 0; t < T; ++t) {
     for (int i = 0; i < K; ++i) {
-      const S gamma = (*alpha)[t * K + i] * (*beta)[t * K + i];
-      if (t == 0) n[i] += gamma;
-      n[K + K * K + i * V + x[t]] += gamma;
+      AddProduct(n[K + K * K + i * V + x[t]], alpha[t * K + i], beta[t * K + i]);
+      if (t == 0) AddProduct(n[i], alpha[i], beta[i]);
       if (t + 1 == T) continue;
-      for (int j = 0; j < K; ++j)
-        n[K + i * K + j] +=
-            (*alpha)[t * K + i] * a[i * K + j] * b[j * V + x[t + 1]] * (*beta)[(t + 1) * K + j] / (*scale)[t + 1];
+      for (int j = 0; j < K; ++j) {
+        SetProduct(xi, alpha[t * K + i], a[i * K + j]);
+        AddProduct(n[K + i * K + j], xi, carry[(t + 1) * K + j]);
+      }
     }
   }
   return log_p;
@@ -94,26 +117,40 @@ struct ClassStats {
   Eigen::MatrixXd dn;
 };
 
-// log p, g, n and N of one class's HMM on x by forward-mode differentiation in Dual<Cap>.
-// The scratch vectors live per thread and keep their capacity: allocation was a quarter of the
-// time of a Jacobian evaluation (perf, BM_EmJacobian).
-template <int Cap>
-void EvaluateDual(const std::vector<double>& theta, int K, int V, const std::vector<int32_t>& x, ClassStats* s) {
-  using D = Dual<Cap>;
-  thread_local std::vector<D> dual, counts, alpha, beta, scale;
+// log p, g, n and N of one class's HMM on x by forward-mode differentiation in Dual<N>, N >= D.
+// The seeded variables are kept per class and rebuilt only when that class's θ changes (it is the
+// same for every sequence of an evaluation).
+template <int N>
+void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const std::vector<int32_t>& x,
+                  ClassStats* s) {
+  using D = Dual<N>;
+  thread_local std::vector<std::vector<D>> dual_of_class;
+  thread_local std::vector<std::vector<double>> theta_of_class;
+  thread_local std::vector<D> counts;
+  thread_local ChainScratch<D> scratch;
   const int n = static_cast<int>(theta.size());
-  dual.resize(n);
-  for (int d = 0; d < n; ++d) dual[d] = D(theta[d], n, d);
-  const D one(1.0, D::DerType::Zero(n));
-  counts.assign(n, 0 * one);
-  const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, one, &counts, &alpha, &beta, &scale, &s->sign);
-  s->log_p = log_p.value();
-  s->g = log_p.derivatives();
+  if (dual_of_class.size() <= static_cast<size_t>(y)) {
+    dual_of_class.resize(y + 1);
+    theta_of_class.resize(y + 1);
+  }
+  std::vector<D>& dual = dual_of_class[y];
+  if (theta_of_class[y] != theta) {
+    dual.resize(n);
+    for (int d = 0; d < n; ++d) dual[d] = D::Variable(theta[d], d);
+    theta_of_class[y] = theta;
+  }
+  counts.resize(n);
+  // One fill of the whole table: per-entry zeroing was a string store per dual.
+  static_assert(std::is_trivially_copyable_v<D>);
+  std::memset(static_cast<void*>(counts.data()), 0, counts.size() * sizeof(D));
+  const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, &counts, &scratch, &s->sign);
+  s->log_p = log_p.value;
+  s->g = Eigen::Map<const Eigen::VectorXd>(log_p.d.data(), n);
   s->n.resize(n);
   s->dn.resize(n, n);
   for (int d = 0; d < n; ++d) {
-    s->n[d] = counts[d].value();
-    s->dn.row(d) = counts[d].derivatives().transpose();
+    s->n[d] = counts[d].value;
+    s->dn.row(d) = Eigen::Map<const Eigen::RowVectorXd>(counts[d].d.data(), n);
   }
 }
 
@@ -131,16 +168,19 @@ class SequenceEvaluator {
   // Fills *s (whose storage is reused when it has the sizes already).
   void Evaluate(int y, const std::vector<int32_t>& x, ClassStats* s) const {
     if (!jacobians_) {
-      thread_local std::vector<double> counts, alpha, beta, scale;
+      thread_local std::vector<double> counts;
+      thread_local ChainScratch<double> scratch;
       counts.assign(D_, 0.0);
-      s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, 1.0, &counts, &alpha, &beta, &scale, &s->sign);
+      s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, &counts, &scratch, &s->sign);
       s->n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
+    } else if (D_ <= 16) {
+      EvaluateDual<16>(plain_[y], y, K_, V_, x, s);
     } else if (D_ <= 32) {
-      EvaluateDual<32>(plain_[y], K_, V_, x, s);
+      EvaluateDual<32>(plain_[y], y, K_, V_, x, s);
     } else if (D_ <= 64) {
-      EvaluateDual<64>(plain_[y], K_, V_, x, s);
+      EvaluateDual<64>(plain_[y], y, K_, V_, x, s);
     } else {
-      EvaluateDual<kMaxClassDerivatives>(plain_[y], K_, V_, x, s);
+      EvaluateDual<kMaxClassDerivatives>(plain_[y], y, K_, V_, x, s);
     }
   }
 

@@ -336,7 +336,7 @@ std::vector<KindSpec> Kinds() {
                       .Needing({.parallel = true, .memory_mb = 1024})
                       .Fitting({"data"}));
   kinds.push_back(KindSpec{"homotopy.probability_one",
-                           "1",
+                           "2",
                            "Tracks the probability-one homotopy (19) from the start classifier's EM_0 fixed point to "
                            "the unsupervised lambda = 1 by HOMPACK-style normal flow; marks returns near lambda = 0 "
                            "and the final segment P_F; path.csv has lambda, entropy (Eq. 20) and the accuracy on "

@@ -58,6 +58,9 @@ struct Correction {
   int orientation = 0;  // sign det [Dρ; tᵀ] there
   double first = 0;   // ‖Δ_0‖
   double second = 0;  // ‖Δ_1‖ (0 after one iteration)
+  double residual0 = 0;  // ‖ρ(Z_0)‖ at the prediction
+  double residual1 = 0;  // ‖ρ(Z_1)‖ after one Newton step (0 after one iteration)
+  Eigen::VectorXd z1;    // the first corrected iterate Z_1
 };
 
 class Tracker {
@@ -90,9 +93,10 @@ class Tracker {
       const Eigen::VectorXd delta = e.linearization->SolveAugmented(row, -e.rho, 0.0);
       if (!delta.allFinite() || !c.t.allFinite()) return c;
       const double norm = delta.norm();
-      if (c.iterations == 1) c.first = norm;
-      if (c.iterations == 2) c.second = norm;
+      if (c.iterations == 1) c.first = norm, c.residual0 = e.rho.norm();
+      if (c.iterations == 2) c.second = norm, c.residual1 = e.rho.norm();
       c.y += delta;
+      if (c.iterations == 1) c.z1 = c.y;
       if (norm <= rel * c.y.norm() + abs) {
         c.converged = true;
         return c;
@@ -110,9 +114,12 @@ class Tracker {
     auto consider = [&](double ideal, double measured) {
       if (measured > 0) ratio = std::min(ratio, ideal / measured);
     };
-    if (c.iterations >= 2) consider(options_.ideal_contraction, c.second / c.first);
-    consider(options_.ideal_residual, c.first / h);
-    consider(options_.ideal_distance, (c.y - predicted).norm() / h);
+    if (c.iterations >= 2) {
+      consider(options_.ideal_contraction, c.second / c.first);
+      consider(options_.ideal_residual, c.residual1 / c.residual0);
+    }
+    const double predicted_distance = (predicted - c.y).norm();
+    if (predicted_distance > 0) consider(options_.ideal_distance, (c.z1 - c.y).norm() / predicted_distance);
     const double ideal = std::isinf(ratio) ? options_.max_step_ratio * h : h * Exp(Log(ratio) / options_.order);
     const double lower = std::max(options_.min_step_ratio * h, min_step);
     return std::min({std::max(ideal, lower), options_.max_step_ratio * h, options_.max_step});

@@ -18,11 +18,13 @@
 //      sign det [Dρ; tᵀ] changed (the orientation test: that sign is constant along a regular
 //      curve, folds included, so a change means a jump onto a stretch running the other way,
 //      across a hairpin narrower than the step); s advances by the chord ‖y_k+1 − y_k‖;
-//   3. step control from the corrector's behaviour (HOMPACK's SSPAR): with Δ_0, Δ_1 the first
-//      two corrections and W the prediction, the contraction L = ‖Δ_1‖/‖Δ_0‖, the residual
-//      R = ‖Δ_0‖/h and the distance D = ‖y_k+1 − W‖/h are compared with their ideal values
-//      (LIDEAL 0.5, RIDEAL 0.01, DIDEAL 0.5); the next
-//        h̄ = h · min(LIDEAL/L, RIDEAL/R, DIDEAL/D)^(1/order)   (terms with a zero measure left out)
+//   3. step control from the corrector's behaviour (HOMPACK's SSPAR), with Z_0 = W the prediction,
+//      Z_1, Z_2 the first two Newton iterates and Z* the converged point: the contraction
+//      L = ‖Z_2 − Z_1‖/‖Z_1 − Z_0‖, the residual R = ‖ρ(Z_1)‖/‖ρ(Z_0)‖ and the distance
+//      D = ‖Z_1 − Z*‖/‖Z_0 − Z*‖, all dimensionless as HOMPACK's ideals assume, are compared with
+//      their ideal values (LIDEAL 0.5, RIDEAL 0.01, DIDEAL 0.5); the next
+//        h̄ = h · min(LIDEAL/L, RIDEAL/R, DIDEAL/D)^(1/order)
+//      (L and R need two iterations; a measure of zero is left out)
 //      is clamped to [max(BMIN h, HMIN), min(BMAX h, HMAX)] (BMIN 0.1, BMAX 3, HMAX 1).
 //   4. end game (ROOTNF): once a corrected point has λ >= lambda_end, the root of λ(s) − 1 is
 //      bracketed by the last two points; the Hermite cubic between the bracket's ends gives its

@@ -235,7 +235,7 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "3",
+                  "4",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
                   "arc length (Haffari & Sarkar 2008, Algorithm 1): HOMPACK's normal flow through the folds, or "
                   "Euler steps with a Newton corrector and adaptive steps; "

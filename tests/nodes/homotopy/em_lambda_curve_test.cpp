@@ -126,10 +126,22 @@ TEST(EmLambdaCurve, BackEndsAgree) {
   ASSERT_EQ(free.stop, PathStop::kReachedEnd);
   EXPECT_EQ(Turns(free), 2);
   EXPECT_LE((free.points.back().theta_tilde - dense.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
-  // The fold: the largest λ before λ first turns back.
+  // The fold: the maximum of λ(s) where λ first turns back, on the cubic Hermite interpolant of
+  // λ(s) between the two points around the turn (the points themselves sample it only to O(h)).
   auto fold = [](const PathResult& r) {
-    for (size_t k = 1; k < r.points.size(); ++k)
-      if (r.points[k].dlambda_ds < 0) return r.points[k - 1].lambda;
+    for (size_t k = 1; k < r.points.size(); ++k) {
+      if (r.points[k].dlambda_ds >= 0) continue;
+      const PathPoint& a = r.points[k - 1];
+      const PathPoint& b = r.points[k];
+      const double h = b.s - a.s;
+      double best = std::max(a.lambda, b.lambda);
+      for (int i = 1; i < 1000; ++i) {
+        const double u = i / 1000.0, u2 = u * u, u3 = u2 * u;
+        best = std::max(best, (2 * u3 - 3 * u2 + 1) * a.lambda + (u3 - 2 * u2 + u) * h * a.dlambda_ds +
+                                  (3 * u2 - 2 * u3) * b.lambda + (u3 - u2) * h * b.dlambda_ds);
+      }
+      return best;
+    }
     return -1.0;
   };
   EXPECT_NEAR(fold(free), fold(dense), 1e-3);

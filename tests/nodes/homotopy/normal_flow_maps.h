@@ -4,9 +4,11 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 #include <array>
 #include <cmath>
 #include <complex>
+#include <vector>
 
 #include "nodes/homotopy/normal_flow.h"
 
@@ -62,6 +64,68 @@ inline HomotopyMap BrownFixedPointKrylovMap(Eigen::VectorXd a) {
     LinearOperator apply = [d](const Eigen::VectorXd& v) -> Eigen::VectorXd { return d * v; };
     return CurveEvaluation{FixedPointValue(y, a),
                            KrylovCurveLinearization(std::move(apply), a.size(), GmresOptions{20, 200, 1e-13})};
+  };
+}
+
+// HOMPACK90 driver 3's sparse test system (FIXPNS / FIXPQS / FIXPDS), F: R^8 → R^8 with a
+// symmetric Jacobian of 18 stored entries (lower skyline), tracked from a = (0.5, ..., 0.5):
+inline Eigen::VectorXd Driver3F(const Eigen::VectorXd& x) {
+  auto p = [&](int i) { return x[i - 1]; };  // the driver's 1-based names
+  Eigen::VectorXd f(8);
+  f << p(1) * p(1) * p(1) + 6 * p(2) * p(3) - 1 + 2 * p(1),
+      6 * p(1) * p(3) + std::pow(p(2), 4) * p(5) - 1 + 3 * p(2),
+      6 * p(1) * p(2) + p(3) * p(5) - 1 + 4 * p(3),
+      p(4) * p(4) * p(4) * p(8) - 1 + 2 * p(4),
+      std::pow(p(2), 5) / 5 + p(3) * p(3) / 2 + p(8) * p(5) - 1 + 3 * p(5),
+      p(6) * p(8) - 1 + 4 * p(6),
+      p(7) * p(7) * std::pow(p(8), 3) - 1 + 2 * p(7),
+      std::pow(p(4), 4) / 4 + p(5) * p(5) / 2 + p(6) * p(6) / 2 + std::pow(p(7), 3) * p(8) * p(8) - 1 + 3 * p(8);
+  return f;
+}
+
+inline Eigen::SparseMatrix<double> Driver3Jacobian(const Eigen::VectorXd& x) {
+  auto p = [&](int i) { return x[i - 1]; };
+  std::vector<Eigen::Triplet<double>> entries;
+  auto set = [&](int i, int j, double v) {  // symmetric: (i, j) and (j, i)
+    entries.emplace_back(i - 1, j - 1, v);
+    if (i != j) entries.emplace_back(j - 1, i - 1, v);
+  };
+  set(1, 1, 3 * p(1) * p(1) + 2);
+  set(2, 2, 4 * std::pow(p(2), 3) * p(5) + 3);
+  set(1, 3, 6 * p(2));
+  set(1, 2, 6 * p(3));
+  set(2, 3, 6 * p(1));
+  set(3, 3, p(5) + 4);
+  set(4, 4, 3 * p(4) * p(4) * p(8) + 2);
+  set(5, 5, p(8) + 3);
+  set(3, 5, p(3));
+  set(2, 5, std::pow(p(2), 4));
+  set(6, 6, p(8) + 4);
+  set(7, 7, 2 * p(7) * std::pow(p(8), 3) + 2);
+  set(8, 8, 2 * std::pow(p(7), 3) * p(8) + 3);
+  set(7, 8, 3 * p(7) * p(7) * p(8) * p(8));
+  set(6, 8, p(6));
+  set(5, 8, p(5));
+  set(4, 8, std::pow(p(4), 3));
+  Eigen::SparseMatrix<double> j(8, 8);
+  j.setFromTriplets(entries.begin(), entries.end());
+  return j;
+}
+
+// ρ(x, λ) = λ F(x) + (1 − λ)(x − a) through sparse products only (Krylov back end), as FIXPNS
+// works on the sparse Jacobian: Dρ v = λ DF v_x + (1 − λ) v_x + (F(x) − x + a) v_λ.
+inline HomotopyMap Driver3Map(Eigen::VectorXd a) {
+  return [a](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+    const Eigen::VectorXd x = y.head(8);
+    const double lambda = y[8];
+    const Eigen::VectorXd f = Driver3F(x);
+    Eigen::SparseMatrix<double> dx = lambda * Driver3Jacobian(x);
+    const Eigen::VectorXd dl = f - x + a;
+    LinearOperator apply = [dx = std::move(dx), dl, lambda](const Eigen::VectorXd& v) -> Eigen::VectorXd {
+      return dx * v.head(8) + (1 - lambda) * v.head(8) + dl * v[8];
+    };
+    return CurveEvaluation{lambda * f + (1 - lambda) * (x - a),
+                           KrylovCurveLinearization(std::move(apply), 8, GmresOptions{20, 200, 1e-14})};
   };
 }
 
