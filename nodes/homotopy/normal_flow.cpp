@@ -13,6 +13,7 @@ struct Node {
   Eigen::VectorXd y;
   Eigen::VectorXd t;
   int orientation = 0;  // sign det [Dρ; tᵀ]; 0 unknown
+  bool exact_tangent = false;  // t taken at y itself (not at the corrector's last iterate)
 };
 
 // The cubic Hermite interpolant through (a.s, a.y, a.t) and (b.s, b.y, b.t), at s.
@@ -74,7 +75,16 @@ class Tracker {
     if (e.outside_domain) return Status::Invalid("normal flow: the start point is outside the map's domain");
     const Eigen::VectorXd t = e.linearization->Tangent(Eigen::VectorXd::Unit(n_ + 1, n_));
     if (!t.allFinite()) return Status::Numerical("normal flow: no tangent at the start point");
-    return Node{0.0, y0, t, e.linearization->OrientationSign(t)};
+    return Node{0.0, y0, t, e.linearization->OrientationSign(t), true};
+  }
+
+  // `node` with its tangent evaluated at its own point, oriented along the kept one.
+  Result<Node> WithExactTangent(const Node& node) {
+    SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(node.y));
+    if (e.outside_domain) return Status::Numerical("normal flow: a tracked point is outside the map's domain");
+    const Eigen::VectorXd t = e.linearization->Tangent(node.t);
+    if (!t.allFinite()) return Status::Numerical("normal flow: no tangent at a tracked point");
+    return Node{node.s, node.y, t, e.linearization->OrientationSign(t), true};
   }
 
   // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ).
@@ -213,7 +223,16 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     // And the orientation test: det [Dρ; tᵀ] keeps its sign along the curve, so a flip means the
     // corrector landed on a stretch that runs the other way (across a hairpin).
     const bool reversed = c.orientation != 0 && current.orientation != 0 && c.orientation != current.orientation;
-    if (!c.converged || c.t.dot(current.t) < options.min_tangent_cosine || reversed) {
+    const bool turned = c.converged && c.t.dot(current.t) < options.min_tangent_cosine;
+    if (turned && !current.exact_tangent) {
+      // The kept tangent was taken one Newton step off the curve; near a sharp turn it can be far
+      // from the tangent at the point itself, and then every step, however short, fails the angle
+      // test. (The orientation is not refreshed so: near a nearly singular point its sign off the
+      // curve is unreliable, and a refreshed sign let the corrector jump onto the start's stretch.)
+      SEQFLOW_ASSIGN_OR_RETURN(current, tracker.WithExactTangent(current));
+      continue;
+    }
+    if (!c.converged || turned || reversed) {
       h /= 2;
       if (h < min_step) {
         result.stop = NormalFlowStop::kStepTooSmall;

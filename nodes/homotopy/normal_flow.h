@@ -14,7 +14,9 @@
 //      min_step. The new tangent is the one at the last iterate (already factored: no extra
 //      Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
 //      acos(min_tangent_cosine) is also retried shorter (the angle test of Allgower & Georg:
-//      the corrector jumped to another stretch of the zero set), and so is one where
+//      the corrector jumped to another stretch of the zero set) — but first, once per point, with
+//      the tangent re-evaluated at the point itself, since near a sharp turn the kept tangent
+//      (one Newton step off the curve) can fail the test for every step length — and so is one where
 //      sign det [Dρ; tᵀ] changed (the orientation test: that sign is constant along a regular
 //      curve, folds included, so a change means a jump onto a stretch running the other way,
 //      across a hairpin narrower than the step); s advances by the chord ‖y_k+1 − y_k‖;
