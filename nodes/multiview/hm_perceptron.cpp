@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-#include "nodes/chain/viterbi_lanes.h"
+#include "nodes/chain/viterbi_one_chain.h"
 #include "nodes/common/portable_math.h"
 
 namespace seqflow {
@@ -96,8 +96,8 @@ class PerceptronState {
   HmPerceptronWeights w_, u_;
 };
 
-// Eq. 14 for one view on the chain library's Viterbi (lane 0 of viterbi_lanes.h), keeping the log
-// tables of each view's transitions until that view is updated and the buffers across sentences.
+// Eq. 14 for one view on the chain library's one-chain Viterbi (viterbi_one_chain.h), keeping the
+// log tables of each view's transitions until that view is updated and the buffers across sentences.
 class ViewDecoder {
  public:
   explicit ViewDecoder(int views) : models_(static_cast<size_t>(views)), stale_(static_cast<size_t>(views), true) {}
@@ -107,25 +107,21 @@ class ViewDecoder {
   const std::vector<int32_t>& Decode(const HmPerceptronWeights& w, const SentenceFeatures& x,
                                      const std::vector<int32_t>* view_of, int v) {
     if (stale_[static_cast<size_t>(v)]) {
-      models_[static_cast<size_t>(v)] = ChainViterbiModel::FromLogPotentials(w.transition[static_cast<size_t>(v)]);
+      models_[static_cast<size_t>(v)] = OneChainViterbiModel::FromLogPotentials(w.transition[static_cast<size_t>(v)]);
       stale_[static_cast<size_t>(v)] = false;
     }
     ViewScores(w.observation, x, view_of, v, &scores_);
-    LaneBatch<kLanes> batch;
-    batch.obs[0] = ChainRowIds(static_cast<size_t>(x.size()), &row_ids_);
-    batch.length = x.size();
     path_.resize(static_cast<size_t>(x.size()));
-    std::array<double, kLanes> best;
-    ChainViterbiRun(models_[static_cast<size_t>(v)], {scores_.data(), false}, batch, &work_, {path_.data()}, &best);
+    OneChainViterbi(models_[static_cast<size_t>(v)], scores_.data(), x.size(), &work_, path_.data());
     return path_;
   }
 
  private:
-  std::vector<ChainViterbiModel> models_;
+  std::vector<OneChainViterbiModel> models_;
   std::vector<bool> stale_;
   RowMatrixXd scores_;
-  std::vector<int32_t> row_ids_, path_;
-  ChainViterbiWork work_;
+  std::vector<int32_t> path_;
+  OneChainViterbiWork work_;
 };
 
 }  // namespace
