@@ -1,5 +1,6 @@
 // One sentence decoded alone (the HM perceptron's case: it updates after every sentence), T = 32
-// tokens (esp.train's mean), random scores and transitions, one thread:
+// tokens (esp.train's mean), random scores and transitions, one thread; an iteration decodes the
+// next of 256 sentences, so that branch predictors cannot learn one:
 //   BM_OneChainViterbi/K    viterbi_one_chain.h: the labels in lanes
 //   BM_LaneZeroViterbi/K    lane 0 of viterbi_lanes.h's 8-chain batch (linear_chain.h's form)
 // Run: build/bench/kernels/viterbi_one_chain_bench
@@ -13,7 +14,7 @@
 namespace seqflow {
 namespace {
 
-constexpr int kTokens = 32;
+constexpr int kTokens = 32, kSentences = 256;
 
 RowMatrixXd Random(int rows, int cols, std::mt19937& rng) {
   std::normal_distribution<double> normal(0, 1);
@@ -25,18 +26,23 @@ RowMatrixXd Random(int rows, int cols, std::mt19937& rng) {
 void BM_OneChainViterbi(benchmark::State& state) {
   const int K = static_cast<int>(state.range(0));
   std::mt19937 rng(1);
-  const RowMatrixXd scores = Random(kTokens, K, rng);
+  const RowMatrixXd scores = Random(kTokens * kSentences, K, rng);
   const OneChainViterbiModel model = OneChainViterbiModel::FromLogPotentials(Random(K, K, rng));
   OneChainViterbiWork work;
   std::vector<int32_t> path(kTokens);
-  for (auto _ : state) benchmark::DoNotOptimize(OneChainViterbi(model, scores.data(), kTokens, &work, path.data()));
+  int n = 0;
+  for (auto _ : state) {
+    const double* sentence = scores.data() + static_cast<size_t>(n) * kTokens * K;
+    benchmark::DoNotOptimize(OneChainViterbi(model, sentence, kTokens, &work, path.data()));
+    n = (n + 1) % kSentences;
+  }
 }
 BENCHMARK(BM_OneChainViterbi)->Arg(5)->Arg(9)->Arg(17)->Arg(45);
 
 void BM_LaneZeroViterbi(benchmark::State& state) {
   const int K = static_cast<int>(state.range(0));
   std::mt19937 rng(1);
-  const RowMatrixXd scores = Random(kTokens, K, rng);
+  const RowMatrixXd scores = Random(kTokens * kSentences, K, rng);
   const ChainViterbiModel model = ChainViterbiModel::FromLogPotentials(Random(K, K, rng));
   ChainViterbiWork work;
   std::vector<int32_t> row_ids, path(kTokens);
@@ -44,9 +50,12 @@ void BM_LaneZeroViterbi(benchmark::State& state) {
   batch.obs[0] = ChainRowIds(kTokens, &row_ids);
   batch.length = kTokens;
   std::array<double, kLanes> best{};
+  int n = 0;
   for (auto _ : state) {
-    ChainViterbiRun(model, {scores.data(), false}, batch, &work, {path.data()}, &best);
+    const double* sentence = scores.data() + static_cast<size_t>(n) * kTokens * K;
+    ChainViterbiRun(model, {sentence, false}, batch, &work, {path.data()}, &best);
     benchmark::DoNotOptimize(best);
+    n = (n + 1) % kSentences;
   }
 }
 BENCHMARK(BM_LaneZeroViterbi)->Arg(5)->Arg(9)->Arg(17)->Arg(45);
