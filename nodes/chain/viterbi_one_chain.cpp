@@ -92,8 +92,8 @@ inline void DispatchGroup(int g, int tail, F&& f) {
 }
 
 template <int N>
-double OneChainViterbiKernel(const OneChainViterbiModel& model, const double* scores, int T,
-                             OneChainViterbiWork* work, int32_t* path) {
+double OneChainViterbiKernel(const OneChainViterbiModel& model, const double* scores, int T, OneChainViterbiWork* work,
+                             int32_t* path) {
   constexpr int W = N / 8;
   const int K = model.K, stride = model.stride;
   const double* log_a = model.log_a.data();
@@ -106,8 +106,7 @@ double OneChainViterbiKernel(const OneChainViterbiModel& model, const double* sc
     double* cur = delta + static_cast<size_t>(t) * stride;
     const double* e = scores + static_cast<size_t>(t) * K;
     int b = 0;
-    for (; b + kMaxGroup < blocks; b += kMaxGroup)
-      StepGroup<W, kMaxGroup, W>(prev, log_a, K, stride, e, b * W, cur);
+    for (; b + kMaxGroup < blocks; b += kMaxGroup) StepGroup<W, kMaxGroup, W>(prev, log_a, K, stride, e, b * W, cur);
     DispatchGroup<W>(blocks - b, tail, [&](auto group, auto tail_width) {
       StepGroup<W, decltype(group)::value, decltype(tail_width)::value>(prev, log_a, K, stride, e, b * W, cur);
     });

@@ -160,11 +160,7 @@ void ObservationScores(const RowMatrixXd& observation, const SentenceFeatures& x
 
 void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
                 RowMatrixXd* scores) {
-  if (view_of == nullptr) {
-    if (v == 0) ObservationScores(observation, x, scores);
-    else scores->setZero(x.size(), observation.cols());
-    return;
-  }
+  if (view_of == nullptr && v == 0) return ObservationScores(observation, x, scores);
   const int32_t T = x.size();
   const Eigen::Index K = observation.cols();
   scores->setZero(T, K);
@@ -185,8 +181,10 @@ std::vector<SentenceFeatures> ViewSentences(const std::vector<SentenceFeatures>&
     y.offsets.reserve(x.offsets.size());
     y.offsets.push_back(0);
     for (int32_t t = 0; t < x.size(); ++t) {
-      for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j)
-        if (view_of[static_cast<size_t>(x.ids[static_cast<size_t>(j)])] == v) y.ids.push_back(x.ids[static_cast<size_t>(j)]);
+      for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+        const int32_t a = x.ids[static_cast<size_t>(j)];
+        if (view_of[static_cast<size_t>(a)] == v) y.ids.push_back(a);
+      }
       y.offsets.push_back(static_cast<int32_t>(y.ids.size()));
     }
   }

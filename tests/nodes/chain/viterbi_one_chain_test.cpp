@@ -24,8 +24,8 @@ using testutil::RandomRows;
 std::vector<int32_t> Decode(const RowMatrixXd& s, const RowMatrixXd& a, double* score = nullptr) {
   OneChainViterbiWork work;
   std::vector<int32_t> path(static_cast<size_t>(s.rows()), -1);
-  const double best = OneChainViterbi(OneChainViterbiModel::FromLogPotentials(a), s.data(),
-                                      static_cast<int>(s.rows()), &work, path.data());
+  const double best = OneChainViterbi(OneChainViterbiModel::FromLogPotentials(a), s.data(), static_cast<int>(s.rows()),
+                                      &work, path.data());
   if (score) *score = best;
   return path;
 }
@@ -86,7 +86,9 @@ TEST_P(OneChainViterbiTest, MatchesLaneZeroOfTheLaneKernelBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, OneChainViterbiTest, testing::ValuesIn(SupportedIsas()),
-                         [](const testing::TestParamInfo<Isa>& variant) { return std::string(IsaName(variant.param)); });
+                         [](const testing::TestParamInfo<Isa>& variant) {
+                           return std::string(IsaName(variant.param));
+                         });
 
 }  // namespace
 }  // namespace seqflow

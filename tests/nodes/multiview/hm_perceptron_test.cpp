@@ -264,8 +264,7 @@ TEST(HmPerceptron, TrainingMatchesTable1WrittenOutPlainly) {
         continue;
       }
       EXPECT_LT((got.observation - want.observation).cwiseAbs().maxCoeff(), 1e-12);
-      for (int v = 0; v < views; ++v)
-        EXPECT_LT((got.transition[v] - want.transition[v]).cwiseAbs().maxCoeff(), 1e-12);
+      for (int v = 0; v < views; ++v) EXPECT_LT((got.transition[v] - want.transition[v]).cwiseAbs().maxCoeff(), 1e-12);
     }
   }
 }
@@ -279,7 +278,8 @@ TEST(HmPerceptron, ExponentialScheduleReachesCuAtTheRamp) {
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5e-3);
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 30), 0.5);
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 45), 0.5);
-  EXPECT_NEAR(UnlabeledWeight(o.c_u, o.growth, 16) / UnlabeledWeight(o.c_u, o.growth, 15), std::pow(1e3, 1.0 / 29), 1e-12);
+  EXPECT_NEAR(UnlabeledWeight(o.c_u, o.growth, 16) / UnlabeledWeight(o.c_u, o.growth, 15), std::pow(1e3, 1.0 / 29),
+              1e-12);
   o.growth.schedule = UnlabeledWeightSchedule::kConstant;
   EXPECT_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5);
 }
