@@ -16,7 +16,7 @@ inline Lanes<W> LoadBlock(const double* p) {
   return x;
 }
 
-// The first n <= W doubles at p, then zeros: the last block of a score row of K doubles.
+// The first N <= W doubles at p, then zeros: the last block of a score row of K doubles.
 template <int W, int N>
 inline Lanes<W> LoadPartialBlock(const double* p) {
   if constexpr (N == W) {
