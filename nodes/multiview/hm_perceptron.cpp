@@ -3,23 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <utility>
 
-#include "nodes/chain/viterbi_lanes.h"
+#include "nodes/chain/viterbi_one_chain.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/crf/crf_likelihood.h"
 
 namespace seqflow {
 
 namespace {
-
-constexpr int32_t kPrefetchAhead = 8;  // attributes
-
-void PrefetchRow(const double* w, Eigen::Index K, int32_t a) {
-  const char* row = reinterpret_cast<const char*>(w + static_cast<Eigen::Index>(a) * K);
-  for (Eigen::Index byte = 0; byte < K * 8; byte += 64) __builtin_prefetch(row + byte);
-  __builtin_prefetch(row + K * 8 - 1);
-}
 
 bool InView(const std::vector<int32_t>* view_of, int32_t a, int v) {
   return view_of == nullptr ? v == 0 : (*view_of)[static_cast<size_t>(a)] == v;
@@ -72,22 +65,51 @@ class PerceptronState {
   }
   const HmPerceptronWeights& current() const { return w_; }
 
-  void Update(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v, const std::vector<int32_t>& toward,
-              const std::vector<int32_t>& away, double scale) {
-    PerceptronUpdate(x, view_of, v, toward, away, scale, &w_.observation, &w_.transition[static_cast<size_t>(v)]);
-    if (averaged_)
-      PerceptronUpdate(x, view_of, v, toward, away, scale * visits_, &u_.observation,
-                       &u_.transition[static_cast<size_t>(v)]);
+  // x holds view v's attributes only (ViewSentences). w and U take the same entries in one pass,
+  // each in PerceptronUpdate's order.
+  void Update(const SentenceFeatures& x, int v, const std::vector<int32_t>& toward, const std::vector<int32_t>& away,
+              double scale) {
+    RowMatrixXd& transition = w_.transition[static_cast<size_t>(v)];
+    if (!averaged_) return PerceptronUpdate(x, nullptr, 0, toward, away, scale, &w_.observation, &transition);
+    RowMatrixXd& u_transition = u_.transition[static_cast<size_t>(v)];
+    const double u_scale = scale * visits_;
+    // U's rows are cold (the decode read only w's): fetch all the entries this update touches
+    // first, so that their misses overlap.
+    for (int32_t t = 0; t < x.size(); ++t) {
+      if (toward[t] == away[t]) continue;
+      for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+        const int32_t a = x.ids[static_cast<size_t>(j)];
+        __builtin_prefetch(&u_.observation(a, toward[t]), 1);
+        __builtin_prefetch(&u_.observation(a, away[t]), 1);
+      }
+    }
+    for (int32_t t = 0; t < x.size(); ++t) {
+      if (t > 0) {
+        transition(toward[t - 1], toward[t]) += scale;
+        transition(away[t - 1], away[t]) -= scale;
+        u_transition(toward[t - 1], toward[t]) += u_scale;
+        u_transition(away[t - 1], away[t]) -= u_scale;
+      }
+      if (toward[t] == away[t]) continue;
+      for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+        const int32_t a = x.ids[static_cast<size_t>(j)];
+        w_.observation(a, toward[t]) += scale;
+        w_.observation(a, away[t]) -= scale;
+        u_.observation(a, toward[t]) += u_scale;
+        u_.observation(a, away[t]) -= u_scale;
+      }
+    }
   }
   void Visited() { visits_ += 1; }
 
-  HmPerceptronWeights Final() const {
-    if (!averaged_) return w_;
-    HmPerceptronWeights avg = w_;
-    const double n = std::max(visits_, 1.0);
-    avg.observation -= u_.observation / n;
-    for (size_t v = 0; v < avg.transition.size(); ++v) avg.transition[v] -= u_.transition[v] / n;
-    return avg;
+  // Takes the weights (the state is spent): the average is formed in place of w.
+  HmPerceptronWeights TakeFinal() {
+    if (averaged_) {
+      const double n = std::max(visits_, 1.0);
+      w_.observation -= u_.observation / n;
+      for (size_t v = 0; v < w_.transition.size(); ++v) w_.transition[v] -= u_.transition[v] / n;
+    }
+    return std::move(w_);
   }
 
  private:
@@ -96,36 +118,32 @@ class PerceptronState {
   HmPerceptronWeights w_, u_;
 };
 
-// Eq. 14 for one view on the chain library's Viterbi (lane 0 of viterbi_lanes.h), keeping the log
-// tables of each view's transitions until that view is updated and the buffers across sentences.
+// Eq. 14 for one view on the chain library's one-chain Viterbi (viterbi_one_chain.h), keeping the
+// log tables of each view's transitions until that view is updated and the buffers across sentences.
 class ViewDecoder {
  public:
   explicit ViewDecoder(int views) : models_(static_cast<size_t>(views)), stale_(static_cast<size_t>(views), true) {}
 
   void Invalidate(int v) { stale_[static_cast<size_t>(v)] = true; }
 
-  const std::vector<int32_t>& Decode(const HmPerceptronWeights& w, const SentenceFeatures& x,
-                                     const std::vector<int32_t>* view_of, int v) {
+  // x holds view v's attributes only (ViewSentences).
+  const std::vector<int32_t>& Decode(const HmPerceptronWeights& w, const SentenceFeatures& x, int v) {
     if (stale_[static_cast<size_t>(v)]) {
-      models_[static_cast<size_t>(v)] = ChainViterbiModel::FromLogPotentials(w.transition[static_cast<size_t>(v)]);
+      models_[static_cast<size_t>(v)] = OneChainViterbiModel::FromLogPotentials(w.transition[static_cast<size_t>(v)]);
       stale_[static_cast<size_t>(v)] = false;
     }
-    ViewScores(w.observation, x, view_of, v, &scores_);
-    LaneBatch<kLanes> batch;
-    batch.obs[0] = ChainRowIds(static_cast<size_t>(x.size()), &row_ids_);
-    batch.length = x.size();
+    ObservationScores(w.observation, x, &scores_);
     path_.resize(static_cast<size_t>(x.size()));
-    std::array<double, kLanes> best;
-    ChainViterbiRun(models_[static_cast<size_t>(v)], {scores_.data(), false}, batch, &work_, {path_.data()}, &best);
+    OneChainViterbi(models_[static_cast<size_t>(v)], scores_.data(), x.size(), &work_, path_.data());
     return path_;
   }
 
  private:
-  std::vector<ChainViterbiModel> models_;
+  std::vector<OneChainViterbiModel> models_;
   std::vector<bool> stale_;
   RowMatrixXd scores_;
-  std::vector<int32_t> row_ids_, path_;
-  ChainViterbiWork work_;
+  std::vector<int32_t> path_;
+  OneChainViterbiWork work_;
 };
 
 }  // namespace
@@ -135,24 +153,42 @@ double UnlabeledWeight(double c_u, const UnlabeledWeightGrowth& g, int epoch) {
   return c_u * Exp(Log(g.c_u_start) * static_cast<double>(g.ramp - epoch) / (g.ramp - 1));
 }
 
+void ObservationScores(const RowMatrixXd& observation, const SentenceFeatures& x, RowMatrixXd* scores) {
+  const Eigen::Map<const Eigen::VectorXd> w(observation.data(), observation.size());
+  CrfScores(w, CrfLayout{observation.rows(), observation.cols()}, x, *scores);
+}
+
 void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
                 RowMatrixXd* scores) {
-  const int32_t T = x.size(), end = x.offsets[T];
+  if (view_of == nullptr && v == 0) return ObservationScores(observation, x, scores);
+  const int32_t T = x.size();
   const Eigen::Index K = observation.cols();
   scores->setZero(T, K);
-  // The gathers of W's rows are an epoch's main cost: raw rows of K, fetched kPrefetchAhead ahead.
-  const double* w = observation.data();
-  for (int32_t i = 0; i < std::min(kPrefetchAhead, end); ++i) PrefetchRow(w, K, x.ids[static_cast<size_t>(i)]);
   for (int32_t t = 0; t < T; ++t) {
-    double* row = scores->data() + t * K;
     for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
-      if (j + kPrefetchAhead < end) PrefetchRow(w, K, x.ids[static_cast<size_t>(j + kPrefetchAhead)]);
       const int32_t a = x.ids[static_cast<size_t>(j)];
-      if (!InView(view_of, a, v)) continue;
-      const double* wa = w + static_cast<Eigen::Index>(a) * K;
-      for (Eigen::Index k = 0; k < K; ++k) row[k] += wa[k];
+      if (InView(view_of, a, v)) scores->row(t) += observation.row(a);
     }
   }
+}
+
+std::vector<SentenceFeatures> ViewSentences(const std::vector<SentenceFeatures>& sentences,
+                                            const std::vector<int32_t>& view_of, int v) {
+  std::vector<SentenceFeatures> out(sentences.size());
+  for (size_t n = 0; n < sentences.size(); ++n) {
+    const SentenceFeatures& x = sentences[n];
+    SentenceFeatures& y = out[n];
+    y.offsets.reserve(x.offsets.size());
+    y.offsets.push_back(0);
+    for (int32_t t = 0; t < x.size(); ++t) {
+      for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+        const int32_t a = x.ids[static_cast<size_t>(j)];
+        if (view_of[static_cast<size_t>(a)] == v) y.ids.push_back(a);
+      }
+      y.offsets.push_back(static_cast<int32_t>(y.ids.size()));
+    }
+  }
+  return out;
 }
 
 void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
@@ -179,7 +215,18 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
                                              const CancelToken& cancel) {
   SEQFLOW_RETURN_IF_ERROR(CheckSequenceData(data, options.views));
   const int V = options.views;
-  const std::vector<int32_t>* view_of = V == 1 ? nullptr : data.view;
+  // Each view decodes and updates on its own attributes, split off once: with views = 1 the
+  // sentences themselves.
+  std::vector<std::vector<SentenceFeatures>> split_labeled, split_unlabeled;
+  std::vector<const std::vector<SentenceFeatures>*> labeled(static_cast<size_t>(V), data.labeled),
+      unlabeled(static_cast<size_t>(V), data.unlabeled);
+  if (V == 2) {
+    for (int v = 0; v < V; ++v) {
+      split_labeled.push_back(ViewSentences(*data.labeled, *data.view, v));
+      split_unlabeled.push_back(ViewSentences(*data.unlabeled, *data.view, v));
+    }
+    for (int v = 0; v < V; ++v) labeled[v] = &split_labeled[v], unlabeled[v] = &split_unlabeled[v];
+  }
   PerceptronState state(static_cast<int32_t>(data.view->size()), data.num_labels, V, options.averaged);
   HmPerceptronResult result;
   ViewDecoder decoder(V);
@@ -188,23 +235,22 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.perceptron"));
     HmPerceptronEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0};
     for (size_t n = 0; n < data.labeled->size(); ++n) {
-      const SentenceFeatures& x = (*data.labeled)[n];
       const std::vector<int32_t>& y = (*data.labels)[n];
-      for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), x, view_of, v);
+      for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), (*labeled[v])[n], v);
       for (int v = 0; v < V; ++v)
         if (decoded[v] != y) {
-          state.Update(x, view_of, v, y, decoded[v], 1.0);
+          state.Update((*labeled[v])[n], v, y, decoded[v], 1.0);
           decoder.Invalidate(v);
           ++counts.labeled_errors;
         }
       state.Visited();
     }
     if (V == 2 && counts.c_u > 0) {
-      for (const SentenceFeatures& x : *data.unlabeled) {
-        for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), x, view_of, v);
+      for (size_t n = 0; n < data.unlabeled->size(); ++n) {
+        for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), (*unlabeled[v])[n], v);
         if (decoded[0] != decoded[1]) {
-          state.Update(x, view_of, 0, decoded[1], decoded[0], counts.c_u);
-          state.Update(x, view_of, 1, decoded[0], decoded[1], counts.c_u);
+          state.Update((*unlabeled[0])[n], 0, decoded[1], decoded[0], counts.c_u);
+          state.Update((*unlabeled[1])[n], 1, decoded[0], decoded[1], counts.c_u);
           decoder.Invalidate(0);
           decoder.Invalidate(1);
           ++counts.disagreements;
@@ -215,7 +261,7 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     result.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
   }
-  result.weights = state.Final();
+  result.weights = state.TakeFinal();
   return result;
 }
 

@@ -86,10 +86,19 @@ Status CheckSequenceData(const HmPerceptronData& data, int views);
 // C_u of epoch t (1-based): c_u grown as `growth` says.
 double UnlabeledWeight(double c_u, const UnlabeledWeightGrowth& growth, int epoch);
 
+// Per token t, the sum over the attributes of x_t of W[a, :]: [T x K] into `scores`, by the CRF's
+// gather (CrfScores: cloned per instruction set, a token's row summed in registers).
+void ObservationScores(const RowMatrixXd& observation, const SentenceFeatures& x, RowMatrixXd* scores);
+
 // Per token t, the sum over the attributes of x_t in view v of W[a, :]: [T x K] into `scores`.
-// view_of = nullptr puts every attribute in view 0.
+// view_of = nullptr puts every attribute in view 0. The same bits as ObservationScores on
+// ViewSentences' x (each entry summed from 0 in attribute order).
 void ViewScores(const RowMatrixXd& observation, const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
                 RowMatrixXd* scores);
+
+// The sentences with only the attributes of view v (view_of[a] == v), in their order.
+std::vector<SentenceFeatures> ViewSentences(const std::vector<SentenceFeatures>& sentences,
+                                            const std::vector<int32_t>& view_of, int v);
 
 // w^v += scale · (Φ^v(x, toward) − Φ^v(x, away)) on W and transition (the view's block).
 // REQUIRES: toward and away have x.size() labels.

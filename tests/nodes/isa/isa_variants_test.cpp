@@ -1,9 +1,9 @@
 // Every instruction-set variant of the hot kernels this CPU runs (nodes/common/isa.h) computes the
 // same bits as the baseline variant: the chain library's forward-backward (score and probability
 // tables, marginals in double and float, bigram sums, kept tables), its tangent pass, Viterbi in
-// double and certified float, the CRF objective and gradient (the scatter and the gather), and
-// L-BFGS's dot products. Viterbi is also checked against a scalar decoder in every variant (the
-// narrower variants run its compares on native pieces of the lanes).
+// double and certified float and its one-chain form, the CRF objective and gradient (the scatter
+// and the gather), and L-BFGS's dot products. Viterbi is also checked against a scalar decoder in
+// every variant (the narrower variants run its compares on native pieces of the lanes).
 // Outputs are compared as bit patterns, not within a tolerance.
 #include <gtest/gtest.h>
 
@@ -20,6 +20,7 @@
 #include "nodes/chain/tangent_lanes.h"
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
+#include "nodes/chain/viterbi_one_chain.h"
 #include "nodes/common/isa.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/crf/crf_likelihood.h"
@@ -330,6 +331,30 @@ Bits LbfgsDots(uint32_t seed) {
   return bits;
 }
 
+// The one-chain Viterbi (labels in lanes: blocks of 2, 4 or 8 labels by variant) on potentials
+// with many ties, against ScalarViterbi: paths and score bits.
+Bits OneChainViterbiAgainstScalar(int K, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> half(-4, 0), length(1, 40);
+  const int T = length(rng);
+  RowMatrixXd log_a(K, K), e(T, K);
+  for (Eigen::Index i = 0; i < log_a.size(); ++i) log_a.data()[i] = 0.5 * half(rng);
+  for (Eigen::Index i = 0; i < e.size(); ++i) e.data()[i] = 0.5 * half(rng);
+  OneChainViterbiWork work;
+  std::vector<int32_t> path(T, -1);
+  const double score = OneChainViterbi(OneChainViterbiModel::FromLogPotentials(log_a), e.data(), T, &work, path.data());
+  double want_score = 0;
+  const std::vector<int32_t> want =
+      ScalarViterbi(std::vector<double>(log_a.data(), log_a.data() + log_a.size()),
+                    std::vector<double>(e.data(), e.data() + e.size()), K, T, &want_score);
+  EXPECT_EQ(path, want) << "K=" << K;
+  EXPECT_EQ(std::bit_cast<uint64_t>(score), std::bit_cast<uint64_t>(want_score)) << "K=" << K;
+  Bits bits;
+  for (int32_t y : path) bits.Add(static_cast<int64_t>(y));
+  bits.Add(score);
+  return bits;
+}
+
 Bits LogTable(uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uniform(1e-6, 3.0);
@@ -379,6 +404,12 @@ TEST(IsaVariants, ViterbiInDoubleAndFloatHasTheSameBits) {
 TEST(IsaVariants, ViterbiOnNativePiecesMatchesAScalarDecoderWithTies) {
   for (int K : {1, 2, 3, 4, 5, 8, 9, 13, 31, 32, 33}) {
     ExpectEveryVariantMatchesBaseline([&] { return ViterbiAgainstScalar(K, 17 + K); });
+  }
+}
+
+TEST(IsaVariants, OneChainViterbiMatchesAScalarDecoderWithTies) {
+  for (int K : {1, 2, 3, 4, 5, 8, 9, 13, 31, 32, 33, 41}) {
+    ExpectEveryVariantMatchesBaseline([&] { return OneChainViterbiAgainstScalar(K, 29 + K); });
   }
 }
 

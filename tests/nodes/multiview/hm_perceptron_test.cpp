@@ -144,6 +144,131 @@ TEST(HmPerceptron, ViewDecodeEqualsBruteForceArgmax) {
   }
 }
 
+// A view's sentences (ViewSentences) scored by the CRF's gather give the bits of the filtering
+// ViewScores on the whole sentence.
+TEST(HmPerceptron, ViewSentencesScoreAsTheFilteredSentence) {
+  std::mt19937 rng(3);
+  const int A = 40, K = 9;
+  const RowMatrixXd W = testutil::RandomRows(A, K, 1.0, rng);
+  std::vector<int32_t> view(A);
+  for (int32_t& v : view) v = static_cast<int32_t>(rng() % 2);
+  std::vector<SentenceFeatures> sentences;
+  for (int n = 0; n < 6; ++n) {
+    std::vector<std::vector<int32_t>> tokens(1 + n % 5);
+    for (auto& token : tokens)
+      for (int i = 0; i < 12; ++i) token.push_back(static_cast<int32_t>(rng() % A));
+    sentences.push_back(Tokens(tokens));
+  }
+  for (int v = 0; v < 2; ++v) {
+    const std::vector<SentenceFeatures> split = ViewSentences(sentences, view, v);
+    ASSERT_EQ(split.size(), sentences.size());
+    for (size_t n = 0; n < sentences.size(); ++n) {
+      for (int32_t a : split[n].ids) EXPECT_EQ(view[a], v);
+      RowMatrixXd want, got;
+      ViewScores(W, sentences[n], &view, v, &want);
+      ObservationScores(W, split[n], &got);
+      EXPECT_EQ(got, want) << "view " << v << " sentence " << n;
+    }
+  }
+}
+
+// Table 1 written out plainly (the lane Viterbi, PerceptronUpdate on the whole sentence with the
+// view filter, the average as the sum of w after every visit over the visits) on a random run of
+// several epochs: TrainHmPerceptron's w is the same bits, and its lazy average the same to rounding.
+HmPerceptronWeights NaivePerceptron(const HmPerceptronData& d, const HmPerceptronOptions& o, bool average) {
+  const int V = o.views, K = d.num_labels;
+  const std::vector<int32_t>* view_of = V == 1 ? nullptr : d.view;
+  HmPerceptronWeights w{RowMatrixXd::Zero(static_cast<Eigen::Index>(d.view->size()), K),
+                        std::vector<RowMatrixXd>(static_cast<size_t>(V), RowMatrixXd::Zero(K, K))};
+  HmPerceptronWeights sum = w;
+  double visits = 0;
+  auto decode = [&](const SentenceFeatures& x, int v) {
+    RowMatrixXd scores;
+    ViewScores(w.observation, x, view_of, v, &scores);
+    return ChainViterbi(scores, w.transition[static_cast<size_t>(v)]);
+  };
+  auto visited = [&] {
+    sum.observation += w.observation;
+    for (int v = 0; v < V; ++v) sum.transition[v] += w.transition[v];
+    visits += 1;
+  };
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    for (size_t n = 0; n < d.labeled->size(); ++n) {
+      const SentenceFeatures& x = (*d.labeled)[n];
+      std::vector<std::vector<int32_t>> yhat;
+      for (int v = 0; v < V; ++v) yhat.push_back(decode(x, v));
+      for (int v = 0; v < V; ++v)
+        if (yhat[v] != (*d.labels)[n])
+          PerceptronUpdate(x, view_of, v, (*d.labels)[n], yhat[v], 1.0, &w.observation, &w.transition[v]);
+      visited();
+    }
+    const double c_u = UnlabeledWeight(o.c_u, o.growth, epoch);
+    if (V == 2 && c_u > 0) {
+      for (const SentenceFeatures& x : *d.unlabeled) {
+        const std::vector<int32_t> y0 = decode(x, 0), y1 = decode(x, 1);
+        if (y0 != y1) {
+          PerceptronUpdate(x, view_of, 0, y1, y0, c_u, &w.observation, &w.transition[0]);
+          PerceptronUpdate(x, view_of, 1, y0, y1, c_u, &w.observation, &w.transition[1]);
+        }
+        visited();
+      }
+    }
+  }
+  if (!average) return w;
+  sum.observation /= visits;
+  for (int v = 0; v < V; ++v) sum.transition[v] /= visits;
+  return sum;
+}
+
+TEST(HmPerceptron, TrainingMatchesTable1WrittenOutPlainly) {
+  std::mt19937 rng(8);
+  const int A = 30, K = 4;
+  std::vector<int32_t> view(A);
+  for (int32_t& v : view) v = static_cast<int32_t>(rng() % 2);
+  auto sentence = [&] {
+    std::vector<std::vector<int32_t>> tokens(2 + rng() % 5);
+    for (auto& token : tokens)
+      for (int i = 0; i < 5; ++i) token.push_back(static_cast<int32_t>(rng() % A));
+    return Tokens(tokens);
+  };
+  std::vector<SentenceFeatures> labeled, unlabeled;
+  std::vector<std::vector<int32_t>> labels;
+  for (int n = 0; n < 8; ++n) {
+    labeled.push_back(sentence());
+    labels.emplace_back();
+    for (int t = 0; t < labeled.back().size(); ++t) labels.back().push_back(static_cast<int32_t>(rng() % K));
+  }
+  for (int n = 0; n < 12; ++n) unlabeled.push_back(sentence());
+  const HmPerceptronData data{&labeled, &labels, &unlabeled, &view, K};
+  for (int views : {1, 2}) {
+    for (bool averaged : {false, true}) {
+      HmPerceptronOptions o;
+      o.views = views;
+      o.epochs = 4;
+      o.c_u = 0.3;
+      o.growth.schedule = UnlabeledWeightSchedule::kExponential;
+      o.growth.ramp = 3;
+      o.averaged = averaged;
+      Result<HmPerceptronResult> r = TrainHmPerceptron(data, o, {}, {});
+      ASSERT_OK(r);
+      const HmPerceptronWeights want = NaivePerceptron(data, o, averaged);
+      const HmPerceptronWeights& got = r.value().weights;
+      SCOPED_TRACE(testing::Message() << "views " << views << " averaged " << averaged);
+      int64_t disagreements = 0;
+      for (const HmPerceptronEpoch& e : r.value().epochs) disagreements += e.disagreements;
+      EXPECT_EQ(disagreements > 0, views == 2);
+      if (!averaged) {
+        EXPECT_EQ(got.observation, want.observation);
+        for (int v = 0; v < views; ++v) EXPECT_EQ(got.transition[v], want.transition[v]);
+        EXPECT_NE(got.observation, RowMatrixXd::Zero(A, K));
+        continue;
+      }
+      EXPECT_LT((got.observation - want.observation).cwiseAbs().maxCoeff(), 1e-12);
+      for (int v = 0; v < views; ++v) EXPECT_LT((got.transition[v] - want.transition[v]).cwiseAbs().maxCoeff(), 1e-12);
+    }
+  }
+}
+
 TEST(HmPerceptron, ExponentialScheduleReachesCuAtTheRamp) {
   HmPerceptronOptions o;
   o.c_u = 0.5;
@@ -153,7 +278,8 @@ TEST(HmPerceptron, ExponentialScheduleReachesCuAtTheRamp) {
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5e-3);
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 30), 0.5);
   EXPECT_DOUBLE_EQ(UnlabeledWeight(o.c_u, o.growth, 45), 0.5);
-  EXPECT_NEAR(UnlabeledWeight(o.c_u, o.growth, 16) / UnlabeledWeight(o.c_u, o.growth, 15), std::pow(1e3, 1.0 / 29), 1e-12);
+  EXPECT_NEAR(UnlabeledWeight(o.c_u, o.growth, 16) / UnlabeledWeight(o.c_u, o.growth, 15), std::pow(1e3, 1.0 / 29),
+              1e-12);
   o.growth.schedule = UnlabeledWeightSchedule::kConstant;
   EXPECT_EQ(UnlabeledWeight(o.c_u, o.growth, 1), 0.5);
 }
