@@ -1,4 +1,5 @@
 #include "nodes/chain/linear_chain.h"
+#include "nodes/chain/viterbi_one_chain.h"
 
 #include <array>
 #include <vector>
@@ -34,15 +35,12 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
 
 std::vector<int32_t> ChainViterbi(const Eigen::Ref<const RowMatrixXd>& scores,
                                   const Eigen::Ref<const RowMatrixXd>& transition) {
-  std::vector<int32_t> row_ids, labels(scores.rows());
-  LaneBatch<kLanes> batch;
-  batch.obs[0] = ChainRowIds(scores.rows(), &row_ids);
-  batch.length = static_cast<int>(scores.rows());
+  std::vector<int32_t> labels(scores.rows());
+  if (labels.empty()) return labels;
   const RowMatrixXd rows = scores;  // contiguous rows of K
-  ChainViterbiWork work;
-  std::array<double, kLanes> best;
-  ChainViterbiRun(ChainViterbiModel::FromLogPotentials(transition), {rows.data(), false}, batch, &work, {labels.data()},
-                  &best);
+  OneChainViterbiWork work;
+  OneChainViterbi(OneChainViterbiModel::FromLogPotentials(transition), rows.data(), static_cast<int>(rows.rows()),
+                  &work, labels.data());
   return labels;
 }
 

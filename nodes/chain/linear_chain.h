@@ -25,7 +25,8 @@ double ChainForwardBackward(const Eigen::Ref<const RowMatrixXd>& scores,
                             const Eigen::Ref<const RowMatrixXd>& transition, RowMatrixXd* marginals,
                             RowMatrixXd* transition_counts);
 
-// The highest-scoring label sequence (ties go to the lower label): ChainViterbiRun on lane 0.
+// The highest-scoring label sequence (ties go to the lower label): OneChainViterbi, the same path
+// as ChainViterbiRun's lane 0 at a third of the cost.
 std::vector<int32_t> ChainViterbi(const Eigen::Ref<const RowMatrixXd>& scores,
                                   const Eigen::Ref<const RowMatrixXd>& transition);
 
