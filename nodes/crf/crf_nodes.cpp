@@ -4,8 +4,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "engine/api/node.h"
+#include "engine/base/bytes.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/crf_train.h"
 #include "nodes/crf/hybrid_nodes.h"
@@ -23,6 +27,27 @@ void CheckLabeled(const FeatureSet& data) {
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
+// crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the objective trace so far
+// and the L-BFGS state (LbfgsCheckpoints) of the same iteration.
+std::string EncodeTrainState(const std::string& trace, const std::string& optimizer) {
+  ByteWriter w;
+  w.Str(trace);
+  w.Str(optimizer);
+  return w.Take();
+}
+
+// nullopt when the bytes are not a state (MinimizeLbfgs checks that one fits the problem).
+std::optional<std::pair<std::string, std::string>> DecodeTrainState(const std::string& bytes) {
+  try {
+    ByteReader r(bytes);
+    std::string trace = r.Str(), optimizer = r.Str();
+    r.ExpectEnd();
+    return std::make_pair(std::move(trace), std::move(optimizer));
+  } catch (const StatusError&) {
+    return std::nullopt;
+  }
+}
+
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   auto data = ctx.In<FeatureSet>("data");
   CheckLabeled(*data);
@@ -31,6 +56,15 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   options.processes = ctx.processes();
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
+  // A resumed run's trace continues the saved one (its seconds count from this run's start).
+  std::optional<std::pair<std::string, std::string>> resume;
+  if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(*saved);
+  LbfgsCheckpoints checkpoints;
+  if (resume) trace = resume->first, checkpoints.resume_from = &resume->second;
+  checkpoints.offer = [&](const std::function<std::string()>& encode) {
+    ctx.Checkpoint([&] { return EncodeTrainState(trace, encode()); });
+  };
+  checkpoints.keep_final_state = true;
   auto record_iteration = [&](const LbfgsIteration& it) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm, it.step,
@@ -39,8 +73,10 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   };
   CrfTrainResult trained = ValueOrThrow(TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),
                                                  static_cast<int32_t>(data->label_names.size()), options,
-                                                 record_iteration, ctx.cancellation()));
+                                                 record_iteration, ctx.cancellation(), checkpoints));
   const LbfgsResult& r = trained.optimizer;
+  if (!r.final_state.empty())
+    ctx.KeepFinalState(r.iterations, [&] { return EncodeTrainState(trace, r.final_state); });
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);
@@ -111,7 +147,8 @@ void RegisterCrfNodes(Registry& registry) {
                        .Needing({.parallel = true, .memory_mb = 4096, .data_parallel = true})
                        .As(NodeRole::kTrainer)
                        .Attaching(ObjectiveTrace())
-                       .Fitting({"data"}));
+                       .Fitting({"data"})
+                       .Continuing({{"max_iterations", true}, {"delta", false}, {"gradient_tolerance", false}}));
   RegisterHybridNodes(registry);
 }
 
