@@ -22,10 +22,11 @@ SEED=${SEED:-17}
 THREADS=${THREADS:-2}
 export SEQFLOW_DATA=${SEQFLOW_DATA:-$(cd .. && pwd)/shared/data}
 WORK=$(mktemp -d /tmp/seqflow-kill-resume.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'kill -KILL $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 RUN=(run pipelines/conll2000_crf.yaml --ablation decoder -j "$THREADS")
 
-cpu_of() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }  # user + sys of a /usr/bin/time -f "%U %S %e" file
+# user + sys of a /usr/bin/time -f "%U %S %e" file (its last line: a killed child's has a line before).
+cpu_of() { tail -n 1 "$1" | awk '{ printf "%.3f", $1 + $2 }'; }
 f1_of() { grep -m1 -o 'f1=[0-9.]*' "$1" | cut -d= -f2; }
 # sha256 of the crf.train entry's artifact bytes (the model: weights, dictionary, labels).
 model_hash() {
@@ -53,7 +54,7 @@ PY
 }
 
 /usr/bin/time -f "%U %S %e" -o "$WORK/ref.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/ref" > "$WORK/ref.log" 2>&1
-echo "uninterrupted: cpu $(cpu_of "$WORK/ref.time") s, wall $(cut -d' ' -f3 "$WORK/ref.time") s"
+echo "uninterrupted: cpu $(cpu_of "$WORK/ref.time") s, wall $(tail -n 1 "$WORK/ref.time" | cut -d' ' -f3) s"
 
 RANDOM=$SEED
 total=0
