@@ -74,10 +74,10 @@ std::string FinalStates::DescriptionPath(const std::string& family_key, const st
 }
 
 Status FinalStates::Store(const std::string& family_key, const std::string& key, int64_t iteration,
-                          const BudgetValues& budget, std::string_view state) {
+                          const BudgetValues& budget, std::string state) {
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(JoinPath(dir_, family_key)));
   // The state first: a description is only ever found beside a whole state.
-  SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(StatePath(family_key, key), EncodeFrame(kStateMagic, state)));
+  SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomic(StatePath(family_key, key), EncodeFrameInPlace(kStateMagic, std::move(state))));
   return env_->WriteFileAtomic(DescriptionPath(family_key, key), EncodeDescription(iteration, budget));
 }
 

@@ -43,7 +43,7 @@ class FinalStates {
   FinalStates(const std::string& cache_dir, Env* env);
 
   Status Store(const std::string& family_key, const std::string& key, int64_t iteration, const BudgetValues& budget,
-               std::string_view state);
+               std::string state);
   // Of the states kept under `family_key` whose budget is within `wanted`, the one with the most
   // iterations; nullopt when none. Damaged descriptions are skipped.
   Result<std::optional<KeptFinalState>> Find(const std::string& family_key, const std::vector<BudgetParam>& budget,

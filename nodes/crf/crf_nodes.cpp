@@ -27,25 +27,28 @@ void CheckLabeled(const FeatureSet& data) {
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
-// crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the objective trace so far
-// and the L-BFGS state (LbfgsCheckpoints) of the same iteration.
-std::string EncodeTrainState(const std::string& trace, const std::string& optimizer) {
-  ByteWriter w;
-  w.Str(trace);
-  w.Str(optimizer);
-  return w.Take();
+// crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state
+// (LbfgsCheckpoints) of an iteration, then the objective trace so far and its length — appended,
+// so the state (hundreds of MB on CoNLL-2000) is not copied again.
+std::string EncodeTrainState(std::string optimizer, const std::string& trace) {
+  ByteWriter length;
+  length.U64(trace.size());
+  optimizer.append(trace);
+  optimizer.append(length.bytes());
+  return optimizer;
 }
 
-// nullopt when the bytes are not a state (MinimizeLbfgs checks that one fits the problem).
-std::optional<std::pair<std::string, std::string>> DecodeTrainState(const std::string& bytes) {
-  try {
-    ByteReader r(bytes);
-    std::string trace = r.Str(), optimizer = r.Str();
-    r.ExpectEnd();
-    return std::make_pair(std::move(trace), std::move(optimizer));
-  } catch (const StatusError&) {
-    return std::nullopt;
-  }
+// {optimizer, trace}; nullopt when the bytes are not a state (MinimizeLbfgs checks that one fits
+// the problem). The optimizer's part stays where it is.
+std::optional<std::pair<std::string, std::string>> DecodeTrainState(std::string bytes) {
+  if (bytes.size() < sizeof(uint64_t)) return std::nullopt;
+  ByteReader tail(std::string_view(bytes).substr(bytes.size() - sizeof(uint64_t)));
+  const uint64_t trace_size = tail.U64();
+  if (trace_size > bytes.size() - sizeof(uint64_t)) return std::nullopt;
+  const size_t optimizer_size = bytes.size() - sizeof(uint64_t) - trace_size;
+  std::string trace = bytes.substr(optimizer_size, trace_size);
+  bytes.resize(optimizer_size);
+  return std::make_pair(std::move(bytes), std::move(trace));
 }
 
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
@@ -58,11 +61,11 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   // A resumed run's trace continues the saved one (its seconds count from this run's start).
   std::optional<std::pair<std::string, std::string>> resume;
-  if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(*saved);
+  if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(std::move(*saved));
   LbfgsCheckpoints checkpoints;
-  if (resume) trace = resume->first, checkpoints.resume_from = &resume->second;
+  if (resume) checkpoints.resume_from = &resume->first, trace = resume->second;
   checkpoints.offer = [&](const std::function<std::string()>& encode) {
-    ctx.Checkpoint([&] { return EncodeTrainState(trace, encode()); });
+    ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });
   };
   checkpoints.keep_final_state = true;
   auto record_iteration = [&](const LbfgsIteration& it) {
@@ -76,7 +79,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
                                                  record_iteration, ctx.cancellation(), checkpoints));
   const LbfgsResult& r = trained.optimizer;
   if (!r.final_state.empty())
-    ctx.KeepFinalState(r.iterations, [&] { return EncodeTrainState(trace, r.final_state); });
+    ctx.KeepFinalState(r.iterations, [&] { return EncodeTrainState(std::move(trained.optimizer.final_state), trace); });
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);

@@ -44,9 +44,11 @@ struct Iterate {
 // bits at the same point), which costs one evaluation and saves a sixth of the state.
 template <class Scalar>
 std::string EncodeState(const Eigen::VectorXd& x, const Iterate<Scalar>& it, const CorrectionHistory<Scalar>& history) {
+  // With room for a caller to append its own bytes (a node's trace) without copying the state.
+  constexpr size_t kSuffixRoom = size_t{1} << 20;
   ByteWriter w;
   w.Reserve(static_cast<size_t>(x.size()) * (sizeof(double) + 2 * history.size() * sizeof(Scalar)) + 4096 +
-            it.objectives.size() * sizeof(double));
+            it.objectives.size() * sizeof(double) + kSuffixRoom);
   w.U64(kStateMagic);
   w.U8(sizeof(Scalar));
   w.I64(it.iteration), w.I64(it.evaluations), w.F64(it.fx), w.F64(it.gradient_norm);

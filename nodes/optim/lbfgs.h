@@ -70,8 +70,8 @@ struct LbfgsCheckpoints {
   // A state from `offer` or final_state: the minimisation continues from it and x is ignored.
   // Invalid when it does not fit (size, memory, precision).
   const std::string* resume_from = nullptr;
-  // After every iteration: `encode` gives the state (it copies x, g and the history, so call it
-  // only to save).
+  // After every iteration: `encode` gives the state (it copies x and the history, so call it
+  // only to save; the string has room for 1 MiB more, for the caller's own bytes).
   std::function<void(const std::function<std::string()>& encode)> offer;
   // The state it stopped in, into LbfgsResult::final_state, when it stopped on a stopping test
   // (not a failed line search) after at least one iteration.
