@@ -22,7 +22,8 @@ SEED=${SEED:-17}
 THREADS=${THREADS:-2}
 export SEQFLOW_DATA=${SEQFLOW_DATA:-$(cd .. && pwd)/shared/data}
 WORK=$(mktemp -d /tmp/seqflow-kill-resume.XXXXXX)
-trap 'kill -KILL $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+# On any exit: the partial run still going (its timer's child), then the caches.
+trap 'for timer in $(jobs -p); do pkill -KILL -P "$timer" || true; done; rm -rf "$WORK"' EXIT
 RUN=(run pipelines/conll2000_crf.yaml --ablation decoder -j "$THREADS")
 
 # user + sys of a /usr/bin/time -f "%U %S %e" file (its last line: a killed child's has a line before).

@@ -29,8 +29,7 @@ namespace {
 
 constexpr uint64_t kStateMagic = 0x3153474642464c53;  // "SLFBFGS1"
 
-// An iteration boundary of Run: what a checkpoint holds.
-template <class Scalar>
+// An iteration boundary of Run: with x and the history, what a checkpoint holds.
 struct Iterate {
   Eigen::VectorXd g;
   double fx = 0;
@@ -43,7 +42,7 @@ struct Iterate {
 // The gradient is not kept: it is evaluated again at x on resuming (the objective gives the same
 // bits at the same point), which costs one evaluation and saves a sixth of the state.
 template <class Scalar>
-std::string EncodeState(const Eigen::VectorXd& x, const Iterate<Scalar>& it, const CorrectionHistory<Scalar>& history) {
+std::string EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
   // With room for a caller to append its own bytes (a node's trace) without copying the state.
   constexpr size_t kSuffixRoom = size_t{1} << 20;
   ByteWriter w;
@@ -60,7 +59,7 @@ std::string EncodeState(const Eigen::VectorXd& x, const Iterate<Scalar>& it, con
 
 // REQUIRES: x has the problem's size. The gradient is left to the caller.
 template <class Scalar>
-Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate<Scalar>& it, CorrectionHistory<Scalar>& history) {
+Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history) {
   const Status unfit = Status::Invalid("L-BFGS: the state to resume from does not fit this problem and options");
   try {
     ByteReader r(bytes);
@@ -84,7 +83,7 @@ template <class Scalar>
 Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const LbfgsCallback& callback,
                         const CancelToken& cancel, const LbfgsCheckpoints& checkpoints) {
   LbfgsResult r;
-  Iterate<Scalar> it;
+  Iterate it;
   typename CorrectionHistory<Scalar>::Vector d;
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
