@@ -45,13 +45,19 @@ class NodeContext {
   // that spread their data over them (nodes/common/distributed_shards.h); null: this one alone.
   virtual const ProcessGroup* processes() const { return nullptr; }
   // Checkpoints of an iterative node (DESIGN §11). ResumeState is the state the last run of this
-  // node instance saved before it was killed (same key), or nullopt: the kernel resumes from it
-  // and must then end with the same bits as a run that was never interrupted. Checkpoint offers
-  // the current state after an iteration; the engine calls `state` and saves what it returns
-  // only when the checkpoint interval has passed since the last save (`--checkpoint-seconds`),
-  // keeps it beside the cache, and removes it once the node's entry is published.
+  // node instance saved before it was killed (same key) or, for a kind with budget parameters
+  // (KindSpec::Continuing), the final state a run of it with a smaller budget kept, or nullopt:
+  // the kernel resumes from it — retaking the stopping tests of the state's iteration under the
+  // node's own parameters first — and must then end with the same bits as a run never
+  // interrupted. Checkpoint offers the current state after an iteration; the engine calls
+  // `state` and saves what it returns only when the checkpoint interval has passed since the
+  // last save (`--checkpoint-seconds`), keeps it beside the cache, and removes it once the
+  // node's entry is published. KeepFinalState offers the state the iteration ended in (after
+  // `iteration` iterations), in the same form; the engine keeps it as long as the entry for kinds
+  // with budget parameters and ignores it for others.
   virtual std::optional<std::string> ResumeState() { return std::nullopt; }
   virtual void Checkpoint(const std::function<std::string()>& state) {}
+  virtual void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) {}
   // Reads a file through the engine's Env (the one door to files).
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;
 

@@ -102,6 +102,17 @@ KindSpec&& KindSpec::Needing(ResourceSpec needs) && {
   return std::move(*this);
 }
 
+KindSpec&& KindSpec::Continuing(std::vector<BudgetParam> budget_params) && {
+  for (const BudgetParam& param : budget_params) {
+    const ParamSpec* spec = FindParam(param.name);
+    if (spec == nullptr || (spec->type != ParamType::kInt && spec->type != ParamType::kDouble))
+      throw StatusError(Status::Internal("kind '" + name + "': budget parameter '" + param.name +
+                                         "' is not a numeric parameter of it"));
+  }
+  budget = std::move(budget_params);
+  return std::move(*this);
+}
+
 void Registry::AddKind(KindSpec kind) {
   if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
   std::string name = kind.name;

@@ -44,6 +44,15 @@ struct PortSpec {
   PortUse use = PortUse::kReads;  // set by KindSpec::Fitting / FittingInputs / SelectingBy
 };
 
+// A parameter that only bounds how long an iterative kind runs (max_iterations, a tolerance):
+// runs that differ in such parameters alone follow the same iterates, so the final state of one
+// continues to the result of another with a larger budget (DESIGN §11). `larger_runs_longer`:
+// a larger value is a larger budget (an iteration count), else a smaller one is (a tolerance).
+struct BudgetParam {
+  std::string name;
+  bool larger_runs_longer = true;
+};
+
 // A node body: reads parameters and inputs from the context, calls a kernel, returns the
 // artifact. May throw (StatusError for clear failures); the executor turns it into Status.
 using NodeFn = std::function<ArtifactPtr(NodeContext&)>;
@@ -95,6 +104,8 @@ struct KindSpec {
   // chaining onto the braces: KindSpec{...}.As(NodeRole::kEvaluator, {"f1"}).Attaching({...})
   RecordSpec record;
   ResourceSpec resources;
+  // Its budget parameters (Continuing); empty for a kind that does not continue.
+  std::vector<BudgetParam> budget;
 
   const PortSpec* FindPort(std::string_view port) const;
   const ParamSpec* FindParam(std::string_view param) const;
@@ -109,6 +120,10 @@ struct KindSpec {
   KindSpec&& FittingInputs(const std::vector<std::string>& ports) &&;
   KindSpec&& SelectingBy(const std::vector<std::string>& ports) &&;
   KindSpec&& Needing(ResourceSpec needs) &&;
+  // Declares the budget parameters of an iterative kind whose body keeps its final state
+  // (NodeContext::KeepFinalState) and continues from the one ResumeState gives; throws
+  // StatusError for an undeclared parameter or one that is not a number.
+  KindSpec&& Continuing(std::vector<BudgetParam> budget_params) &&;
 };
 
 using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;

@@ -16,6 +16,7 @@ namespace seqflow {
 // Little-endian, length-prefixed byte encoder.
 class ByteWriter {
  public:
+  void Reserve(size_t bytes) { out_.reserve(bytes); }
   void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void U32(uint32_t v) { Raw(&v, sizeof v); }
   void U64(uint64_t v) { Raw(&v, sizeof v); }

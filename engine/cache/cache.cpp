@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "engine/cache/entry_format.h"
+#include "engine/cache/final_states.h"
 
 namespace seqflow {
 namespace {
@@ -176,6 +177,9 @@ Result<GcCounts> Cache::Gc(double keep_days) {
   SEQFLOW_ASSIGN_OR_RETURN(counts.histories, GcRunHistories(cutoff));
   SEQFLOW_ASSIGN_OR_RETURN(counts.task_files, GcTaskFiles(cutoff));
   SEQFLOW_ASSIGN_OR_RETURN(counts.sweeps, GcSweeps(cutoff));
+  FinalStates final_states(dir_, env_);
+  SEQFLOW_ASSIGN_OR_RETURN(counts.final_states,
+                           final_states.Prune([this](const std::string& key) { return Contains(key); }));
   return counts;
 }
 

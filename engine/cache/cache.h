@@ -23,7 +23,8 @@
 //     records (status/) and checkpoints (checkpoints/) not written for N days, a checkpoint whose
 //     entry exists (its node finished), key locks untouched for an hour (their owner died: a live
 //     one is touched every 10 s), and sweep directories (sweeps/<id>/: lists, tasks.tsv, logs)
-//     none of whose files was written for N days.
+//     none of whose files was written for N days,
+//   - the final states of iterative nodes (final_states/, FinalStates) whose entry is gone.
 // Every file goes through the Env.
 // Thread safety: all methods may be called concurrently.
 #pragma once
@@ -56,6 +57,7 @@ struct GcCounts {
   int histories = 0;    // run histories removed
   int task_files = 0;   // task manifests and records, checkpoints and locks removed
   int sweeps = 0;       // sweep directories removed
+  int final_states = 0;  // files of final states (FinalStates) whose entry is gone
 };
 
 struct CacheListing {

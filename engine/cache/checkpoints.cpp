@@ -22,9 +22,9 @@ Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) con
   return std::optional<std::string>(std::string(*state));
 }
 
-Status Checkpoints::Store(const std::string& key, std::string_view state) {
+Status Checkpoints::Store(const std::string& key, std::string state) {
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(dir_));
-  return env_->WriteFileAtomic(PathOf(key), EncodeFrame(kCheckpointMagic, state));
+  return env_->WriteFileAtomic(PathOf(key), EncodeFrameInPlace(kCheckpointMagic, std::move(state)));
 }
 
 Status Checkpoints::Remove(const std::string& key) {

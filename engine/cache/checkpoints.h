@@ -20,7 +20,7 @@ class Checkpoints {
 
   // nullopt when there is none; Corruption naming the file for a damaged one.
   Result<std::optional<std::string>> Load(const std::string& key) const;
-  Status Store(const std::string& key, std::string_view state);
+  Status Store(const std::string& key, std::string state);  // framed in place (states are large)
   Status Remove(const std::string& key);
   std::string PathOf(const std::string& key) const;
 

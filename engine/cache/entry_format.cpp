@@ -50,6 +50,17 @@ std::string EncodeFrame(std::string_view magic, std::string_view payload) {
   return file;
 }
 
+std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload) {
+  ByteWriter header;
+  header.U32(kEntryFormatVersion);
+  header.U64(payload.size());
+  header.U64(Checksum64(payload));
+  std::string prefix(magic);
+  prefix += header.bytes();
+  payload.insert(0, prefix);
+  return std::move(payload);
+}
+
 Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic) {
   if (file.size() < kEntryHeaderSize)
     return Status::Corruption("truncated: " + std::to_string(file.size()) + " bytes, the header alone needs " +

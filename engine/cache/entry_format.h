@@ -31,6 +31,8 @@ std::string EncodeEntry(const CacheEntry& entry);
 // `payload` framed as above, with `magic` (8 bytes) in front: entries use kEntryMagic, the run
 // history (run_history.h) its own.
 std::string EncodeFrame(std::string_view magic, std::string_view payload);
+// The same, framing `payload` where it is: no second copy of a large one (a checkpoint).
+std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload);
 // Verifies magic, format version, length and checksum; returns the payload (a view into `file`).
 Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic = kEntryMagic);
 

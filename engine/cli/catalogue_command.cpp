@@ -105,8 +105,8 @@ int CacheGcCommand(const std::string& cache_dir, double keep_days) {
   }
   std::printf(
       "removed %d entries unused for %g days, %d stale run histories, %d old task files, checkpoints and locks, and %d "
-      "old sweep directories\n",
-      removed->entries, keep_days, removed->histories, removed->task_files, removed->sweeps);
+      "old sweep directories; %d files of final states whose entry is gone\n",
+      removed->entries, keep_days, removed->histories, removed->task_files, removed->sweeps, removed->final_states);
   return 0;
 }
 

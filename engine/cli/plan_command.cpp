@@ -3,11 +3,25 @@
 #include <fmt/format.h>
 
 #include "engine/base/log.h"
+#include "engine/cache/final_states.h"
 #include "engine/cli/commands.h"
 #include "engine/record/plan_explain.h"
 #include "engine/record/run_record.h"
 
 namespace seqflow::cli {
+
+namespace {
+
+// The iteration a node continues from (the final state of a run of its family with a smaller
+// budget, FinalStates), or 0.
+int64_t ContinuedFrom(const DagNode& node, const FinalStates& final_states) {
+  if (node.family_key.empty()) return 0;
+  Result<std::optional<KeptFinalState>> kept =
+      final_states.Find(node.family_key, node.kind->budget, BudgetOf(*node.kind, node.params));
+  return kept.ok() && *kept ? (*kept)->iteration : 0;
+}
+
+}  // namespace
 
 int PlanCommand(const RunArgs& args) {
   Env* env = Env::Default();
@@ -15,15 +29,21 @@ int PlanCommand(const RunArgs& args) {
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
+  const FinalStates final_states(cache.dir(), env);
   for (const auto& run : pipeline->runs) {
     if (pipeline->runs.size() > 1) std::printf("%s\n", SettingLabel(run.variant.assignment).c_str());
     Result<std::optional<RunHistory>> last = cache.LoadRunHistory(RunId(pipeline->name, run.variant.assignment));
     if (!last.ok()) LogWarning(last.status().ToString() + " (explaining without the last run)");
     const RunHistory none;
     int to_run = 0;
-    for (const PlanLine& line : ExplainPlan(run.dag, cache, last.ok() && *last ? **last : none, args.force)) {
+    for (PlanLine& line : ExplainPlan(run.dag, cache, last.ok() && *last ? **last : none, args.force)) {
       bool runs = line.reason != PlanReason::kCached;
       to_run += runs;
+      if (runs && line.reason != PlanReason::kForced) {
+        const int64_t continued = ContinuedFrom(run.dag.nodes[run.dag.Find(line.node)], final_states);
+        if (continued > 0)
+          line.detail += fmt::format("{}continues from iteration {}", line.detail.empty() ? "" : "; ", continued);
+      }
       std::string text = fmt::format("  {:<4} {:<18} {:<24} {:<15} {}", runs ? "run" : "-", line.node, line.kind,
                                      PlanReasonName(line.reason), line.detail);
       while (!text.empty() && text.back() == ' ') text.pop_back();

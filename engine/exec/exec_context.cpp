@@ -4,7 +4,7 @@
 
 namespace seqflow {
 
-ExecContext::ExecContext(RunState& run, int index) : run_(run), node_(run.dag.nodes[index]) {}
+ExecContext::ExecContext(RunState& run, int index) : run_(run), index_(index), node_(run.dag.nodes[index]) {}
 
 std::vector<ArtifactPtr> ExecContext::inputs(std::string_view port) const {
   if (node_.kind->FindPort(port) == nullptr)
@@ -37,8 +37,36 @@ std::optional<std::string> ExecContext::ResumeState() {
     LogWarning("node '" + node_.name + "': " + state.status().ToString() + "; starting over");
     return std::nullopt;
   }
-  if (*state) LogInfo("node '" + node_.name + "': resuming from its checkpoint " + run_.checkpoints.PathOf(node_.key));
+  if (*state) {
+    LogInfo("node '" + node_.name + "': resuming from its checkpoint " + run_.checkpoints.PathOf(node_.key));
+    return std::move(state).value();
+  }
+  return Continuation();
+}
+
+std::optional<std::string> ExecContext::Continuation() {
+  if (node_.family_key.empty() || run_.forced[index_]) return std::nullopt;
+  auto starting_over = [&](const Status& why) {
+    LogWarning("node '" + node_.name + "': " + why.ToString() + "; starting over");
+    return std::nullopt;
+  };
+  Result<std::optional<KeptFinalState>> kept =
+      run_.final_states.Find(node_.family_key, node_.kind->budget, BudgetOf(*node_.kind, node_.params));
+  if (!kept.ok()) return starting_over(kept.status());
+  if (!*kept) return std::nullopt;
+  Result<std::string> state = run_.final_states.Load(node_.family_key, (*kept)->key);
+  if (!state.ok()) return starting_over(state.status());
+  LogInfo("node '" + node_.name + "': continues from iteration " + std::to_string((*kept)->iteration) +
+          ", the final state of entry " + (*kept)->key);
   return std::move(state).value();
+}
+
+void ExecContext::KeepFinalState(int64_t iteration, const std::function<std::string()>& state) {
+  const ProcessGroup* processes = run_.options.processes;
+  if (node_.family_key.empty() || (processes != nullptr && processes->rank() != 0)) return;
+  Status kept = run_.final_states.Store(node_.family_key, node_.key, iteration, BudgetOf(*node_.kind, node_.params),
+                                        state());
+  if (!kept.ok()) LogWarning("node '" + node_.name + "': cannot keep its final state: " + kept.ToString());
 }
 
 void ExecContext::Checkpoint(const std::function<std::string()>& state) {

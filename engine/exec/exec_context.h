@@ -36,13 +36,18 @@ class ExecContext final : public NodeContext {
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
   std::optional<std::string> ResumeState() override;
   void Checkpoint(const std::function<std::string()>& state) override;
+  void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) override;
 
   // What the body reported; call after it returned.
   std::map<std::string, double> TakeMetrics();
   std::vector<std::pair<std::string, std::string>> TakeAttachments();
 
  private:
+  // The final state of a run of this node's family with a smaller budget, if any.
+  std::optional<std::string> Continuation();
+
   RunState& run_;
+  const int index_;
   const DagNode& node_;
   std::mutex mu_;
   std::map<std::string, double> metrics_;

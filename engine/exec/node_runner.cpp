@@ -203,6 +203,7 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       warnings(o.cache_warnings != nullptr ? *o.cache_warnings : own_warnings),
       locks(c.dir(), e),
       checkpoints(c.dir(), e),
+      final_states(c.dir(), e),
       publisher(c, kWriters, warnings, &checkpoints) {
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
     const DagNode& node = dag.nodes[i];

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/cache/checkpoints.h"
+#include "engine/cache/final_states.h"
 #include "engine/cache/key_locks.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/publisher.h"
@@ -38,6 +39,7 @@ struct RunState {
   CacheWarnings& warnings;             // failed locks and stores, reported once per cause
   KeyLocks locks;                      // one key computed by one worker at a time
   Checkpoints checkpoints;             // iterative nodes' saved states
+  FinalStates final_states;            // the states iterative nodes with a budget ended in
   Publisher publisher;                 // stores computed results and releases their locks;
                                        // finished by Execute (declared after `locks`: goes first)
   std::mutex event_mu;

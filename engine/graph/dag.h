@@ -8,7 +8,8 @@
 //   a cycle (the message lists it); a kPath parameter whose file is missing or unreadable.
 //
 // Cache key of a node = hash(kind name, kind version, params.Canonical() with kPath values
-// replaced by the hash of the file's bytes, and the keys of its inputs in port order).
+// replaced by the hash of the file's bytes, and the keys of its inputs in port order). Its
+// family key is the same hash without the kind's budget parameters.
 #pragma once
 
 #include <map>
@@ -33,6 +34,9 @@ struct DagNode {
   Params params;                   // kPath values are absolute paths
   std::vector<DagInput> inputs;    // in the kind's port order
   std::string key;                 // 32 hex digits
+  // The key with the kind's budget parameters left out (KindSpec::Continuing): nodes that differ
+  // in their budget alone share it. Empty for a kind without budget parameters.
+  std::string family_key;
   SourceLoc loc;
   // Why the key is what it is, for `seqflow plan`: parameter canonical text and file hashes.
   std::map<std::string, std::string> key_parts;

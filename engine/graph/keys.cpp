@@ -1,4 +1,5 @@
 // Cache keys and the memoising file hasher.
+#include <algorithm>
 #include <mutex>
 
 #include "engine/base/hash.h"
@@ -67,7 +68,11 @@ std::string CannotReadFile(const std::string& path, const Status& env_error) {
 }
 
 void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node) {
-  Hasher h;
+  Hasher h, family;
+  const std::vector<BudgetParam>& budget = bound.kind->budget;
+  auto in_budget = [&](const std::string& name) {
+    return std::any_of(budget.begin(), budget.end(), [&](const BudgetParam& p) { return p.name == name; });
+  };
   h.Add("seqflow.node.v1");
   node.key_parts["numerics"] = std::string(NumericsId());
   h.Add("numerics").Add(node.key_parts["numerics"]);
@@ -82,6 +87,9 @@ void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node) {
       node.key_parts["param:" + name] = FormatParamValue(value);
       h.Add("param:" + name);
       HashValue(h, value);
+      if (!budget.empty() && in_budget(name)) continue;
+      family.Add("param:" + name);
+      HashValue(family, value);
     }
   }
   for (const auto& input : node.inputs) {
@@ -94,6 +102,15 @@ void ComputeKey(const BoundNode& bound, const Dag& dag, DagNode& node) {
     node.key_parts["input:" + input.port] = joined;
   }
   node.key = h.HexDigest();
+  if (!budget.empty()) {
+    // Everything but the budget parameters: numerics, kind, files and inputs as in the key.
+    Hasher whole;
+    whole.Add("seqflow.family.v1");
+    for (const auto& [part, text] : node.key_parts)
+      if (part.rfind("param:", 0) != 0) whole.Add(part).Add(text);
+    whole.Add(family.HexDigest());
+    node.family_key = whole.HexDigest();
+  }
 }
 
 }  // namespace graph

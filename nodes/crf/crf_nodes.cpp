@@ -4,8 +4,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "engine/api/node.h"
+#include "engine/base/bytes.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/crf_train.h"
 #include "nodes/crf/hybrid_nodes.h"
@@ -23,6 +27,30 @@ void CheckLabeled(const FeatureSet& data) {
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
+// crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state
+// (LbfgsCheckpoints) of an iteration, then the objective trace so far and its length — appended,
+// so the state (hundreds of MB on CoNLL-2000) is not copied again.
+std::string EncodeTrainState(std::string optimizer, const std::string& trace) {
+  ByteWriter length;
+  length.U64(trace.size());
+  optimizer.append(trace);
+  optimizer.append(length.bytes());
+  return optimizer;
+}
+
+// {optimizer, trace}; nullopt when the bytes are not a state (MinimizeLbfgs checks that one fits
+// the problem). The optimizer's part stays where it is.
+std::optional<std::pair<std::string, std::string>> DecodeTrainState(std::string bytes) {
+  if (bytes.size() < sizeof(uint64_t)) return std::nullopt;
+  ByteReader tail(std::string_view(bytes).substr(bytes.size() - sizeof(uint64_t)));
+  const uint64_t trace_size = tail.U64();
+  if (trace_size > bytes.size() - sizeof(uint64_t)) return std::nullopt;
+  const size_t optimizer_size = bytes.size() - sizeof(uint64_t) - trace_size;
+  std::string trace = bytes.substr(optimizer_size, trace_size);
+  bytes.resize(optimizer_size);
+  return std::make_pair(std::move(bytes), std::move(trace));
+}
+
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   auto data = ctx.In<FeatureSet>("data");
   CheckLabeled(*data);
@@ -31,6 +59,15 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   options.processes = ctx.processes();
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
+  // A resumed run's trace continues the saved one (its seconds count from this run's start).
+  std::optional<std::pair<std::string, std::string>> resume;
+  if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(std::move(*saved));
+  LbfgsCheckpoints checkpoints;
+  if (resume) checkpoints.resume_from = &resume->first, trace = resume->second;
+  checkpoints.offer = [&](const std::function<std::string()>& encode) {
+    ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });
+  };
+  checkpoints.keep_final_state = true;
   auto record_iteration = [&](const LbfgsIteration& it) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm, it.step,
@@ -39,8 +76,10 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   };
   CrfTrainResult trained = ValueOrThrow(TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),
                                                  static_cast<int32_t>(data->label_names.size()), options,
-                                                 record_iteration, ctx.cancellation()));
+                                                 record_iteration, ctx.cancellation(), checkpoints));
   const LbfgsResult& r = trained.optimizer;
+  if (!r.final_state.empty())
+    ctx.KeepFinalState(r.iterations, [&] { return EncodeTrainState(std::move(trained.optimizer.final_state), trace); });
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);
@@ -111,7 +150,8 @@ void RegisterCrfNodes(Registry& registry) {
                        .Needing({.parallel = true, .memory_mb = 4096, .data_parallel = true})
                        .As(NodeRole::kTrainer)
                        .Attaching(ObjectiveTrace())
-                       .Fitting({"data"}));
+                       .Fitting({"data"})
+                       .Continuing({{"max_iterations", true}, {"delta", false}, {"gradient_tolerance", false}}));
   RegisterHybridNodes(registry);
 }
 

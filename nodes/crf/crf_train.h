@@ -28,11 +28,13 @@ struct CrfTrainResult {
 };
 
 // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels).
-// `callback` and `cancel` as for MinimizeLbfgs, whose errors (numerical failure, cancellation)
-// are returned.
+// `callback`, `cancel` and `checkpoints` as for MinimizeLbfgs (its states are of the merged
+// weights), whose errors (numerical failure, cancellation, a state that does not fit) are
+// returned.
 Result<CrfTrainResult> TrainCrf(const std::vector<SentenceFeatures>& sentences,
                                 const std::vector<std::vector<int32_t>>& labels, int32_t num_attributes,
                                 int32_t num_labels, const CrfTrainOptions& options,
-                                const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {});
+                                const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {},
+                                const LbfgsCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
+#include <optional>
 
 #include "engine/api/node.h"
 #include "nodes/crf/hybrid_model.h"
@@ -108,9 +110,14 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   auto progress = [&](const HysolStep& step) {
     if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
   };
+  // Checkpoints between outer alternations (a killed run resumes after the last one saved).
+  const std::optional<std::string> saved = ctx.ResumeState();
+  HysolCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
   HysolResult result =
       ValueOrThrow(TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
-                              model->symbols.vocabulary_sizes(), options, progress, ctx.cancellation()));
+                              model->symbols.vocabulary_sizes(), options, progress, ctx.cancellation(), checkpoints));
   model->theta = std::move(result.theta);
   model->gamma = std::move(result.gamma);
   const HysolStep* last_fit = nullptr;      // the last Γ step: why the alternation stopped

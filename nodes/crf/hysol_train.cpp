@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/base/bytes.h"
 #include "engine/base/status.h"
 #include "nodes/optim/box_lbfgs.h"
 #include "nodes/optim/objective.h"
@@ -57,6 +58,58 @@ Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const 
 
 namespace {
 
+void SaveMatrix(ByteWriter& w, const RowMatrixXd& m) {
+  w.I64(m.rows()), w.I64(m.cols());
+  w.F64s(m.data(), static_cast<size_t>(m.size()));
+}
+
+void SaveVector(ByteWriter& w, const Eigen::VectorXd& v) { w.F64s(v.data(), static_cast<size_t>(v.size())); }
+
+RowMatrixXd LoadMatrix(ByteReader& r) {
+  const int64_t rows = r.I64(), cols = r.I64();
+  const std::vector<double> values = r.F64s();
+  if (rows < 0 || cols < 0 || values.size() != static_cast<size_t>(rows * cols))
+    throw StatusError(Status::Corruption("matrix size"));
+  return Eigen::Map<const RowMatrixXd>(values.data(), rows, cols);
+}
+
+Eigen::VectorXd LoadVector(ByteReader& r) {
+  const std::vector<double> values = r.F64s();
+  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
+void SaveTheta(ByteWriter& w, const GenerativeParams& theta) {
+  w.U64(theta.log_emission.size());
+  for (size_t j = 0; j < theta.log_emission.size(); ++j) {
+    SaveVector(w, theta.log_initial[j]);
+    SaveMatrix(w, theta.log_transition[j]);
+    SaveMatrix(w, theta.log_emission[j]);
+  }
+}
+
+GenerativeParams LoadTheta(ByteReader& r) {
+  GenerativeParams theta;
+  for (uint64_t n = r.U64(), j = 0; j < n; ++j) {
+    theta.log_initial.push_back(LoadVector(r));
+    theta.log_transition.push_back(LoadMatrix(r));
+    theta.log_emission.push_back(LoadMatrix(r));
+  }
+  return theta;
+}
+
+// True when `theta` has the shape of `like`.
+bool SameShape(const GenerativeParams& theta, const GenerativeParams& like) {
+  if (theta.num_models() != like.num_models()) return false;
+  for (int j = 0; j < like.num_models(); ++j)
+    if (theta.log_initial[j].size() != like.log_initial[j].size() ||
+        theta.log_transition[j].rows() != like.log_transition[j].rows() ||
+        theta.log_transition[j].cols() != like.log_transition[j].cols() ||
+        theta.log_emission[j].rows() != like.log_emission[j].rows() ||
+        theta.log_emission[j].cols() != like.log_emission[j].cols())
+      return false;
+  return true;
+}
+
 // Figure 1 with the state it carries between steps; Run() is TrainHysol.
 class HysolProcedure {
  public:
@@ -74,15 +127,20 @@ class HysolProcedure {
         experts_n_(static_cast<Eigen::Index>(experts.size())),
         models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
-  Result<HysolResult> Run() {
-    if (Status s = Start(); !s.ok()) return s;
-    for (int t = 1; t <= options_.max_iterations; ++t) {
+  Result<HysolResult> Run(const HysolCheckpoints& checkpoints) {
+    if (checkpoints.resume_from != nullptr) {
+      if (Status s = Resume(*checkpoints.resume_from); !s.ok()) return s;
+    } else if (Status s = Start(); !s.ok()) {
+      return s;
+    }
+    for (int t = result_.iterations + 1; t <= options_.max_iterations; ++t) {
       Result<bool> converged = Iteration(t);
       if (!converged.ok()) return converged.status();
       if (*converged) {
         result_.converged = true;
         break;
       }
+      if (checkpoints.offer) checkpoints.offer([this] { return Encode(); });
     }
     result_.selected_iteration = result_.iterations;
     if (!result_.converged) {
@@ -117,6 +175,59 @@ class HysolProcedure {
     log_partitions_.resize(experts_n_);
     for (Eigen::Index i = 0; i < experts_n_; ++i)
       log_partitions_(i) = ExpertLogPartition(unlabeled_, experts_[i], static_cast<int>(i), options_.threads);
+    return Status();
+  }
+
+  // The state between outer iterations (HysolCheckpoints); counts_ is scratch of the next E-step.
+  std::string Encode() const {
+    ByteWriter w;
+    w.I64(result_.iterations);
+    SaveTheta(w, result_.theta);
+    SaveVector(w, result_.gamma);
+    SaveVector(w, log_partitions_);
+    w.I64(best_iteration_), w.F64(best_generative_);
+    w.U8(best_theta_.num_models() > 0 ? 1 : 0);
+    if (best_theta_.num_models() > 0) SaveTheta(w, best_theta_);
+    SaveVector(w, best_gamma_);
+    w.U64(result_.trace.size());
+    for (const HysolStep& step : result_.trace) {
+      w.I64(step.iteration), w.Str(step.step), w.I64(step.em_iteration);
+      w.F64(step.generative), w.F64(step.heldout_before), w.F64(step.heldout), w.F64(step.theta_change);
+      SaveVector(w, step.gamma);
+    }
+    return w.Take();
+  }
+
+  Status Resume(const std::string& bytes) {
+    const Status unfit = Status::Invalid("HySOL: the state to resume from does not fit these inputs");
+    // The shape Θ must have: the start's, without estimating it.
+    const GenerativeParams like =
+        MaximizeGenerative(ObservedCounts(labeled_, vocabulary_sizes_), Eigen::VectorXd::Ones(models_ - experts_n_),
+                           options_.eta_prime);
+    try {
+      ByteReader r(bytes);
+      result_.iterations = static_cast<int>(r.I64());
+      result_.theta = LoadTheta(r);
+      result_.gamma = LoadVector(r);
+      log_partitions_ = LoadVector(r);
+      best_iteration_ = static_cast<int>(r.I64());
+      best_generative_ = r.F64();
+      if (r.U8() != 0) best_theta_ = LoadTheta(r);
+      best_gamma_ = LoadVector(r);
+      for (uint64_t n = r.U64(), i = 0; i < n; ++i) {
+        HysolStep step;
+        step.iteration = static_cast<int>(r.I64()), step.step = r.Str(), step.em_iteration = static_cast<int>(r.I64());
+        step.generative = r.F64(), step.heldout_before = r.F64(), step.heldout = r.F64(), step.theta_change = r.F64();
+        step.gamma = LoadVector(r);
+        result_.trace.push_back(std::move(step));
+      }
+      r.ExpectEnd();
+    } catch (const StatusError&) {
+      return unfit;
+    }
+    if (result_.iterations < 1 || !SameShape(result_.theta, like) || result_.gamma.size() != models_ ||
+        log_partitions_.size() != experts_n_ || (best_theta_.num_models() > 0 && !SameShape(best_theta_, like)))
+      return unfit;
     return Status();
   }
 
@@ -200,8 +311,10 @@ class HysolProcedure {
 
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
                                const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                               const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel) {
-  return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel).Run();
+                               const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel,
+                               const HysolCheckpoints& checkpoints) {
+  return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
+      .Run(checkpoints);
 }
 
 }  // namespace seqflow

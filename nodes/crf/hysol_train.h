@@ -97,6 +97,15 @@ struct HysolResult {
 // Called after every step (progress, traces).
 using HysolProgress = std::function<void(const HysolStep&)>;
 
+// Checkpoints between outer alternations: the state after iteration t (Θ, Γ, the trace, the best
+// pair so far and the experts' log-partitions) is offered after every iteration that did not
+// converge; given back, the procedure continues with iteration t + 1 to the same bits as a run
+// never interrupted (`progress` sees only the steps after the state's).
+struct HysolCheckpoints {
+  const std::string* resume_from = nullptr;  // Invalid when it does not fit the inputs
+  std::function<void(const std::function<std::string()>& encode)> offer;
+};
+
 // Errors: Status::Numerical when G(Θ|Γ) or a Γ fit is not finite; Status::Cancelled when `cancel`
 // is requested (checked after every step).
 // REQUIRES: `labeled` and `heldout` carry gold labels; all three corpora have the same I experts
@@ -104,6 +113,6 @@ using HysolProgress = std::function<void(const HysolStep&)>;
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
                                const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
                                const HysolOptions& options, const HysolProgress& progress,
-                               const CancelToken& cancel = {});
+                               const CancelToken& cancel = {}, const HysolCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -68,6 +68,14 @@ Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const 
     if (resume_from->iterations < 1 || resume_from->theta_tilde.size() != layout.num_params() ||
         resume_from->objective.size() != static_cast<size_t>(resume_from->iterations))
       return Status::Invalid("EM_λ: the state to resume from does not fit this model");
+    // A state past where these options stop cannot give their result.
+    bool stopped_before = resume_from->iterations > options.max_iter;
+    const std::vector<double>& objective = resume_from->objective;
+    for (size_t i = 1; i < objective.size() && !stopped_before; ++i)
+      stopped_before = std::abs(objective[i] - objective[i - 1]) < options.tol * (1 + std::abs(objective[i]));
+    if (stopped_before)
+      return Status::Invalid("EM_λ: the state to resume from (iteration " + std::to_string(resume_from->iterations) +
+                             ") is past where these options stop");
     result.theta_tilde = resume_from->theta_tilde;
     result.model = layout.ToHmm(result.theta_tilde, start);
     result.objective = resume_from->objective;

@@ -72,7 +72,9 @@ struct EmLambdaResult {
 // (checked before every E-step) is Status::Cancelled. `after_update` sees the state after each
 // update (iterations ≥ 1); given back as `resume_from`, such a state continues the iteration to
 // the same bits as a run that was never interrupted (the model is rebuilt from Θ̃ as each
-// update builds it).
+// update builds it). The state after the last update of a run with a smaller max_iter or a
+// larger tol continues likewise to this run's bits; a state past where these options stop is
+// Invalid.
 // REQUIRES: 0 <= lambda <= 1; em0 from Em0 on the same layout; start has positive
 // probabilities where EM_0 > 0; unlabeled non-empty when lambda > 0.
 Result<EmLambdaResult> RunEmLambda(const HmmParams& start, double lambda, const Eigen::VectorXd& em0,

@@ -84,6 +84,14 @@ ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
       RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, WithThreads(options.em, ctx),
                   ctx.cancellation(), resume ? &*resume : nullptr,
                   [&ctx](const EmLambdaResult& state) { ctx.Checkpoint([&state] { return EncodeEmState(state); }); }));
+  if (result.iterations > 0) {
+    // The state after the last update: the iteration's E-step is made again by a continuation.
+    ctx.KeepFinalState(result.iterations, [&result] {
+      EmLambdaResult last = result;
+      last.objective.resize(static_cast<size_t>(result.iterations));
+      return EncodeEmState(last);
+    });
+  }
   auto model = std::make_shared<HmmModel>(*in.start);
   model->params = std::move(result.model);
   ThrowIfError(ValidateHmmModel(*model));
@@ -157,7 +165,8 @@ void RegisterEmNodes(Registry& registry) {
                "HmmModel", SemiSupervisedPorts(false), EmParams(), RunEm}
           .As(NodeRole::kTrainer)
           .Needing({.parallel = true, .memory_mb = 2048, .data_parallel = true})
-          .Attaching(ObjectiveTrace()));
+          .Attaching(ObjectiveTrace())
+          .Continuing({{"max_iter", true}, {"tol", false}}));
   registry.AddKind(
       KindSpec{"hmm.em_sweep", "1",
                "EM_lambda to convergence at every lambda of a grid, each from the start model or warm-started from the "

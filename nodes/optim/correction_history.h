@@ -16,11 +16,15 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "engine/base/bytes.h"
 #include "nodes/optim/blocked_sum.h"
 #include "nodes/optim/mixed_dot.h"
 
@@ -105,6 +109,35 @@ class CorrectionHistory {
   void Clear() { count_ = 0, pending_ = false; }
   int size() const { return count_; }
 
+  // The history between a Complete and the next Direction, for checkpoints: the stored pairs in
+  // their slots and every product and flag, so a loaded history gives the next direction to the
+  // same bits. The unused slots are not saved (each is written before it is read).
+  void Save(ByteWriter& w) const {
+    w.I64(Capacity()), w.I64(count_), w.I64(oldest_), w.U8(pending_ ? 1 : 0), w.F64(gamma_);
+    w.F64s(sy_.data(), static_cast<size_t>(sy_.size()));
+    w.F64s(yy_.data(), static_cast<size_t>(yy_.size()));
+    w.F64s(sg_.data(), static_cast<size_t>(sg_.size()));
+    w.F64s(yg_.data(), static_cast<size_t>(yg_.size()));
+    for (int k = 0; k < count_; ++k) SaveVector(w, s_[Slot(k)]), SaveVector(w, y_[Slot(k)]);
+  }
+  // False when the bytes are not a history of this capacity and length (the reader may throw
+  // StatusError on truncated bytes).
+  bool Load(ByteReader& r) {
+    const int m = Capacity();
+    if (r.I64() != m) return false;
+    const int64_t count = r.I64(), oldest = r.I64();
+    if (count < 0 || count > m || oldest < 0 || oldest >= m) return false;
+    count_ = static_cast<int>(count), oldest_ = static_cast<int>(oldest);
+    pending_ = r.U8() != 0;
+    gamma_ = r.F64();
+    if (!LoadDoubles(r, sy_.data(), sy_.size()) || !LoadDoubles(r, yy_.data(), yy_.size()) ||
+        !LoadDoubles(r, sg_.data(), sg_.size()) || !LoadDoubles(r, yg_.data(), yg_.size()))
+      return false;
+    for (int k = 0; k < count_; ++k)
+      if (!LoadVector(r, s_[Slot(k)]) || !LoadVector(r, y_[Slot(k)])) return false;
+    return true;
+  }
+
  private:
   int Capacity() const { return static_cast<int>(sy_.rows()); }
   int Slot(int k) const { return (oldest_ + k) % Capacity(); }  // k-th oldest pair
@@ -184,6 +217,22 @@ class CorrectionHistory {
       for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]), y_next[b + j] = Stored(-g[b + j]);
       return MixedDot(g.data() + b, d + b, len);
     });
+  }
+
+  static void SaveVector(ByteWriter& w, const Vector& v) {
+    w.Str(std::string_view(reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar)));
+  }
+  static bool LoadVector(ByteReader& r, Vector& v) {
+    const std::string bytes = r.Str();
+    if (bytes.size() != static_cast<size_t>(v.size()) * sizeof(Scalar)) return false;
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+    return true;
+  }
+  static bool LoadDoubles(ByteReader& r, double* out, Eigen::Index n) {
+    const std::vector<double> values = r.F64s();
+    if (values.size() != static_cast<size_t>(n)) return false;
+    std::copy(values.begin(), values.end(), out);
+    return true;
   }
 
   std::vector<Vector> s_, y_;  // [m] slots of n values

@@ -1,8 +1,10 @@
 #include "nodes/optim/lbfgs.h"
 
 #include <cmath>
-#include <deque>
+#include <string>
+#include <vector>
 
+#include "engine/base/bytes.h"
 #include "nodes/optim/blocked_sum.h"
 #include "nodes/optim/correction_history.h"
 #include "nodes/optim/line_search.h"
@@ -25,79 +27,149 @@ const char* LbfgsStopName(LbfgsStop s) {
 
 namespace {
 
+constexpr uint64_t kStateMagic = 0x3153474642464c53;  // "SLFBFGS1"
+
+// An iteration boundary of Run: with x and the history, what a checkpoint holds.
+struct Iterate {
+  Eigen::VectorXd g;
+  double fx = 0;
+  double gradient_norm = 0;
+  int iteration = 0;
+  int evaluations = 0;
+  std::vector<double> objectives;  // f_0 .. f_iteration
+};
+
+// The gradient is not kept: it is evaluated again at x on resuming (the objective gives the same
+// bits at the same point), which costs one evaluation and saves a sixth of the state.
+template <class Scalar>
+std::string EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
+  // With room for a caller to append its own bytes (a node's trace) without copying the state.
+  constexpr size_t kSuffixRoom = size_t{1} << 20;
+  ByteWriter w;
+  w.Reserve(static_cast<size_t>(x.size()) * (sizeof(double) + 2 * history.size() * sizeof(Scalar)) + 4096 +
+            it.objectives.size() * sizeof(double) + kSuffixRoom);
+  w.U64(kStateMagic);
+  w.U8(sizeof(Scalar));
+  w.I64(it.iteration), w.I64(it.evaluations), w.F64(it.fx), w.F64(it.gradient_norm);
+  w.F64s(x.data(), static_cast<size_t>(x.size()));
+  w.F64s(it.objectives.data(), it.objectives.size());
+  history.Save(w);
+  return w.Take();
+}
+
+// REQUIRES: x has the problem's size. The gradient is left to the caller.
+template <class Scalar>
+Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history) {
+  const Status unfit = Status::Invalid("L-BFGS: the state to resume from does not fit this problem and options");
+  try {
+    ByteReader r(bytes);
+    if (r.U64() != kStateMagic || r.U8() != sizeof(Scalar)) return unfit;
+    it.iteration = static_cast<int>(r.I64()), it.evaluations = static_cast<int>(r.I64());
+    it.fx = r.F64(), it.gradient_norm = r.F64();
+    const std::vector<double> xs = r.F64s();
+    it.objectives = r.F64s();
+    if (xs.size() != static_cast<size_t>(x.size()) || it.iteration < 1 ||
+        it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
+      return unfit;
+    r.ExpectEnd();
+    x = Eigen::Map<const Eigen::VectorXd>(xs.data(), x.size());
+    return Status::Ok();
+  } catch (const StatusError&) {
+    return unfit;
+  }
+}
+
 template <class Scalar>
 Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o, const LbfgsCallback& callback,
-                        const CancelToken& cancel) {
+                        const CancelToken& cancel, const LbfgsCheckpoints& checkpoints) {
   LbfgsResult r;
-  Eigen::VectorXd g;
+  Iterate it;
   typename CorrectionHistory<Scalar>::Vector d;
-  double fx = f.Evaluate(x, g);
-  r.evaluations = 1;
-  r.objective = fx;
-  if (!std::isfinite(fx) || !g.allFinite())
-    return Status::Numerical("objective or gradient not finite at the start point");
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
-  // ‖g‖ is taken once per iterate: the callback and the stopping test share it.
-  double gradient_norm = norm(g);
-  auto gradient_small = [&] { return gradient_norm / std::max(1.0, norm(x)) < o.gradient_tolerance; };
-  if (gradient_small()) {
-    r.stop = LbfgsStop::kGradient;
-    return r;
-  }
   CorrectionHistory<Scalar> history(x.size(), o.memory, threads);
-  std::deque<double> recent{fx};  // f of the last `past` iterates, oldest first
-  for (int k = 1; k <= o.max_iterations; ++k) {
-    double slope = history.Direction(g, d);
+  auto ended = [&](LbfgsStop stop) {
+    r.stop = stop;
+    r.objective = it.fx;
+    r.iterations = it.iteration;
+    r.evaluations = it.evaluations;
+    if (checkpoints.keep_final_state && it.iteration > 0 && stop != LbfgsStop::kLineSearchFailed)
+      r.final_state = EncodeState(x, it, history);
+    r.objectives = std::move(it.objectives);
+    return r;
+  };
+  // ‖g‖ is taken once per iterate: the callback and the stopping test share it.
+  auto gradient_small = [&] { return it.gradient_norm / std::max(1.0, norm(x)) < o.gradient_tolerance; };
+  // The relative decrease over the `past` iterations up to iteration k.
+  auto converged = [&](int k) {
+    if (k < o.past) return false;
+    const double old = it.objectives[static_cast<size_t>(k - o.past)], fk = it.objectives[static_cast<size_t>(k)];
+    return (old - fk) / std::max(std::abs(fk), 1e-300) < o.delta;
+  };
+  if (checkpoints.resume_from != nullptr) {
+    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, x, it, history));
+    r.resumed_at = it.iteration;
+    if (f.Evaluate(x, it.g) != it.fx || norm(it.g) != it.gradient_norm)
+      return Status::Invalid("L-BFGS: the objective at the state to resume from is not the one it was saved with");
+    // A run under these options that would have stopped before the state's iteration cannot
+    // continue from it (the gradient test is not replayed: its ‖x‖ are not kept).
+    bool stopped_before = it.iteration > o.max_iterations;
+    for (int k = 1; k < it.iteration && !stopped_before; ++k) stopped_before = converged(k);
+    if (stopped_before)
+      return Status::Invalid("L-BFGS: the state to resume from (iteration " + std::to_string(it.iteration) +
+                             ") is past where these options stop");
+  } else {
+    it.fx = f.Evaluate(x, it.g);
+    it.evaluations = 1;
+    it.objectives = {it.fx};
+    if (!std::isfinite(it.fx) || !it.g.allFinite())
+      return Status::Numerical("objective or gradient not finite at the start point");
+    it.gradient_norm = norm(it.g);
+    if (gradient_small()) return ended(LbfgsStop::kGradient);
+  }
+  // The stopping tests of the iteration a resumed state ended, under these options, come first.
+  for (int k = it.iteration + 1;; ++k) {
+    if (k > 1) {
+      if (gradient_small()) return ended(LbfgsStop::kGradient);
+      if (converged(k - 1)) return ended(LbfgsStop::kConverged);
+    }
+    if (k > o.max_iterations) return ended(LbfgsStop::kMaxIterations);
+    double slope = history.Direction(it.g, d);
     if (!(slope < 0)) {  // lost descent (round-off in the history): restart along -g
       history.Clear();
-      slope = history.Direction(g, d);  // -g with an empty history
+      slope = history.Direction(it.g, d);  // -g with an empty history
     }
     history.Begin(d);
-    const double step0 = k == 1 ? 1.0 / gradient_norm : 1.0;
-    const LineSearchResult ls = WolfeLineSearch(f, x, g, history.PendingDirection(), fx, slope, step0, o.wolfe_c1,
-                                                o.wolfe_c2, o.max_line_search, threads);
-    r.evaluations += ls.evaluations;
+    const double step0 = k == 1 ? 1.0 / it.gradient_norm : 1.0;
+    const LineSearchResult ls = WolfeLineSearch(f, x, it.g, history.PendingDirection(), it.fx, slope, step0,
+                                                o.wolfe_c1, o.wolfe_c2, o.max_line_search, threads);
+    it.evaluations += ls.evaluations;
     if (!ls.finite)
       return Status::Numerical("objective or gradient became NaN/inf in the line search of iteration " +
                                std::to_string(k));
-    const bool moved = ls.f < fx;
-    if (moved) history.Complete(ls.step, g);
-    fx = ls.f;
-    r.objective = fx;
-    r.iterations = k;
+    const bool moved = ls.f < it.fx;
+    if (moved) history.Complete(ls.step, it.g);
+    it.fx = ls.f;
+    it.iteration = k;
+    it.objectives.push_back(it.fx);
     if (!ls.ok && !moved) {
-      r.stop = LbfgsStop::kLineSearchFailed;
       r.message = "no decrease along the search direction at iteration " + std::to_string(k);
-      return r;
+      return ended(LbfgsStop::kLineSearchFailed);
     }
-    gradient_norm = norm(g);
-    if (callback) callback({k, fx, gradient_norm, ls.step, r.evaluations});
+    it.gradient_norm = norm(it.g);
+    if (callback) callback({k, it.fx, it.gradient_norm, ls.step, it.evaluations});
+    if (checkpoints.offer) checkpoints.offer([&] { return EncodeState(x, it, history); });
     if (Status s = cancel.Check("L-BFGS"); !s.ok()) return s;
-    if (gradient_small()) {
-      r.stop = LbfgsStop::kGradient;
-      return r;
-    }
-    recent.push_back(fx);
-    if (static_cast<int>(recent.size()) > o.past) {
-      const double old = recent.front();
-      recent.pop_front();
-      if ((old - fx) / std::max(std::abs(fx), 1e-300) < o.delta) {
-        r.stop = LbfgsStop::kConverged;
-        return r;
-      }
-    }
   }
-  r.stop = LbfgsStop::kMaxIterations;
-  return r;
 }
 
 }  // namespace
 
 Result<LbfgsResult> MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
-                                  const LbfgsCallback& callback, const CancelToken& cancel) {
-  return options.float_history ? Run<float>(f, x, options, callback, cancel)
-                               : Run<double>(f, x, options, callback, cancel);
+                                  const LbfgsCallback& callback, const CancelToken& cancel,
+                                  const LbfgsCheckpoints& checkpoints) {
+  return options.float_history ? Run<float>(f, x, options, callback, cancel, checkpoints)
+                               : Run<double>(f, x, options, callback, cancel, checkpoints);
 }
 
 }  // namespace seqflow

@@ -11,12 +11,19 @@
 // single precision — the direction is an approximation of the inverse Hessian either way, and
 // the line search is done in double — which halves that. Buffers besides the history: x, the
 // gradient, and one trial point.
+// Checkpoints (LbfgsCheckpoints): the state at an iteration boundary — x, the gradient, f, the
+// correction history as stored, the objective of every iterate and the counters — is offered
+// after every iteration and can be kept when the minimisation ends. Given back, it continues to
+// the same bits as a run never interrupted: the stopping tests of its iteration are retaken first
+// under the current options, so the state a run with a smaller budget (max_iterations, delta,
+// gradient_tolerance) ended in continues to the result of a run with the larger one.
 // Thread safety: one call at a time per Objective.
 #pragma once
 
 #include <Eigen/Dense>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
@@ -54,6 +61,21 @@ struct LbfgsResult {
   int iterations = 0;
   int evaluations = 0;
   std::string message;  // why it stopped, for the node's error or log
+  std::vector<double> objectives;  // f of every iterate, the start point's first
+  int resumed_at = 0;              // the iteration the state it resumed from ended (0: none)
+  std::string final_state;         // when asked (LbfgsCheckpoints::keep_final_state)
+};
+
+struct LbfgsCheckpoints {
+  // A state from `offer` or final_state: the minimisation continues from it and x is ignored.
+  // Invalid when it does not fit (size, memory, precision).
+  const std::string* resume_from = nullptr;
+  // After every iteration: `encode` gives the state (it copies x and the history, so call it
+  // only to save; the string has room for 1 MiB more, for the caller's own bytes).
+  std::function<void(const std::function<std::string()>& encode)> offer;
+  // The state it stopped in, into LbfgsResult::final_state, when it stopped on a stopping test
+  // (not a failed line search) after at least one iteration.
+  bool keep_final_state = false;
 };
 
 // Called after every iteration (progress, traces).
@@ -62,6 +84,7 @@ using LbfgsCallback = std::function<void(const LbfgsIteration&)>;
 // Minimises `f` from `x` (updated in place to the last accepted iterate).
 // REQUIRES: options.memory >= 1, options.past >= 1.
 Result<LbfgsResult> MinimizeLbfgs(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& options,
-                                  const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {});
+                                  const LbfgsCallback& callback = nullptr, const CancelToken& cancel = {},
+                                  const LbfgsCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -1,6 +1,10 @@
 #include "tests/engine/exec/fake_kinds.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -71,6 +75,33 @@ ArtifactPtr Score(NodeContext& ctx) {
   return m;
 }
 
+// x ← rate·x + 1 from x = 0, one step at a time, until `steps` steps or a change below `tol`;
+// checkpoints after every step and keeps its final state, "steps x" in text (x as %a).
+ArtifactPtr Iterate(NodeContext& ctx) {
+  const Params& p = ctx.params();
+  const int64_t max_steps = p.GetInt("steps");
+  const double rate = p.GetDouble("rate"), tol = p.GetDouble("tol");
+  int64_t step = 0;
+  double x = 0, change = std::numeric_limits<double>::infinity();
+  if (std::optional<std::string> state = ctx.ResumeState())
+    std::sscanf(state->c_str(), "%" SCNd64 " %la %la", &step, &x, &change);
+  ctx.Metric("started_at", static_cast<double>(step));
+  auto encode = [&] {
+    char text[96];
+    std::snprintf(text, sizeof text, "%" PRId64 " %a %a", step, x, change);
+    return std::string(text);
+  };
+  while (step < max_steps && !(change < tol)) {
+    const double next = rate * x + 1;
+    change = std::abs(next - x);
+    x = next, ++step;
+    ctx.Checkpoint(encode);
+  }
+  ctx.KeepFinalState(step, encode);
+  ctx.Metric("steps", static_cast<double>(step));
+  return std::make_shared<TestValue>("iterated", x);
+}
+
 Registry* BuildRegistry() {
   auto* r = new Registry();  // never deleted: shared by every test of the process
   r->AddArtifactType<TestValue>();
@@ -85,6 +116,10 @@ Registry* BuildRegistry() {
   r->AddKind(Kind("nan", {}, Nan));
   r->AddKind(Kind("score", {Port("in")}, Score, "Metrics"));
   r->AddKind(Kind("wrong", {}, [](NodeContext&) -> ArtifactPtr { return std::make_shared<Metrics>(); }));
+  KindSpec iterate = Kind("iterate", {}, Iterate);
+  iterate.params = {ParamSpec::Int("steps", 10, "steps at most"), ParamSpec::Double("tol", 0, "stop below this change"),
+                    ParamSpec::Double("rate", 0.5, "x <- rate x + 1")};
+  r->AddKind(std::move(iterate).Continuing({{"steps", true}, {"tol", false}}));
   return r;
 }
 
@@ -107,6 +142,7 @@ DagBuilder& DagBuilder::Add(const std::string& name, const std::string& kind, st
   node.name = name;
   node.kind = FakeRegistry().FindKind(kind);
   if (node.kind == nullptr) throw std::logic_error("DagBuilder: no kind '" + kind + "'");
+  const std::map<std::string, ParamValue> params_copy = params;
   node.params = Params(std::move(params));
   Hasher h;
   h.Add(node.kind->name).Add(node.kind->version).Add(node.params.Canonical());
@@ -120,6 +156,22 @@ DagBuilder& DagBuilder::Add(const std::string& name, const std::string& kind, st
     node.inputs.push_back(std::move(input));
   }
   node.key = h.HexDigest();
+  if (!node.kind->budget.empty()) {
+    // As the graph's: the key without the budget parameters.
+    std::map<std::string, ParamValue> rest;
+    for (const ParamSpec& spec : node.kind->params) {
+      const bool budget = std::any_of(node.kind->budget.begin(), node.kind->budget.end(),
+                                      [&](const BudgetParam& b) { return b.name == spec.name; });
+      if (!budget && params_copy.count(spec.name)) rest[spec.name] = params_copy.at(spec.name);
+    }
+    Hasher family;
+    family.Add("family").Add(node.kind->name).Add(node.kind->version).Add(Params(std::move(rest)).Canonical());
+    for (const DagInput& input : node.inputs) {
+      family.Add(input.port);
+      for (int source : input.sources) family.Add(dag_.nodes[source].key);
+    }
+    node.family_key = family.HexDigest();
+  }
   dag_.nodes.push_back(std::move(node));
   return *this;
 }

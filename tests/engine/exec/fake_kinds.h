@@ -9,7 +9,12 @@
 //   nan    {}                            -> reports metric "loss" = NaN
 //   score  in: TestValue {scale}         -> Metrics {"score": number * scale}
 //   wrong  {}                            -> returns a Metrics though it declares TestValue
-// Keys are computed like the graph's: hash(kind, version, canonical params, input keys).
+//   iterate {steps, tol, rate}           -> x <- rate x + 1 from 0 for `steps` steps or until a
+//                                           change below tol; budget parameters steps and tol
+//                                           (KindSpec::Continuing); checkpoints every step; metric
+//                                           started_at = the step it resumed or continued from
+// Keys are computed like the graph's: hash(kind, version, canonical params, input keys); family
+// keys (for kinds with budget parameters) likewise without the budget parameters.
 #pragma once
 
 #include <map>

@@ -453,6 +453,40 @@ TEST(TrainHysol, BitIdenticalForAnyThreadCount) {
   }
 }
 
+// Checkpoints between outer alternations: resumed from the state after every iteration, with and
+// without convergence (the best pair so far is part of the state), the same bits.
+TEST(TrainHysol, ResumingAfterAnyIterationGivesTheUninterruptedBits) {
+  const Problem p = MakeProblem(5, 30);
+  HysolOptions converging = TestOptions(), selecting = TestOptions();
+  selecting.xi_prime = 0.1, selecting.tolerance = 0, selecting.max_iterations = 5, selecting.em_iterations = 3;
+  for (const HysolOptions& o : {converging, selecting}) {
+    std::vector<std::string> states;
+    HysolCheckpoints keep;
+    keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+    const HysolResult whole =
+        ValueOrThrow(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, nullptr, {}, keep));
+    ASSERT_GE(states.size(), 2u);
+    for (size_t t = 0; t < states.size(); ++t) {
+      SCOPED_TRACE("resumed after iteration " + std::to_string(t + 1) + (o.tolerance == 0 ? ", selecting" : ""));
+      HysolCheckpoints from;
+      from.resume_from = &states[t];
+      size_t steps = 0;
+      const HysolResult resumed = ValueOrThrow(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary,
+                                                          o, [&](const HysolStep&) { ++steps; }, {}, from));
+      ExpectSameBits(resumed, whole);
+      EXPECT_EQ(resumed.selected_iteration, whole.selected_iteration);
+      EXPECT_LT(steps, whole.trace.size()) << "only the steps after the state's are reported";
+    }
+    const std::string truncated = states.front().substr(0, states.front().size() / 2);
+    HysolCheckpoints damaged;
+    damaged.resume_from = &truncated;
+    EXPECT_EQ(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, nullptr, {}, damaged)
+                  .status()
+                  .code(),
+              StatusCode::kInvalid);
+  }
+}
+
 TEST(TrainHysol, ProgressSeesEveryStepAndCancellationStopsAfterTheStep) {
   const Problem p = MakeProblem();
   const HysolOptions o = TestOptions();

@@ -176,6 +176,44 @@ TEST(RunEmLambda, ResumingFromAnyIterationsStateGivesTheUninterruptedBits) {
             StatusCode::kInvalid);
 }
 
+// What hmm.em keeps when it ends (KeepFinalState): the state after its last update.
+EmLambdaResult FinalState(const EmLambdaResult& r) {
+  EmLambdaResult kept;
+  kept.iterations = r.iterations;
+  kept.theta_tilde = r.theta_tilde;
+  kept.objective.assign(r.objective.begin(), r.objective.begin() + r.iterations);
+  return kept;
+}
+
+TEST(RunEmLambda, ASmallerBudgetsFinalStateContinuesToTheLargerBudgetsBits) {
+  const PomLayout layout(3, 5, FreeBlocks{false, true, true});
+  const EmCase c = MakeCase(layout, 25);
+  auto run = [&](int max_iter, double tol, const EmLambdaResult* from = nullptr) {
+    return ValueOrThrow(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {max_iter, tol, 1}, {}, from));
+  };
+  const EmLambdaResult larger = run(15, 0.0);
+  const EmLambdaResult smaller = FinalState(run(6, 0.0));
+  const EmLambdaResult continued = run(15, 0.0, &smaller);
+  EXPECT_EQ(continued.objective, larger.objective);
+  EXPECT_EQ(continued.theta_tilde, larger.theta_tilde);
+  EXPECT_EQ(continued.iterations, larger.iterations);
+  // A tolerance tightened: the looser run converged, the tighter one goes on from there.
+  const EmLambdaResult loose = run(200, 1e-3);
+  ASSERT_TRUE(loose.converged);
+  const EmLambdaResult tight = run(200, 1e-7), from_loose = FinalState(loose);
+  ASSERT_GT(tight.iterations, loose.iterations);
+  const EmLambdaResult tightened = run(200, 1e-7, &from_loose);
+  EXPECT_EQ(tightened.objective, tight.objective);
+  EXPECT_EQ(tightened.theta_tilde, tight.theta_tilde);
+  // Past where the options stop: fewer iterations, or a looser tolerance.
+  const EmLambdaResult from_larger = FinalState(larger);
+  EXPECT_EQ(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {10, 0.0, 1}, {}, &from_larger).status().code(),
+            StatusCode::kInvalid);
+  const EmLambdaResult from_tight = FinalState(tight);
+  EXPECT_EQ(RunEmLambda(c.start, 0.7, c.em0, c.unlabeled, layout, {200, 1e-3, 1}, {}, &from_tight).status().code(),
+            StatusCode::kInvalid);
+}
+
 TEST(RunEmLambda, LambdaZeroJumpsToTheSupervisedFixedPoint) {
   const PomLayout layout(3, 5, FreeBlocks{true, true, true});
   const EmCase c = MakeCase(layout, 30);

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The kill-and-resume figure (issue 17): `seqflow run pipelines/conll2000_crf.yaml --ablation
+# decoder` (first-order CRF, full CoNLL-2000) SIGKILLed KILLS times while crf.train trains, each
+# partial run started again on the same cache (resuming from the last checkpoint), then a run to
+# the end. Prints the final F1 and the CRF model's hash beside those of one uninterrupted run (they
+# must be equal), and the CPU time (user + sys) of all the partial runs and the final one ÷ that of
+# the uninterrupted run. The uninterrupted run uses the default --checkpoint-seconds (30: it saves
+# none), so the ratio charges every cost of checkpointing and restarting.
+# A partial run is killed after a delay drawn uniformly from [MIN_DELAY, MAX_DELAY] seconds of wall
+# time from its start (seeded by SEED); a kill counts only while crf.train runs (not yet published).
+#
+# usage: bench/kill_resume.sh   (env: SEQFLOW=build/seqflow KILLS=30 CHECKPOINT_SECONDS=2
+#                                MIN_DELAY=2 MAX_DELAY=6 SEED=17 THREADS=2 SEQFLOW_DATA=../shared/data)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEQFLOW=${SEQFLOW:-build/seqflow}
+KILLS=${KILLS:-30}
+CHECKPOINT_SECONDS=${CHECKPOINT_SECONDS:-2}
+MIN_DELAY=${MIN_DELAY:-2}
+MAX_DELAY=${MAX_DELAY:-6}
+SEED=${SEED:-17}
+THREADS=${THREADS:-2}
+export SEQFLOW_DATA=${SEQFLOW_DATA:-$(cd .. && pwd)/shared/data}
+WORK=$(mktemp -d /tmp/seqflow-kill-resume.XXXXXX)
+# On any exit: the partial run still going (its timer's child), then the caches.
+trap 'for timer in $(jobs -p); do pkill -KILL -P "$timer" || true; done; rm -rf "$WORK"' EXIT
+RUN=(run pipelines/conll2000_crf.yaml --ablation decoder -j "$THREADS")
+
+# user + sys of a /usr/bin/time -f "%U %S %e" file (its last line: a killed child's has a line before).
+cpu_of() { tail -n 1 "$1" | awk '{ printf "%.3f", $1 + $2 }'; }
+f1_of() { grep -m1 -o 'f1=[0-9.]*' "$1" | cut -d= -f2; }
+# sha256 of the crf.train entry's artifact bytes (the model: weights, dictionary, labels).
+model_hash() {
+  /usr/bin/python3 - "$1" <<'PY'
+import hashlib, pathlib, struct, sys
+def read_str(b, i):
+    n = struct.unpack_from("<Q", b, i)[0]; i += 8
+    return b[i:i + n], i + n
+for path in pathlib.Path(sys.argv[1]).rglob("*.sfa"):
+    b = path.read_bytes()[28:]  # magic, version, length, checksum
+    kind, i = read_str(b, 0)
+    if kind != b"crf.train":
+        continue
+    _, i = read_str(b, i)            # artifact type
+    i += 4 + 8                       # artifact version, seconds
+    n = struct.unpack_from("<Q", b, i)[0]; i += 8
+    for _ in range(n):
+        _, i = read_str(b, i); i += 8
+    n = struct.unpack_from("<Q", b, i)[0]; i += 8
+    for _ in range(n):
+        _, i = read_str(b, i); _, i = read_str(b, i)
+    artifact, _ = read_str(b, i)
+    print(hashlib.sha256(artifact).hexdigest()[:16])
+PY
+}
+
+/usr/bin/time -f "%U %S %e" -o "$WORK/ref.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/ref" > "$WORK/ref.log" 2>&1
+echo "uninterrupted: cpu $(cpu_of "$WORK/ref.time") s, wall $(tail -n 1 "$WORK/ref.time" | cut -d' ' -f3) s"
+
+RANDOM=$SEED
+total=0
+kills=0
+for ((i = 1; i <= KILLS; ++i)); do
+  delay=$(awk -v r=$RANDOM -v lo="$MIN_DELAY" -v hi="$MAX_DELAY" 'BEGIN { printf "%.2f", lo + (hi - lo) * r / 32767 }')
+  /usr/bin/time -f "%U %S %e" -o "$WORK/part$i.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/killed" \
+    --checkpoint-seconds "$CHECKPOINT_SECONDS" > "$WORK/part$i.log" 2>&1 &
+  timer=$!
+  sleep "$delay"
+  child=$(pgrep -P "$timer" || true)
+  [[ -n "$child" ]] && kill -KILL "$child" 2>/dev/null || true
+  wait "$timer" || true
+  total=$(awk -v a="$total" -v b="$(cpu_of "$WORK/part$i.time")" 'BEGIN { print a + b }')
+  if grep -q "computed crf" "$WORK/part$i.log"; then
+    echo "partial run $i: crf.train finished before its kill (after ${delay} s); stopping the kills"
+    break
+  fi
+  kills=$((kills + 1))
+  echo "partial run $i: killed after ${delay} s, cpu $(cpu_of "$WORK/part$i.time") s$(grep -o 'resuming from' "$WORK/part$i.log" | head -1 | sed 's/^/, /')"
+done
+/usr/bin/time -f "%U %S %e" -o "$WORK/final.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/killed" \
+  --checkpoint-seconds "$CHECKPOINT_SECONDS" > "$WORK/final.log" 2>&1
+total=$(awk -v a="$total" -v b="$(cpu_of "$WORK/final.time")" 'BEGIN { print a + b }')
+
+echo "kills during training: $kills (checkpoint every $CHECKPOINT_SECONDS s, delays U[$MIN_DELAY, $MAX_DELAY] s, seed $SEED)"
+echo "F1: uninterrupted $(f1_of "$WORK/ref.log"), killed and resumed $(f1_of "$WORK/final.log")"
+echo "model hash: uninterrupted $(model_hash "$WORK/ref"), killed and resumed $(model_hash "$WORK/killed")"
+echo "cpu: all runs $total s / uninterrupted $(cpu_of "$WORK/ref.time") s = $(awk -v a="$total" -v b="$(cpu_of "$WORK/ref.time")" 'BEGIN { printf "%.2f", a / b }')x"

@@ -1,0 +1,171 @@
+// L-BFGS checkpoints: a minimisation resumed from the state of any of its iterations ends with
+// the same bits (x, f of every iterate, counters) as the run never interrupted, in single and
+// double precision, with a full history (memory smaller than the iterations, so slots wrap); the
+// state a smaller budget ended in continues to the larger budget's bits; a state that does not
+// fit (size, memory, precision, objective) or lies past where the options stop is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "nodes/optim/lbfgs.h"
+
+namespace seqflow {
+namespace {
+
+// Extended Rosenbrock with a coupling term, so every coordinate moves differently.
+class Coupled : public Objective {
+ public:
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    g.setZero(x.size());
+    double f = 0;
+    for (Eigen::Index i = 0; i + 1 < x.size(); i += 2) {
+      const double a = x[i + 1] - x[i] * x[i], b = 1 - x[i];
+      f += 100 * a * a + b * b;
+      g[i] += -400 * a * x[i] - 2 * b;
+      g[i + 1] += 200 * a;
+    }
+    for (Eigen::Index i = 0; i + 1 < x.size(); ++i) {
+      const double c = x[i] - 0.5 * x[i + 1];
+      f += 0.1 * c * c;
+      g[i] += 0.2 * c;
+      g[i + 1] -= 0.1 * c;
+    }
+    return f;
+  }
+};
+
+// Another objective of the same size.
+class Scaled : public Coupled {
+ public:
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    const double f = Coupled::Evaluate(x, g);
+    g *= 2;
+    return 2 * f;
+  }
+};
+
+Eigen::VectorXd Start(int n) {
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x[i] = i % 2 == 0 ? -1.2 + 0.01 * i : 1.0 - 0.02 * i;
+  return x;
+}
+
+struct Minimisation {
+  Eigen::VectorXd x;
+  LbfgsResult result;
+  std::vector<std::string> states;  // after every iteration
+};
+
+Minimisation Minimize(const LbfgsOptions& options, const std::string* resume_from = nullptr, bool keep_states = false) {
+  Coupled f;
+  Minimisation run;
+  run.x = Start(12);
+  LbfgsCheckpoints checkpoints;
+  checkpoints.resume_from = resume_from;
+  checkpoints.keep_final_state = true;
+  if (keep_states) checkpoints.offer = [&](const std::function<std::string()>& encode) { run.states.push_back(encode()); };
+  Result<LbfgsResult> r = MinimizeLbfgs(f, run.x, options, nullptr, {}, checkpoints);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (r.ok()) run.result = *r;
+  return run;
+}
+
+void ExpectSameBits(const Minimisation& a, const Minimisation& b) {
+  ASSERT_EQ(a.x.size(), b.x.size());
+  for (Eigen::Index i = 0; i < a.x.size(); ++i) EXPECT_EQ(a.x[i], b.x[i]) << "weight " << i;
+  EXPECT_EQ(a.result.objectives, b.result.objectives);
+  EXPECT_EQ(a.result.iterations, b.result.iterations);
+  EXPECT_EQ(a.result.evaluations, b.result.evaluations);
+  EXPECT_EQ(a.result.stop, b.result.stop);
+  EXPECT_TRUE(a.result.final_state == b.result.final_state) << "final states differ";
+}
+
+class LbfgsResume : public testing::TestWithParam<bool> {
+ protected:
+  LbfgsOptions Options() const {
+    LbfgsOptions o;
+    o.memory = 3;
+    o.float_history = GetParam();
+    o.max_iterations = 60;
+    o.delta = 0;
+    o.gradient_tolerance = 0;
+    return o;
+  }
+};
+
+TEST_P(LbfgsResume, FromEveryIterationToTheSameBits) {
+  const Minimisation whole = Minimize(Options(), nullptr, /*keep_states=*/true);
+  ASSERT_EQ(whole.result.stop, LbfgsStop::kMaxIterations);
+  ASSERT_EQ(whole.states.size(), 60u);
+  for (size_t k = 0; k < whole.states.size(); ++k) {
+    SCOPED_TRACE("resumed after iteration " + std::to_string(k + 1));
+    const Minimisation resumed = Minimize(Options(), &whole.states[k]);
+    EXPECT_EQ(resumed.result.resumed_at, static_cast<int>(k + 1));
+    ExpectSameBits(resumed, whole);
+  }
+}
+
+TEST_P(LbfgsResume, ASmallerBudgetsFinalStateContinuesToTheLargerBudgetsBits) {
+  LbfgsOptions small = Options(), large = Options();
+  small.max_iterations = 25;
+  const Minimisation first = Minimize(small);
+  ASSERT_EQ(first.result.iterations, 25);
+  ASSERT_FALSE(first.result.final_state.empty());
+  ExpectSameBits(Minimize(large, &first.result.final_state), Minimize(large));
+
+  // A tolerance tightened: the looser run converged, the tighter one goes on from there.
+  LbfgsOptions loose = Options(), tight = Options();
+  loose.delta = 1e-2, tight.delta = 1e-4;
+  loose.past = tight.past = 3;
+  const Minimisation converged = Minimize(loose);
+  ASSERT_EQ(converged.result.stop, LbfgsStop::kConverged);
+  const Minimisation tighter = Minimize(tight);
+  ASSERT_GT(tighter.result.iterations, converged.result.iterations);
+  ExpectSameBits(Minimize(tight, &converged.result.final_state), tighter);
+  // The same options again: the state's own stopping test ends it at once.
+  ExpectSameBits(Minimize(loose, &converged.result.final_state), converged);
+}
+
+TEST_P(LbfgsResume, RefusesAStatePastWhereTheOptionsStop) {
+  const Minimisation long_run = Minimize(Options());
+  Coupled f;
+  Eigen::VectorXd x = Start(12);
+  LbfgsOptions fewer = Options();
+  fewer.max_iterations = 10;
+  LbfgsCheckpoints from;
+  from.resume_from = &long_run.result.final_state;
+  EXPECT_EQ(MinimizeLbfgs(f, x, fewer, nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  LbfgsOptions looser = Options();
+  looser.delta = 1e-1, looser.past = 2;
+  EXPECT_EQ(MinimizeLbfgs(f, x, looser, nullptr, {}, from).status().code(), StatusCode::kInvalid);
+}
+
+TEST_P(LbfgsResume, RefusesAStateThatDoesNotFit) {
+  const Minimisation run = Minimize(Options());
+  Coupled f;
+  LbfgsCheckpoints from;
+  from.resume_from = &run.result.final_state;
+  Eigen::VectorXd other_size = Start(10);
+  EXPECT_EQ(MinimizeLbfgs(f, other_size, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  Eigen::VectorXd x = Start(12);
+  LbfgsOptions other_memory = Options();
+  other_memory.memory = 4;
+  EXPECT_EQ(MinimizeLbfgs(f, x, other_memory, nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  LbfgsOptions other_precision = Options();
+  other_precision.float_history = !GetParam();
+  EXPECT_EQ(MinimizeLbfgs(f, x, other_precision, nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  Scaled other_objective;
+  EXPECT_EQ(MinimizeLbfgs(other_objective, x, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  const std::string truncated = run.result.final_state.substr(0, run.result.final_state.size() / 2);
+  LbfgsCheckpoints damaged;
+  damaged.resume_from = &truncated;
+  EXPECT_EQ(MinimizeLbfgs(f, x, Options(), nullptr, {}, damaged).status().code(), StatusCode::kInvalid);
+}
+
+INSTANTIATE_TEST_SUITE_P(Precision, LbfgsResume, testing::Values(true, false),
+                         [](const auto& test) { return test.param ? "float_history" : "double_history"; });
+
+}  // namespace
+}  // namespace seqflow
