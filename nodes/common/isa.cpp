@@ -35,13 +35,33 @@ std::optional<Isa> ParseIsa(std::string_view name) {
   return std::nullopt;
 }
 
+// Clang before 16 (the sanitizer and fuzz build's clang-14) knows no level names in
+// __builtin_cpu_supports: it checks the levels' defining features instead (every CPU with them has
+// the rest of its level: MOVBE, LZCNT, F16C with AVX2; AVX-512 with these five).
+namespace {
+#if defined(__clang__) && __clang_major__ < 16
+bool CpuHasX86_64_v3() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+         __builtin_cpu_supports("fma");
+}
+bool CpuHasX86_64_v4() {
+  return CpuHasX86_64_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
+#else
+bool CpuHasX86_64_v3() { return __builtin_cpu_supports("x86-64-v3"); }
+bool CpuHasX86_64_v4() { return __builtin_cpu_supports("x86-64-v4"); }
+#endif
+}  // namespace
+
 bool CpuSupports(Isa isa) {
   __builtin_cpu_init();
   switch (isa) {
     case Isa::kAvx512:
-      return __builtin_cpu_supports("x86-64-v4");
+      return CpuHasX86_64_v4();
     case Isa::kAvx2:
-      return __builtin_cpu_supports("x86-64-v3");
+      return CpuHasX86_64_v3();
     case Isa::kBaseline:
       return true;  // the whole binary is built for it
   }
