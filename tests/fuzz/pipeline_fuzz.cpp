@@ -36,11 +36,11 @@ std::map<std::string, std::string> SplitFiles(std::string_view input) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace seqflow;
-  fuzz::MemEnv env(SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size)));
+  fuzz::MemEnv env(SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size)), "/cache");
   FileHasher hasher(&env);
   Result<cli::Pipeline> pipeline = cli::LoadPipeline(cli::PipelineArgs{"/fuzz/pipeline.yaml", {}, ""}, &env, hasher);
   if (!pipeline.ok()) return 0;
-  Cache cache("/fuzz/cache", &cli::TheRegistry(), &env);
+  Cache cache("/cache", &cli::TheRegistry(), &env);
   for (const cli::PlannedRun& run : pipeline->runs) {
     RunHistory history = HistoryOf(run.dag);
     ExplainPlan(run.dag, cache, history, {});
