@@ -3,7 +3,10 @@
 #               pipelines/demo.yaml on generated data and print its report (tables; SVG plots of
 #               the λ sweep)
 #   make test   install missing packages (and chromium, which renders report.html in an e2e
-#               test), build everything (Release), run the whole test suite
+#               test), build everything (Release), run the whole test suite, then `make sanitize`
+#               and `make fuzz`
+#   make sanitize  the unit, kernel and engine tests built with clang, ASan and UBSan
+#   make fuzz      the libFuzzer targets (tests/fuzz), each for FUZZ_SECONDS
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -19,7 +22,25 @@ DEPS := cmake make g++ pkg-config python3 \
 # and Slurm with munge, its authentication, for the one-node test cluster (tests/slurm/cluster.sh).
 TEST_DEPS := chromium python3-yaml python3-jsonschema slurm-wlm munge
 
-.PHONY: demo test deps test-deps configure build
+# `make sanitize` and `make fuzz` share one clang build (SANITIZE_BUILD): every library and test
+# carries ASan, UBSan and libFuzzer's coverage hooks, so CI compiles the sources once for both.
+# clang because libFuzzer is clang's; vptr is off because its one report is inside oneTBB's own
+# header (tests/fuzz/README.md). llvm-14 brings llvm-symbolizer for the reports' stack traces.
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_DEPS := clang-14 libclang-rt-14-dev llvm-14
+SANITIZE_FLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize=vptr -fno-omit-frame-pointer
+# A UBSan report fails the test that makes it; leaks are reported at exit (LeakSanitizer).
+SANITIZE_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+                ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
+# What `make sanitize` leaves out (tests/fuzz/README.md): the real-data and experiment tests
+# (minutes each under the sanitizers; the Release suite runs them), the test running every test
+# pipeline twice (5 minutes), the MPI, Slurm, process-sweep and browser e2e tests (other programs'
+# processes), the ISA variants (a clang build runs the baseline only) and the two script tests.
+SANITIZE_EXCLUDE := ^(RealData|CrfOrder2RealData|RewriteRealData|CitationsSetting|CitationsSplits|JiHomotopy|JiExperiment|PipelineTests|IsaVariants|MpiTest|SlurmSweepTest|ProcessSweepTest|HtmlReportE2eTest|CheckpointResumeTest)\.|^slurm_|^numerics_lint$$|^pipeline_schema$$
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz
+
+.PHONY: demo test deps test-deps configure build sanitize-deps sanitize-build sanitize fuzz
 
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target seqflow seqflow-datagen
@@ -30,6 +51,24 @@ demo: configure
 
 test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900
+	$(MAKE) sanitize
+	$(MAKE) fuzz
+
+sanitize-deps: deps
+	$(call install_missing,$(SANITIZE_DEPS))
+
+sanitize-build: sanitize-deps
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DSEQFLOW_BUILD_BENCH=OFF -DSEQFLOW_FUZZ=ON "-DCMAKE_CXX_FLAGS=$(SANITIZE_FLAGS)"
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+
+sanitize: sanitize-build test-deps
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j 2 --timeout 900 -E '$(SANITIZE_EXCLUDE)'
+
+# Seeds from pipelines/, datasets/samples/ and the cache entries of a real run, then every target
+# for FUZZ_SECONDS, two at a time; a crash fails the target and leaves its input in fuzz-out/.
+fuzz: sanitize-build
+	$(SANITIZE_ENV) bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release

@@ -22,7 +22,19 @@ class YamlNode::Builder : public YAML::EventHandler {
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     Complete(Add(Type::kNull, mark, anchor, "", ""));
   }
-  void OnAlias(const YAML::Mark&, YAML::anchor_t anchor) override { Complete(anchors_.at(anchor)); }
+  // The walks over the tree (DSL sections, merge keys) expand every alias, so an alias inside the
+  // node it names would make them loop forever, and aliases of aliases (`b: [*a, *a]`, `c: [*b,
+  // *b]`, ...) make them exponential in the text: both are errors at the alias.
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const int32_t node = anchors_.at(anchor);
+    for (const OpenContainer& open : open_)
+      if (open.node == node) throw YAML::ParserException(mark, "alias inside the node it refers to (a cycle)");
+    alias_nodes_ += expanded_[node];
+    if (alias_nodes_ > kMaxAliasNodes)
+      throw YAML::ParserException(mark, "aliases expand the document by more than " +
+                                            std::to_string(kMaxAliasNodes) + " nodes (aliases of aliases?)");
+    Complete(node);
+  }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
     Complete(Add(Type::kScalar, mark, anchor, tag, value));
@@ -53,6 +65,7 @@ class YamlNode::Builder : public YAML::EventHandler {
     data.column = mark.column;
     data.tag = TagIndex(tag);
     data.scalar = scalar;
+    expanded_.push_back(1);
     if (anchor != YAML::NullAnchor) {
       if (anchors_.size() <= anchor) anchors_.resize(anchor + 1, -1);
       anchors_[anchor] = index;
@@ -75,6 +88,7 @@ class YamlNode::Builder : public YAML::EventHandler {
     data.first = static_cast<int32_t>(doc_.children.size());
     data.count = static_cast<int32_t>(data.type == Type::kMap ? done.children.size() / 2 : done.children.size());
     doc_.children.insert(doc_.children.end(), done.children.begin(), done.children.end());
+    for (int32_t child : done.children) expanded_[done.node] += expanded_[child];
     Complete(done.node);
   }
   void Complete(int32_t node) {
@@ -84,8 +98,13 @@ class YamlNode::Builder : public YAML::EventHandler {
       open_.back().children.push_back(node);
   }
 
+  // Far above what a pipeline's merge keys add, far below what exhausts memory.
+  static constexpr int64_t kMaxAliasNodes = 1'000'000;
+
   Document& doc_;
   std::vector<int32_t> anchors_;  // anchor id -> node
+  std::vector<int64_t> expanded_;  // node -> its nodes with every alias inside expanded
+  int64_t alias_nodes_ = 0;        // nodes the aliases add when expanded
   std::vector<OpenContainer> open_;
   int32_t root_ = -1;
 };

@@ -23,8 +23,10 @@ PlanLine Diff(const KeyParts& now, const KeyParts& before) {
     // The names with this prefix in either map, in name order: one merged walk of both from the
     // prefix (a set of all names per changed node was a tenth of a plan of 10^5 changed nodes).
     auto at_now = now.lower_bound(prefix), at_before = before.lower_bound(prefix);
-    auto within = [&prefix](KeyParts::const_iterator it, const KeyParts& parts) {
-      return it != parts.end() && it->first.starts_with(prefix);
+    // A named copy: clang before 16 cannot capture a structured binding.
+    const char* const name_prefix = prefix;
+    auto within = [name_prefix](KeyParts::const_iterator it, const KeyParts& parts) {
+      return it != parts.end() && it->first.starts_with(name_prefix);
     };
     while (within(at_now, now) || within(at_before, before)) {
       const bool from_now = within(at_now, now) && (!within(at_before, before) || at_now->first <= at_before->first);

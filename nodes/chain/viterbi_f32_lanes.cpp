@@ -16,6 +16,23 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kUnitRoundoff = 0x1p-24f;
 constexpr int kRowWidth = 32;  // floats per row of log_a_rows
 
+// GCC's two-source permute by a run-time index vector: out[l] = (a ++ b)[idx[l] mod 2W]. Clang
+// (the sanitizer and fuzz build) has no such builtin and gets the same elements one lane at a time.
+template <class FP, class MP>
+FP Permute2(FP a, FP b, MP idx) {
+#if defined(__clang__)
+  constexpr int kWidth = sizeof(FP) / sizeof(float);
+  FP out;
+  for (int l = 0; l < kWidth; ++l) {
+    const int k = idx[l] & (2 * kWidth - 1);
+    out[l] = k < kWidth ? a[k] : b[k - kWidth];
+  }
+  return out;
+#else
+  return __builtin_shuffle(a, b, idx);
+#endif
+}
+
 void LogEmissionStep(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, int t, ViterbiF32Work* work) {
   std::array<int64_t, kF32Lanes> column;
   for (int l = 0; l < kF32Lanes; ++l) column[l] = t < batch.len(l) ? batch.obs[l][t] : -1;
@@ -72,7 +89,7 @@ FP PermuteRow(const float* row, MP idx) {
     FP a, b;
     __builtin_memcpy(&a, row + 2 * q * kWidth, sizeof(FP));
     __builtin_memcpy(&b, row + (2 * q + 1) * kWidth, sizeof(FP));
-    level[q] = __builtin_shuffle(a, b, idx);
+    level[q] = Permute2(a, b, idx);
   }
   for (int n = kSources / 2, bit = 2 * kWidth; n > 1; n /= 2, bit *= 2) {
     const MP high = (idx & bit) != 0;
@@ -103,7 +120,7 @@ void TransitionColumns(const ViterbiF32Model& model, M next, F* out) {
       F low, high;
       __builtin_memcpy(&low, row, sizeof(F));
       __builtin_memcpy(&high, row + kF32Lanes, sizeof(F));
-      out[i] = __builtin_shuffle(low, high, next);  // GCC's generic permute: vpermt2ps with AVX-512
+      out[i] = Permute2(low, high, next);  // GCC's generic permute: vpermt2ps with AVX-512
     }
     return;
   }

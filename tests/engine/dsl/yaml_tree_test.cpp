@@ -2,6 +2,7 @@
 // marks, duplicate keys kept, aliases as the anchored node.
 #include "engine/dsl/yaml_tree.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -81,6 +82,43 @@ TEST(YamlTreeTest, AliasIsTheAnchoredNode) {
 TEST(YamlTreeTest, SyntaxErrorThrowsAsYamlLoadDoes) {
   EXPECT_THROW(YamlNode::Load("a: [1, 2\n"), YAML::ParserException);
   EXPECT_THROW(YamlNode::Load("a: *missing\n"), YAML::ParserException);
+}
+
+// Found by tests/fuzz/pipeline_fuzz: a merge key naming the map it sits in sent the DSL's walk
+// into endless recursion (out of memory).
+TEST(YamlTreeTest, AliasInsideTheNodeItNamesIsAnErrorAtTheAlias) {
+  for (const std::string text : {"a: &x {b: *x}\n", "a: &x\n  b: 1\n  c: {<<: *x}\n", "- &x [1, [*x]]\n"}) {
+    try {
+      YamlNode::Load(text);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const YAML::ParserException& e) {
+      EXPECT_THAT(e.msg, testing::HasSubstr("alias inside the node it refers to")) << text;
+    }
+  }
+  EXPECT_NO_THROW(YamlNode::Load("a: &x {b: 1}\nc: {<<: *x, d: *x}\n"));
+}
+
+// Aliases of aliases grow the expanded document tenfold per level here: five levels (1.2 10^5
+// nodes) load; the sixth passes 10^6 and is an error at its line, before anything walks it.
+TEST(YamlTreeTest, AliasesExpandingPastTheLimitAreAnError) {
+  auto laughs = [](int levels) {
+    std::string text = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < levels; ++i) {
+      std::string prev = "*l" + std::to_string(i - 1);
+      text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+      for (int k = 1; k < 10; ++k) text += ", " + prev;
+      text += "]\n";
+    }
+    return text;
+  };
+  EXPECT_NO_THROW(YamlNode::Load(laughs(5)));
+  try {
+    YamlNode::Load(laughs(7));
+    ADD_FAILURE() << "no error";
+  } catch (const YAML::ParserException& e) {
+    EXPECT_THAT(e.msg, testing::HasSubstr("aliases expand the document by more than 1000000 nodes"));
+    EXPECT_EQ(e.mark.line, 5);
+  }
 }
 
 }  // namespace
