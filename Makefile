@@ -37,6 +37,10 @@ SANITIZE_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=de
 # pipeline twice (5 minutes), the MPI, Slurm, process-sweep and browser e2e tests (other programs'
 # processes), the ISA variants (a clang build runs the baseline only) and the two script tests.
 SANITIZE_EXCLUDE := ^(RealData|CrfOrder2RealData|RewriteRealData|CitationsSetting|CitationsSplits|JiHomotopy|JiExperiment|PipelineTests|IsaVariants|MpiTest|SlurmSweepTest|ProcessSweepTest|HtmlReportE2eTest|CheckpointResumeTest)\.|^slurm_|^numerics_lint$$|^pipeline_schema$$
+# ccache when this machine has it (a developer's rebuilds, the two builds of `make test`); a fresh
+# machine without it builds as before.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz
 
@@ -58,7 +62,7 @@ sanitize-deps: deps
 	$(call install_missing,$(SANITIZE_DEPS))
 
 sanitize-build: sanitize-deps
-	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 $(LAUNCHER) \
 	  -DSEQFLOW_BUILD_BENCH=OFF -DSEQFLOW_FUZZ=ON "-DCMAKE_CXX_FLAGS=$(SANITIZE_FLAGS)"
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 
@@ -71,7 +75,7 @@ fuzz: sanitize-build
 	$(SANITIZE_ENV) bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
