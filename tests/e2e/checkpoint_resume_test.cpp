@@ -19,24 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every entry of a cache, by file name, without what measures time.
-std::map<std::string, std::string> Entries(const fs::path& cache) {
-  std::map<std::string, std::string> entries;
-  for (const auto& file : fs::recursive_directory_iterator(cache)) {
-    if (file.path().extension() != ".sfa") continue;
-    Result<std::string> entry = EntryWithoutTiming(file.path());
-    EXPECT_TRUE(entry.ok()) << file.path() << ": " << entry.status().ToString();
-    if (entry.ok()) entries[file.path().filename().string()] = *entry;
-  }
-  return entries;
-}
-
-int Checkpoints(const fs::path& cache) {
-  return fs::exists(cache / "checkpoints")
-             ? static_cast<int>(std::distance(fs::directory_iterator(cache / "checkpoints"), fs::directory_iterator()))
-             : 0;
-}
-
 TEST(CheckpointResumeTest, AKilledEmResumesFromItsCheckpointToTheSameBits) {
   const fs::path dir = MakeTempDir("seqflow-checkpoint");
   auto args = [&](const std::string& cache) {
@@ -46,22 +28,22 @@ TEST(CheckpointResumeTest, AKilledEmResumesFromItsCheckpointToTheSameBits) {
   };
   const int killed = StartSeqflow(args("resumed"));
   ASSERT_GT(killed, 0);
-  for (int wait = 0; wait < 200 && Checkpoints(dir / "resumed") == 0; ++wait)
+  for (int wait = 0; wait < 200 && CheckpointCount((dir / "resumed").string()) == 0; ++wait)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a few checkpoints later
   ASSERT_EQ(::kill(killed, SIGKILL), 0);
   EXPECT_EQ(WaitSeqflow(killed), -SIGKILL);
-  ASSERT_EQ(Checkpoints(dir / "resumed"), 1) << "the killed run's checkpoint";
+  ASSERT_EQ(CheckpointCount((dir / "resumed").string()), 1) << "the killed run's checkpoint";
 
   CliResult resumed = RunSeqflow(args("resumed"));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("node 'em': resuming from its checkpoint"), std::string::npos) << resumed.err;
-  EXPECT_EQ(Checkpoints(dir / "resumed"), 0) << "removed once the entry is published";
+  EXPECT_EQ(CheckpointCount((dir / "resumed").string()), 0) << "removed once the entry is published";
 
   CliResult uninterrupted = RunSeqflow(args("uninterrupted"));
   ASSERT_EQ(uninterrupted.exit_code, 0) << uninterrupted.err;
   EXPECT_EQ(uninterrupted.err.find("resuming"), std::string::npos);
-  EXPECT_EQ(Entries(dir / "resumed"), Entries(dir / "uninterrupted"));
+  EXPECT_EQ(ValueOrThrow(TimelessEntries((dir / "resumed").string())), ValueOrThrow(TimelessEntries((dir / "uninterrupted").string())));
   fs::remove_all(dir);
 }
 

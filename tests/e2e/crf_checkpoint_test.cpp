@@ -22,25 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every entry of a cache, by file name, without what measures time.
-std::map<std::string, std::string> Entries(const fs::path& cache) {
-  std::map<std::string, std::string> entries;
-  for (const auto& file : fs::recursive_directory_iterator(cache)) {
-    if (file.path().extension() != ".sfa") continue;
-    Result<std::string> entry = EntryWithoutTiming(file.path());
-    EXPECT_TRUE(entry.ok()) << file.path() << ": " << entry.status().ToString();
-    if (entry.ok()) entries[file.path().filename().string()] = *entry;
-  }
-  return entries;
-}
-
-int Checkpoints(const fs::path& cache) {
-  return fs::exists(cache / "checkpoints")
-             ? static_cast<int>(std::count_if(fs::directory_iterator(cache / "checkpoints"), fs::directory_iterator(),
-                                              [](const auto& f) { return f.path().extension() == ".sfc"; }))
-             : 0;
-}
-
 class CrfCheckpointTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -68,18 +49,18 @@ fs::path* CrfCheckpointTest::dir_ = nullptr;
 TEST_F(CrfCheckpointTest, AKilledTrainingResumesFromItsCheckpointToTheSameBits) {
   const int killed = StartSeqflow(Args("resumed", 40));
   ASSERT_GT(killed, 0);
-  for (int wait = 0; wait < 600 && Checkpoints(*dir_ / "resumed") == 0; ++wait)
+  for (int wait = 0; wait < 600 && CheckpointCount((*dir_ / "resumed").string()) == 0; ++wait)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(700));  // a few checkpoints later
   ASSERT_EQ(::kill(killed, SIGKILL), 0);
   EXPECT_EQ(WaitSeqflow(killed), -SIGKILL);
-  ASSERT_EQ(Checkpoints(*dir_ / "resumed"), 1) << "the killed run's checkpoint";
+  ASSERT_EQ(CheckpointCount((*dir_ / "resumed").string()), 1) << "the killed run's checkpoint";
 
   CliResult resumed = RunSeqflow(Args("resumed", 40));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("node 'crf': resuming from its checkpoint"), std::string::npos) << resumed.err;
-  EXPECT_EQ(Checkpoints(*dir_ / "resumed"), 0) << "removed once the entry is published";
-  EXPECT_EQ(Entries(*dir_ / "resumed"), Entries(*dir_ / "uninterrupted"));
+  EXPECT_EQ(CheckpointCount((*dir_ / "resumed").string()), 0) << "removed once the entry is published";
+  EXPECT_EQ(ValueOrThrow(TimelessEntries((*dir_ / "resumed").string())), ValueOrThrow(TimelessEntries((*dir_ / "uninterrupted").string())));
 }
 
 TEST_F(CrfCheckpointTest, ARaisedMaxIterationsContinuesFromTheCachedResult) {
@@ -93,8 +74,8 @@ TEST_F(CrfCheckpointTest, ARaisedMaxIterationsContinuesFromTheCachedResult) {
   ASSERT_EQ(continued.exit_code, 0) << continued.err;
   EXPECT_NE(continued.err.find("node 'crf': continues from iteration 20"), std::string::npos) << continued.err;
   // The cache holds the entries of 20 iterations besides those of the uninterrupted 40.
-  const std::map<std::string, std::string> all = Entries(*dir_ / "continued");
-  for (const auto& [name, entry] : Entries(*dir_ / "uninterrupted")) {
+  const std::map<std::string, std::string> all = ValueOrThrow(TimelessEntries((*dir_ / "continued").string()));
+  for (const auto& [name, entry] : ValueOrThrow(TimelessEntries((*dir_ / "uninterrupted").string()))) {
     auto found = all.find(name);
     ASSERT_NE(found, all.end()) << name << " is missing from the continued run's cache";
     EXPECT_TRUE(found->second == entry) << name << " differs from the uninterrupted run's";

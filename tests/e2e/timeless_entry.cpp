@@ -1,5 +1,6 @@
 #include "tests/e2e/timeless_entry.h"
 
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -45,6 +46,23 @@ Result<std::string> EntryWithoutTiming(const std::string& entry_file) {
   std::erase_if(entry.metrics, [](const auto& metric) { return IsTiming(metric.first); });
   for (auto& [suffix, content] : entry.attachments) content = WithoutTimingColumns(content);
   return EncodeEntry(entry);
+}
+
+Result<std::map<std::string, std::string>> TimelessEntries(const std::string& cache) {
+  std::map<std::string, std::string> entries;
+  for (const auto& file : std::filesystem::recursive_directory_iterator(cache)) {
+    if (file.path().extension() != ".sfa") continue;
+    SEQFLOW_ASSIGN_OR_RETURN(entries[file.path().filename().string()], EntryWithoutTiming(file.path().string()));
+  }
+  return entries;
+}
+
+int CheckpointCount(const std::string& cache) {
+  const std::filesystem::path dir = std::filesystem::path(cache) / "checkpoints";
+  if (!std::filesystem::exists(dir)) return 0;
+  int count = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) count += file.path().extension() == ".sfc";
+  return count;
 }
 
 }  // namespace seqflow::testutil
