@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nodes/crf/crf_train.h"
+#include "tests/testutil/lbfgs_run_matchers.h"
 
 namespace seqflow {
 namespace {
@@ -67,13 +68,7 @@ Trained Train(const Problem& p, const CrfTrainOptions& options, const std::strin
 }
 
 void ExpectSameBits(const CrfTrainResult& a, const CrfTrainResult& b) {
-  ASSERT_EQ(a.weights.size(), b.weights.size());
-  for (Eigen::Index i = 0; i < a.weights.size(); ++i) ASSERT_EQ(a.weights[i], b.weights[i]) << "weight " << i;
-  EXPECT_EQ(a.optimizer.objectives, b.optimizer.objectives);
-  EXPECT_EQ(a.optimizer.iterations, b.optimizer.iterations);
-  EXPECT_EQ(a.optimizer.evaluations, b.optimizer.evaluations);
-  EXPECT_EQ(a.optimizer.stop, b.optimizer.stop);
-  EXPECT_TRUE(a.optimizer.final_state == b.optimizer.final_state) << "final states differ";
+  testutil::ExpectSameLbfgsRun(a.weights, a.optimizer, b.weights, b.optimizer);
 }
 
 class CrfTrainResume : public testing::TestWithParam<int> {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nodes/optim/lbfgs.h"
+#include "tests/testutil/lbfgs_run_matchers.h"
 
 namespace seqflow {
 namespace {
@@ -73,13 +74,7 @@ Minimisation Minimize(const LbfgsOptions& options, const std::string* resume_fro
 }
 
 void ExpectSameBits(const Minimisation& a, const Minimisation& b) {
-  ASSERT_EQ(a.x.size(), b.x.size());
-  for (Eigen::Index i = 0; i < a.x.size(); ++i) EXPECT_EQ(a.x[i], b.x[i]) << "weight " << i;
-  EXPECT_EQ(a.result.objectives, b.result.objectives);
-  EXPECT_EQ(a.result.iterations, b.result.iterations);
-  EXPECT_EQ(a.result.evaluations, b.result.evaluations);
-  EXPECT_EQ(a.result.stop, b.result.stop);
-  EXPECT_TRUE(a.result.final_state == b.result.final_state) << "final states differ";
+  testutil::ExpectSameLbfgsRun(a.x, a.result, b.x, b.result);
 }
 
 class LbfgsResume : public testing::TestWithParam<bool> {
