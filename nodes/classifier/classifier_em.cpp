@@ -1,31 +1,28 @@
 #include "nodes/classifier/classifier_em.h"
-#include "nodes/classifier/fixed_dual.h"
 
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "nodes/classifier/fixed_dual.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {
 
-template <int N>
-using Dual = FixedDual<N>;
-
 double ValueOf(double v) { return v; }
 template <int N>
-double ValueOf(const Dual<N>& v) {
+double ValueOf(const FixedDual<N>& v) {
   return v.value;
 }
 
 // log |v| by portable_math.h; d log|v| = dv / v.
 double LogAbs(double v) { return Log(std::abs(v)); }
 template <int N>
-Dual<N> LogAbs(const Dual<N>& v) {
-  Dual<N> r = Dual<N>::Constant(Log(std::abs(v.value)));
+FixedDual<N> LogAbs(const FixedDual<N>& v) {
+  FixedDual<N> r = FixedDual<N>::Constant(Log(std::abs(v.value)));
   const double inverse = 1 / v.value;
   for (int k = 0; k < N; ++k) r.d[k] = v.d[k] * inverse;
   return r;
@@ -117,13 +114,13 @@ struct ClassStats {
   Eigen::MatrixXd dn;
 };
 
-// log p, g, n and N of one class's HMM on x by forward-mode differentiation in Dual<N>, N >= D.
+// log p, g, n and N of one class's HMM on x by forward-mode differentiation in FixedDual<N>, N >= D.
 // The seeded variables are kept per class and rebuilt only when that class's θ changes (it is the
 // same for every sequence of an evaluation).
 template <int N>
 void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const std::vector<int32_t>& x,
                   ClassStats* s) {
-  using D = Dual<N>;
+  using D = FixedDual<N>;
   thread_local std::vector<std::vector<D>> dual_of_class;
   thread_local std::vector<std::vector<double>> theta_of_class;
   thread_local std::vector<D> counts;
