@@ -11,6 +11,7 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/feature_moments.h"
 #include "nodes/moments/loglinear_emissions.h"
+#include "nodes/moments/loglinear_params.h"
 #include "nodes/moments/moments.h"
 #include "nodes/moments/projection.h"
 #include "nodes/moments/word_features.h"
@@ -121,13 +122,7 @@ ArtifactPtr RunSupervisedFhmm(NodeContext& ctx, const FhmmNodeOptions& options) 
 
 template <class O>
 void AddLogLinearParams(ParamTable<O>& table) {
-  table
-      .Double("regularization", At(&O::loglinear, &LogLinearOptions::regularization),
-              "epsilon of Eq. 25 (squared L2 on the feature weights)")
-      .Greater(0)
-      .Int("max_iterations", At(&O::loglinear, &LogLinearOptions::lbfgs, &LbfgsOptions::max_iterations),
-           "L-BFGS iterations per label")
-      .Min(1)
+  table.Include(&O::loglinear, LogLinearParams())
       .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
       .Min(0)
       .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition), "added to every transition count")

@@ -13,6 +13,7 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_cca.h"
+#include "nodes/moments/fhmm_em_node.h"
 #include "nodes/moments/fhmm_nodes.h"
 #include "nodes/moments/moments.h"
 #include "nodes/moments/projection.h"
@@ -308,6 +309,7 @@ void RegisterMomentsNodes(Registry& registry) {
       AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
   registry.AddKind(
       SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
+  registry.AddKind(FhmmEmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow
