@@ -5,7 +5,8 @@ pipelines/twitter_anchors_curve.yaml.
     python3 bench/anchors_curve.py OUT
 
 Prints per labeled-set size N the Daily547 accuracy of every model as mean ± sd (sample sd) over
-the seeds, then anchors λ = 1 against the supervised HMM and against self-training (HMM): the
+the seeds, then the anchor HMM λ = 1 against the supervised HMM and FHMM and self-training (HMM),
+and the anchor FHMM λ = 1 (Algorithm 2, and on the anchor HMM's means) against the supervised FHMM: the
 mean accuracy difference over seeds, a paired t-test on the per-seed differences, and a paired
 approximate randomization test over test sentences pooled over the seeds (stratified: swaps stay
 within a seed, the statistic is the mean over seeds of the accuracy difference, as
@@ -22,10 +23,14 @@ from hysol_splits import mean_sd, paired_t  # noqa: E402
 
 MODELS = [("supervised_score", "supervised HMM"), ("fhmm_supervised_score", "supervised FHMM"),
           ("self_train_score", "self-training HMM"), ("fhmm_self_train_score", "self-training FHMM"),
-          ("anchor0_score", "anchors λ = 0"), ("anchor1_score", "anchors λ = 1")]
+          ("anchor0_score", "anchor HMM λ = 0"), ("anchor1_score", "anchor HMM λ = 1"),
+          ("fhmm_anchor0_score", "anchor FHMM λ = 0"), ("fhmm_anchor1_score", "anchor FHMM λ = 1"),
+          ("fhmm_anchor1_words_score", "anchor FHMM λ = 1, means: words")]
 COMPARISONS = [("anchor1_score", "supervised_score", "anchors λ=1 − supervised HMM"),
                ("anchor1_score", "self_train_score", "anchors λ=1 − self-training HMM"),
-               ("anchor1_score", "fhmm_supervised_score", "anchors λ=1 − supervised FHMM")]
+               ("anchor1_score", "fhmm_supervised_score", "anchors λ=1 − supervised FHMM"),
+               ("fhmm_anchor1_score", "fhmm_supervised_score", "anchor FHMM λ=1 − supervised FHMM"),
+               ("fhmm_anchor1_words_score", "fhmm_supervised_score", "anchor FHMM λ=1 (words) − supervised FHMM")]
 SHUFFLES = 2000
 
 
