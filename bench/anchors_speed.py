@@ -13,7 +13,7 @@ seconds from the run record. A method's time is the time of the nodes only it ne
   EM            hmm.em / fhmm.em (the supervised start, common to EM and self-training, apart)
   self-training hmm.self_train (HMM, or FHMM with emissions: loglinear)
 Reading the text and building the Vocab are common to all and listed apart. EM runs to
-convergence (tol 1e-5 on L_λ, at most 100 HMM / 30 FHMM iterations); its time to the dev-best
+convergence (tol 1e-5 on L_λ, at most 100 iterations); its time to the dev-best
 iteration is the per-iteration time times that iteration. fhmm.em records its dev accuracy at
 every iteration; for hmm.em the Twitter pipeline is re-run with --set em_iterations=k on the same
 cache and em_dev_score read (Malagasy has no usable dev set). Prints a markdown table and the

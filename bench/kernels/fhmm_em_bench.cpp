@@ -87,12 +87,7 @@ void BM_FhmmMStep(benchmark::State& state) {
   }
   state.counters["features"] = static_cast<double>(s.features.phi.cols());
 }
-BENCHMARK(BM_FhmmMStep)
-    ->Args({1, 0})
-    ->Args({2, 0})
-    ->Args({1, 1})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_FhmmMStep)->Args({1, 0})->Args({2, 0})->Args({1, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow

@@ -152,8 +152,8 @@ Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& st
     }
     const double objective = (lambda < 1 ? (1 - lambda) * LabeledObjective(em0, result.model) : 0.0) +
                              (lambda > 0 ? lambda * expected.log_likelihood / n_unlabeled : 0.0);
-    if (!std::isfinite(objective)) return Status::Numerical("FHMM EM: non-finite objective at iteration " +
-                                                            std::to_string(iter));
+    if (!std::isfinite(objective))
+      return Status::Numerical("FHMM EM: non-finite objective at iteration " + std::to_string(iter));
     result.objective.push_back(objective);
     if (observe) {
       if (Status s = observe(iter, result.model); !s.ok()) return s;

@@ -309,7 +309,8 @@ void RegisterMomentsNodes(Registry& registry) {
       AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
   registry.AddKind(
       SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
-  registry.AddKind(FhmmEmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).SelectingBy({"dev"}));
+  registry.AddKind(
+      FhmmEmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow

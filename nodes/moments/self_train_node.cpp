@@ -55,8 +55,8 @@ ArtifactPtr RunSelfTrain(NodeContext& ctx, const SelfTrainOptions& options) {
     fit.loglinear = options.loglinear;
     fit.smoothing = options.smoothing;
     fit.threads = ctx.threads();
-    model->params = ValueOrThrow(
-        EstimateTaggedFhmm(words, labels, start->num_states(), features.phi, fit, ctx.cancellation()));
+    model->params =
+        ValueOrThrow(EstimateTaggedFhmm(words, labels, start->num_states(), features.phi, fit, ctx.cancellation()));
     ThrowIfError(ValidateHmmModel(*model, 1e-8));
     ctx.Metric("features", static_cast<double>(features.names.size()));
   } else {
@@ -70,7 +70,9 @@ ArtifactPtr RunSelfTrain(NodeContext& ctx, const SelfTrainOptions& options) {
 ParamTable<SelfTrainOptions> SelfTrainParams() {
   using O = SelfTrainOptions;
   ParamTable<O> table;
-  table.Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "epsilon added to every initial-state count")
+  table
+      .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial),
+              "epsilon added to every initial-state count")
       .Min(0)
       .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition),
               "epsilon added to every transition count")
@@ -78,7 +80,8 @@ ParamTable<SelfTrainOptions> SelfTrainParams() {
       .Double("smoothing.emission", At(&O::smoothing, &HmmSmoothing::emission),
               "epsilon added to every emission count (emissions: counts)")
       .Min(0)
-      .Enum("emissions", &O::emissions, {{"counts", EmissionFamily::kCounts}, {"loglinear", EmissionFamily::kLogLinear}},
+      .Enum("emissions", &O::emissions,
+            {{"counts", EmissionFamily::kCounts}, {"loglinear", EmissionFamily::kLogLinear}},
             "counts: the HMM's count-and-normalise; loglinear: the FHMM's log-linear fit (Eq. 25)")
       .Include(&O::loglinear, LogLinearParams());
   return table;

@@ -2,6 +2,8 @@
 // the log-linear family (checked cell by cell and by finite differences); with identity features
 // only one iteration is hmm.em's (RunEmLambda's) iteration; L_λ never decreases; at λ = 0 the
 // M-step is the supervised FHMM's fit.
+#include "nodes/moments/fhmm_em.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +12,6 @@
 
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/moments/feature_moments.h"
-#include "nodes/moments/fhmm_em.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -151,9 +152,8 @@ TEST(FhmmEm, IdentityFeaturesGiveHmmEmIteration) {
   EmLambdaOptions hmm_options;
   hmm_options.max_iter = 1;
   hmm_options.tol = 0;
-  EmLambdaResult hmm = RunEmLambda(c.start, lambda, Em0(layout, c.words, c.labels, smoothing), c.unlabeled, layout,
-                                   hmm_options)
-                           .value();
+  EmLambdaResult hmm =
+      RunEmLambda(c.start, lambda, Em0(layout, c.words, c.labels, smoothing), c.unlabeled, layout, hmm_options).value();
   FhmmEmOptions options = TightOptions(1e-10);
   options.max_iter = 1;
   options.smoothing = smoothing;
@@ -245,8 +245,8 @@ TEST(FhmmEm, ObserverSeesEveryIterationAndCanStop) {
     EXPECT_EQ(model.num_states(), k);
     return iteration == 2 ? Status::Cancelled("enough") : Status::Ok();
   };
-  auto r = RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), LabeledSentenceCounts(k, v, c.words, c.labels),
-                     20, c.unlabeled, 0.5, options, {}, observe);
+  auto r = RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v),
+                     LabeledSentenceCounts(k, v, c.words, c.labels), 20, c.unlabeled, 0.5, options, {}, observe);
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
 }
@@ -257,16 +257,16 @@ TEST(FhmmEm, Errors) {
   const ExpectedCounts labeled = LabeledSentenceCounts(k, v, c.words, c.labels);
   EXPECT_EQ(RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), labeled, 20, {}, 0.5, {}).status().code(),
             StatusCode::kInvalid);
-  EXPECT_EQ(RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), labeled, 0, c.unlabeled, 0.5, {})
-                .status()
-                .code(),
-            StatusCode::kInvalid);
+  EXPECT_EQ(
+      RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), labeled, 0, c.unlabeled, 0.5, {}).status().code(),
+      StatusCode::kInvalid);
   const std::atomic<bool> flag{true};
   const CancelToken cancelled(&flag);
-  EXPECT_EQ(RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), labeled, 20, c.unlabeled, 0.5, {}, cancelled)
-                .status()
-                .code(),
-            StatusCode::kCancelled);
+  EXPECT_EQ(
+      RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, v), IdentityPhi(v), labeled, 20, c.unlabeled, 0.5, {}, cancelled)
+          .status()
+          .code(),
+      StatusCode::kCancelled);
 }
 
 }  // namespace
