@@ -70,11 +70,7 @@ std::string EncodeCurveState(const NormalFlowState& tracker, const NormalFlowPoi
                              const std::vector<PathPoint>& points) {
   ByteWriter out;
   EncodeNormalFlowState(tracker, out);
-  out.F64(last.s);
-  out.F64s(last.y.data(), static_cast<size_t>(last.y.size()));
-  out.F64s(last.tangent.data(), static_cast<size_t>(last.tangent.size()));
-  out.F64(last.step);
-  out.I64(last.corrector_iterations);
+  EncodeNormalFlowPoint(last, out);
   out.F64s(warm.data(), static_cast<size_t>(warm.size()));
   out.U64(points.size());
   for (const PathPoint& p : points) EncodePathPoint(p, out);
@@ -86,17 +82,14 @@ Result<CurveState> DecodeCurveState(const std::string& bytes, Eigen::Index num_p
     ByteReader in(bytes);
     CurveState state;
     state.tracker = DecodeNormalFlowState(in);
-    state.last.s = in.F64();
-    state.last.y = ReadVector(in, num_params + 1);
-    state.last.tangent = ReadVector(in, num_params + 1);
-    state.last.step = in.F64();
-    state.last.corrector_iterations = static_cast<int>(in.I64());
+    state.last = DecodeNormalFlowPoint(in);
     const std::vector<double> warm = in.F64s();
     state.warm = Eigen::Map<const Eigen::VectorXd>(warm.data(), static_cast<Eigen::Index>(warm.size()));
     const size_t count = in.Count(1);
     for (size_t i = 0; i < count; ++i) state.points.push_back(DecodePathPoint(in, num_params));
     in.ExpectEnd();
-    if (state.tracker.current.y.size() != num_params + 1 || state.points.empty())
+    if (state.tracker.current.y.size() != num_params + 1 || state.last.y.size() != num_params + 1 ||
+        state.points.empty())
       throw StatusError(Status::Corruption("dimension"));
     return state;
   } catch (const StatusError& e) {

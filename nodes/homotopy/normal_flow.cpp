@@ -312,6 +312,25 @@ void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out) {
   out.I64(state.evaluations);
 }
 
+void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out) {
+  out.F64(point.s);
+  out.F64s(point.y.data(), static_cast<size_t>(point.y.size()));
+  out.F64s(point.tangent.data(), static_cast<size_t>(point.tangent.size()));
+  out.F64(point.step);
+  out.I64(point.corrector_iterations);
+}
+
+NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in) {
+  NormalFlowPoint point;
+  point.s = in.F64();
+  point.y = ReadVector(in);
+  point.tangent = ReadVector(in);
+  point.step = in.F64();
+  point.corrector_iterations = static_cast<int>(in.I64());
+  if (point.tangent.size() != point.y.size()) throw StatusError(Status::Corruption("normal-flow point: tangent size"));
+  return point;
+}
+
 NormalFlowState DecodeNormalFlowState(ByteReader& in) {
   NormalFlowState state;
   state.previous = DecodeNode(in);

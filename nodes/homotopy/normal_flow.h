@@ -150,6 +150,8 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
 // bytes that are not a state.
 void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out);
 NormalFlowState DecodeNormalFlowState(ByteReader& in);
+void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out);
+NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in);
 
 // The point of the zero curve at λ = y0[n] reached by Newton at fixed λ from y0 (the end game's
 // last phase, for picking a path's point at a given λ). Numerical when Newton does not converge to
