@@ -83,8 +83,9 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
   const WordFeatures features = BuildWordFeatures(vocab);
   LabeledMoments labeled_moments;
   labeled_moments.word_label = WordLabelCounts(*labeled, vocab);
-  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
-                                                       static_cast<int32_t>(labeled->label_names.size()));
+  labeled_moments.context_label =
+      moments->MapContexts(LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
+                                                static_cast<int32_t>(labeled->label_names.size())));
   AnchorEmissionOptions emission_options = options.emissions;
   emission_options.threads = ctx.threads();
   auto projection = ctx.InOptional<Projection>("projection");
