@@ -175,6 +175,13 @@ TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
                                                            FeaturePrior::kIdentity, options, {});
   ASSERT_OK(shared);
   EXPECT_LE((shared->mu.leftCols(8) - means->mu.leftCols(8)).cwiseAbs().maxCoeff(), 1e-15);
+  // Through an identity context projection the QPs see the same least squares (Eq. 22 on
+  // projected contexts).
+  const Eigen::MatrixXd projection = Eigen::MatrixXd::Identity(m->num_contexts(), m->num_contexts());
+  Result<FeatureMeans> projected = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                              FeaturePrior::kTemplate, options, {}, &projection);
+  ASSERT_OK(projected);
+  EXPECT_LE((projected->mu - means->mu).cwiseAbs().maxCoeff(), 1e-9);
   // Two features of one template on a word are refused.
   std::vector<std::string> clash = names;
   clash[10] = "pair=odd3";
