@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# The kill-and-resume figure (issue 17): `seqflow run pipelines/conll2000_crf.yaml --ablation
-# decoder` (first-order CRF, full CoNLL-2000) SIGKILLed KILLS times while crf.train trains, each
-# partial run started again on the same cache (resuming from the last checkpoint), then a run to
-# the end. Prints the final F1 and the CRF model's hash beside those of one uninterrupted run (they
-# must be equal), and the CPU time (user + sys) of all the partial runs and the final one ÷ that of
-# the uninterrupted run. The uninterrupted run uses the default --checkpoint-seconds (30: it saves
-# none), so the ratio charges every cost of checkpointing and restarting.
+# The kill-and-resume figure (issue 17): `seqflow run pipelines/conll2000_crf.yaml` (the whole
+# grid: first- and second-order CRFs on CoNLL-2000, each decoded both ways; ABLATION=decoder runs
+# the first-order CRF only) SIGKILLed KILLS times, each partial run started again on the same
+# cache (resuming every iterative node from its last checkpoint), then a run to the end. Prints
+# the F1s and the CRF models' hashes beside those of one uninterrupted run (they must be equal),
+# and the CPU time (user + sys) of all the partial runs and the final one ÷ that of the
+# uninterrupted run. The uninterrupted run uses the default --checkpoint-seconds (30), so the
+# ratio charges every cost of checkpointing and restarting.
 # A partial run is killed after a delay drawn uniformly from [MIN_DELAY, MAX_DELAY] seconds of wall
-# time from its start (seeded by SEED); a kill counts only while crf.train runs (not yet published).
+# time from its start (seeded by SEED), wherever it is in the pipeline; the kills stop early when
+# a partial run finishes before its kill.
 #
 # usage: bench/kill_resume.sh   (env: SEQFLOW=build/seqflow KILLS=30 CHECKPOINT_SECONDS=2
-#                                MIN_DELAY=2 MAX_DELAY=6 SEED=17 THREADS=2 SEQFLOW_DATA=../shared/data)
+#                                MIN_DELAY=2 MAX_DELAY=6 SEED=17 THREADS=2 ABLATION=
+#                                SEQFLOW_DATA=../shared/data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEQFLOW=${SEQFLOW:-build/seqflow}
@@ -24,13 +27,15 @@ export SEQFLOW_DATA=${SEQFLOW_DATA:-$(cd .. && pwd)/shared/data}
 WORK=$(mktemp -d /tmp/seqflow-kill-resume.XXXXXX)
 # On any exit: the partial run still going (its timer's child), then the caches.
 trap 'for timer in $(jobs -p); do pkill -KILL -P "$timer" || true; done; rm -rf "$WORK"' EXIT
-RUN=(run pipelines/conll2000_crf.yaml --ablation decoder -j "$THREADS")
+RUN=(run pipelines/conll2000_crf.yaml -j "$THREADS")
+[[ -n "${ABLATION:-}" ]] && RUN+=(--ablation "$ABLATION")
 
 # user + sys of a /usr/bin/time -f "%U %S %e" file (its last line: a killed child's has a line before).
 cpu_of() { tail -n 1 "$1" | awk '{ printf "%.3f", $1 + $2 }'; }
-f1_of() { grep -m1 -o 'f1=[0-9.]*' "$1" | cut -d= -f2; }
+f1_of() { grep -o 'f1=[0-9.]*' "$1" | cut -d= -f2 | tr '\n' ' '; }
 # sha256 of the crf.train entry's artifact bytes (the model: weights, dictionary, labels).
 model_hash() {
+  {
   /usr/bin/python3 - "$1" <<'PY'
 import hashlib, pathlib, struct, sys
 def read_str(b, i):
@@ -52,6 +57,7 @@ for path in pathlib.Path(sys.argv[1]).rglob("*.sfa"):
     artifact, _ = read_str(b, i)
     print(hashlib.sha256(artifact).hexdigest()[:16])
 PY
+  } | sort | tr '\n' ' '
 }
 
 /usr/bin/time -f "%U %S %e" -o "$WORK/ref.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/ref" > "$WORK/ref.log" 2>&1
@@ -68,10 +74,11 @@ for ((i = 1; i <= KILLS; ++i)); do
   sleep "$delay"
   child=$(pgrep -P "$timer" || true)
   [[ -n "$child" ]] && kill -KILL "$child" 2>/dev/null || true
-  wait "$timer" || true
+  finished=0
+  wait "$timer" && finished=1 || true
   total=$(awk -v a="$total" -v b="$(cpu_of "$WORK/part$i.time")" 'BEGIN { print a + b }')
-  if grep -q "computed crf" "$WORK/part$i.log"; then
-    echo "partial run $i: crf.train finished before its kill (after ${delay} s); stopping the kills"
+  if ((finished)); then
+    echo "partial run $i: the pipeline finished before its kill (after ${delay} s); stopping the kills"
     break
   fi
   kills=$((kills + 1))
@@ -81,7 +88,7 @@ done
   --checkpoint-seconds "$CHECKPOINT_SECONDS" > "$WORK/final.log" 2>&1
 total=$(awk -v a="$total" -v b="$(cpu_of "$WORK/final.time")" 'BEGIN { print a + b }')
 
-echo "kills during training: $kills (checkpoint every $CHECKPOINT_SECONDS s, delays U[$MIN_DELAY, $MAX_DELAY] s, seed $SEED)"
+echo "kills: $kills (checkpoint every $CHECKPOINT_SECONDS s, delays U[$MIN_DELAY, $MAX_DELAY] s, seed $SEED)"
 echo "F1: uninterrupted $(f1_of "$WORK/ref.log"), killed and resumed $(f1_of "$WORK/final.log")"
 echo "model hash: uninterrupted $(model_hash "$WORK/ref"), killed and resumed $(model_hash "$WORK/killed")"
 echo "cpu: all runs $total s / uninterrupted $(cpu_of "$WORK/ref.time") s = $(awk -v a="$total" -v b="$(cpu_of "$WORK/ref.time")" 'BEGIN { printf "%.2f", a / b }')x"

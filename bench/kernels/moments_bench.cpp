@@ -2,6 +2,9 @@
 // sentences, 777,678 tokens; data root $SEQFLOW_DATA, else ../shared/data), words with fewer than
 // 3 occurrences pooled into shape classes.
 // BM_CollectMoments/threads: one pass (nodes/moments/moment_counts.h). Counter: tokens/s.
+// BM_FeatureContexts: the one-hot counts mapped to feature contexts (context_features.h, the
+//   word features of the previous/next word, min_count 5): the extra cost of `contexts: features`
+//   over BM_CollectMoments. Counter: tokens/s.
 // BM_AnchorEmissions/threads: R̂, one QP per symbol (K = 12 synthetic labels whose anchors are
 //   12 disjoint blocks of 20 frequent words) and Bayes' rule. Counters: QPs/s, iterations per QP.
 // Run: build/bench/kernels/moments_bench
@@ -14,6 +17,7 @@
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/moments/anchor_emissions.h"
+#include "nodes/moments/context_features.h"
 
 namespace seqflow {
 namespace {
@@ -22,6 +26,7 @@ struct RawText {
   std::vector<std::vector<int32_t>> symbols;
   int32_t num_symbols = 0;
   int64_t tokens = 0;
+  std::shared_ptr<const Vocab> vocab;
 };
 
 const RawText& MalagasyRaw() {
@@ -39,6 +44,7 @@ const RawText& MalagasyRaw() {
     out.symbols = CorpusSymbols(vocab, *corpus);
     out.num_symbols = vocab.size();
     out.tokens = static_cast<int64_t>(corpus->num_tokens());
+    out.vocab = std::make_shared<Vocab>(std::move(vocab));
     return out;
   }();
   return raw;
@@ -56,6 +62,21 @@ void BM_CollectMoments(benchmark::State& state) {
       static_cast<double>(raw.tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_CollectMoments)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_FeatureContexts(benchmark::State& state) {
+  const RawText& raw = MalagasyRaw();
+  static const MomentCounts onehot =
+      std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, 0, CancelToken())).value();
+  const WordFeatures features = BuildWordFeatures(*raw.vocab);
+  for (auto _ : state) {
+    ContextFeatures f = std::move(BuildContextFeatures(features, onehot, 5)).value();
+    MomentCounts m = MapContexts(onehot, f.map);
+    benchmark::DoNotOptimize(m.cooccurrence.nonZeros());
+  }
+  state.counters["tokens/s"] = benchmark::Counter(
+      static_cast<double>(raw.tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FeatureContexts)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AnchorEmissions(benchmark::State& state) {
   const RawText& raw = MalagasyRaw();

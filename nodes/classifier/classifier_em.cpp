@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "nodes/classifier/fixed_dual.h"
+#include "nodes/common/isa.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
 
@@ -13,18 +14,18 @@ namespace seqflow {
 namespace {
 
 double ValueOf(double v) { return v; }
-template <int N>
-double ValueOf(const FixedDual<N>& v) {
+template <int N, int B>
+double ValueOf(const FixedDual<N, B>& v) {
   return v.value;
 }
 
 // log |v| by portable_math.h; d log|v| = dv / v.
 double LogAbs(double v) { return Log(std::abs(v)); }
-template <int N>
-FixedDual<N> LogAbs(const FixedDual<N>& v) {
-  FixedDual<N> r = FixedDual<N>::Constant(Log(std::abs(v.value)));
-  const double inverse = 1 / v.value;
-  for (int k = 0; k < N; ++k) r.d[k] = v.d[k] * inverse;
+template <int N, int B>
+FixedDual<N, B> LogAbs(const FixedDual<N, B>& v) {
+  FixedDual<N, B> r;
+  SetScaled(r, v, 1 / v.value);
+  r.value = Log(std::abs(v.value));
   return r;
 }
 
@@ -111,16 +112,17 @@ struct ClassStats {
   double sign = 1;   // of p(x | θ): -1 only off the simplex
   Eigen::VectorXd g;
   Eigen::VectorXd n;
-  Eigen::MatrixXd dn;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dn;  // filled by rows, one count's derivatives each
 };
 
-// log p, g, n and N of one class's HMM on x by forward-mode differentiation in FixedDual<N>, N >= D.
+// log p, g, n and N of one class's HMM on x by forward-mode differentiation in FixedDual<N, Bytes>,
+// N >= D, Bytes the native vector width of the ISA clone running it.
 // The seeded variables are kept per class and rebuilt only when that class's θ changes (it is the
 // same for every sequence of an evaluation).
-template <int N>
+template <int N, int Bytes>
 void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const std::vector<int32_t>& x,
                   ClassStats* s) {
-  using D = FixedDual<N>;
+  using D = FixedDual<N, Bytes>;
   thread_local std::vector<std::vector<D>> dual_of_class;
   thread_local std::vector<std::vector<double>> theta_of_class;
   thread_local std::vector<D> counts;
@@ -142,14 +144,32 @@ void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const s
   std::memset(static_cast<void*>(counts.data()), 0, counts.size() * sizeof(D));
   const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, &counts, &scratch, &s->sign);
   s->log_p = log_p.value;
-  s->g = Eigen::Map<const Eigen::VectorXd>(log_p.d.data(), n);
+  s->g = Eigen::Map<const Eigen::VectorXd>(log_p.derivatives(), n);
   s->n.resize(n);
   s->dn.resize(n, n);
   for (int d = 0; d < n; ++d) {
     s->n[d] = counts[d].value;
-    s->dn.row(d) = Eigen::Map<const Eigen::RowVectorXd>(counts[d].d.data(), n);
+    s->dn.row(d) = Eigen::Map<const Eigen::RowVectorXd>(counts[d].derivatives(), n);
   }
 }
+
+// EvaluateDual per dual size, compiled per instruction set (nodes/common/isa.h) with duals of its
+// register width: each derivative is computed apart from the others, so every variant gives the
+// same bits while the wider ones do 4-8 derivatives per instruction instead of 2.
+#define SEQFLOW_CLASSIFIER_DUAL_CLONES(N)                                                                  \
+  template <int Bytes>                                                                                     \
+  void EvaluateDual##N##Wide(const std::vector<double>& theta, int y, int K, int V,                        \
+                             const std::vector<int32_t>& x, ClassStats* s) {                               \
+    EvaluateDual<N, Bytes>(theta, y, K, V, x, s);                                                          \
+  }                                                                                                        \
+  SEQFLOW_ISA_WIDTH_CLONES(void, EvaluateDual##N##Isa,                                                     \
+                           (const std::vector<double>& theta, int y, int K, int V,                         \
+                            const std::vector<int32_t>& x, ClassStats* s),                                 \
+                           EvaluateDual##N##Wide, (theta, y, K, V, x, s))
+SEQFLOW_CLASSIFIER_DUAL_CLONES(16)
+SEQFLOW_CLASSIFIER_DUAL_CLONES(32)
+SEQFLOW_CLASSIFIER_DUAL_CLONES(64)
+#undef SEQFLOW_CLASSIFIER_DUAL_CLONES
 
 class SequenceEvaluator {
  public:
@@ -171,13 +191,13 @@ class SequenceEvaluator {
       s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, &counts, &scratch, &s->sign);
       s->n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
     } else if (D_ <= 16) {
-      EvaluateDual<16>(plain_[y], y, K_, V_, x, s);
+      EvaluateDual16Isa(plain_[y], y, K_, V_, x, s);
     } else if (D_ <= 32) {
-      EvaluateDual<32>(plain_[y], y, K_, V_, x, s);
+      EvaluateDual32Isa(plain_[y], y, K_, V_, x, s);
     } else if (D_ <= 64) {
-      EvaluateDual<64>(plain_[y], y, K_, V_, x, s);
+      EvaluateDual64Isa(plain_[y], y, K_, V_, x, s);
     } else {
-      EvaluateDual<kMaxClassDerivatives>(plain_[y], y, K_, V_, x, s);
+      EvaluateDual<kMaxClassDerivatives, 16>(plain_[y], y, K_, V_, x, s);
     }
   }
 

@@ -1,6 +1,8 @@
 // Adapters between the engine and the classifier kernels.
 #include "nodes/classifier/classifier_nodes.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -149,7 +151,12 @@ ArtifactPtr RunProbabilityOne(NodeContext& ctx, const ProbabilityOneOptions& opt
   callbacks.progress = [&ctx](const NormalFlowPoint& p) {
     ctx.Progress(static_cast<int64_t>(1000 * p.y[p.y.size() - 1]), 1000);
   };
-  out->path = ValueOrThrow(TraceProbabilityOne(layout, theta0, data, unlabeled->labels, o, callbacks));
+  // Checkpoints after each point of the track (a killed run resumes after the last saved).
+  const std::optional<std::string> saved = ctx.ResumeState();
+  KernelCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+  out->path = ValueOrThrow(TraceProbabilityOne(layout, theta0, data, unlabeled->labels, o, callbacks, checkpoints));
   if (out->path.stop != NormalFlowStop::kReachedEnd)
     throw StatusError(Status::Numerical(std::string("homotopy.probability_one: the path stopped before λ = 1 (") +
                                         NormalFlowStopName(out->path.stop) + ")"));

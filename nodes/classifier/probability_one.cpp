@@ -1,7 +1,11 @@
 #include "nodes/classifier/probability_one.h"
 #include "nodes/common/portable_math.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace seqflow {
 
@@ -68,20 +72,76 @@ Result<ClassifierPathPoint> DescribeClassifierPoint(const ClassifierLayout& layo
   return p;
 }
 
+namespace {
+
+// What a track continues from: the tracker's state after an accepted point and the points so far.
+struct TrackState {
+  NormalFlowState tracker;
+  std::vector<NormalFlowPoint> points;
+};
+
+std::string EncodeTrackState(const NormalFlowState& tracker, const std::vector<NormalFlowPoint>& points) {
+  ByteWriter out;
+  EncodeNormalFlowState(tracker, out);
+  out.U64(points.size());
+  for (const NormalFlowPoint& q : points) EncodeNormalFlowPoint(q, out);
+  return out.Take();
+}
+
+Result<TrackState> DecodeTrackState(const std::string& bytes, int num_params) {
+  try {
+    ByteReader in(bytes);
+    TrackState state;
+    state.tracker = DecodeNormalFlowState(in);
+    const size_t count = in.Count(1);
+    for (size_t i = 0; i < count; ++i) state.points.push_back(DecodeNormalFlowPoint(in));
+    in.ExpectEnd();
+    const bool fits = state.tracker.current.y.size() == num_params + 1 && !state.points.empty() &&
+                      std::all_of(state.points.begin(), state.points.end(),
+                                  [&](const NormalFlowPoint& q) { return q.y.size() == num_params + 1; });
+    if (!fits) throw StatusError(Status::Corruption("dimension"));
+    return state;
+  } catch (const StatusError& e) {
+    return Status::Invalid("probability-one path: the checkpoint does not fit this path (" + e.status().message() + ")");
+  }
+}
+
+}  // namespace
+
 Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const Eigen::VectorXd& theta0,
                                            const ClassifierData& data, const std::vector<int32_t>& unlabeled_truth,
                                            const ProbabilityOneOptions& options,
-                                           const NormalFlowCallbacks& callbacks) {
+                                           const NormalFlowCallbacks& callbacks,
+                                           const KernelCheckpoints& checkpoints) {
   const int P = layout.num_params();
   const HomotopyMap map = ProbabilityOneMap(layout, theta0, data, options);
   Eigen::VectorXd y0(P + 1);
   y0 << theta0, 0.0;
-  SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track, TrackNormalFlow(map, y0, options.tracker, callbacks));
+  // The track's points, those before a resumed state included.
+  std::vector<NormalFlowPoint> points;
+  std::optional<NormalFlowState> resume;
+  if (checkpoints.resume_from != nullptr) {
+    SEQFLOW_ASSIGN_OR_RETURN(TrackState saved, DecodeTrackState(*checkpoints.resume_from, P));
+    resume = std::move(saved.tracker);
+    points = std::move(saved.points);
+  }
+  NormalFlowCallbacks tracking = callbacks;
+  tracking.progress = [&](const NormalFlowPoint& q) {
+    points.push_back(q);
+    if (callbacks.progress) callbacks.progress(q);
+  };
+  if (checkpoints.offer) {
+    tracking.checkpoint = [&](const NormalFlowState& state) {
+      checkpoints.offer([&] { return EncodeTrackState(state, points); });
+    };
+  }
+  SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track,
+                           TrackNormalFlow(map, y0, options.tracker, tracking, resume ? &*resume : nullptr));
   ClassifierPath path;
   path.stop = track.stop;
   path.evaluations = track.evaluations;
   path.steps = track.steps;
-  for (const NormalFlowPoint& q : track.points) {
+  for (const NormalFlowPoint& q : points) {
     SEQFLOW_ASSIGN_OR_RETURN(ClassifierPathPoint p,
                              DescribeClassifierPoint(layout, q.y.head(P), q.y[P], data, unlabeled_truth,
                                                      options.smoothing, options.threads));

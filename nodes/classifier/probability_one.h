@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
+#include "nodes/common/kernel_checkpoints.h"
 #include "nodes/classifier/classifier_em.h"
 #include "nodes/homotopy/normal_flow.h"
 
@@ -79,10 +80,13 @@ HomotopyMap ProbabilityOneMap(const ClassifierLayout& layout, const Eigen::Vecto
                               const ProbabilityOneOptions& options);
 
 // Tracks (19) from (theta0, 0). `unlabeled_truth` is empty or one class per unlabeled sequence.
+// Checkpoints (KernelCheckpoints) after each accepted point: the tracker's state and the points so
+// far; a track resumed from one ends with the same bits as one never interrupted.
 Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const Eigen::VectorXd& theta0,
                                            const ClassifierData& data, const std::vector<int32_t>& unlabeled_truth,
                                            const ProbabilityOneOptions& options,
-                                           const NormalFlowCallbacks& callbacks = {});
+                                           const NormalFlowCallbacks& callbacks = {},
+                                           const KernelCheckpoints& checkpoints = {});
 
 // The point of the curve at λ on P_F: Newton at fixed λ from the linear interpolation of the first
 // pair of P_F's points that brackets λ. REQUIRES: path reached λ = 1; 0 <= lambda <= 1.

@@ -112,7 +112,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   };
   // Checkpoints between outer alternations (a killed run resumes after the last one saved).
   const std::optional<std::string> saved = ctx.ResumeState();
-  HysolCheckpoints checkpoints;
+  KernelCheckpoints checkpoints;
   if (saved) checkpoints.resume_from = &*saved;
   checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
   HysolResult result =

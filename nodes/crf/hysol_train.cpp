@@ -127,7 +127,7 @@ class HysolProcedure {
         experts_n_(static_cast<Eigen::Index>(experts.size())),
         models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
-  Result<HysolResult> Run(const HysolCheckpoints& checkpoints) {
+  Result<HysolResult> Run(const KernelCheckpoints& checkpoints) {
     if (checkpoints.resume_from != nullptr) {
       if (Status s = Resume(*checkpoints.resume_from); !s.ok()) return s;
     } else if (Status s = Start(); !s.ok()) {
@@ -178,7 +178,7 @@ class HysolProcedure {
     return Status();
   }
 
-  // The state between outer iterations (HysolCheckpoints); counts_ is scratch of the next E-step.
+  // The state between outer iterations (KernelCheckpoints); counts_ is scratch of the next E-step.
   std::string Encode() const {
     ByteWriter w;
     w.I64(result_.iterations);
@@ -312,7 +312,7 @@ class HysolProcedure {
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
                                const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
                                const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel,
-                               const HysolCheckpoints& checkpoints) {
+                               const KernelCheckpoints& checkpoints) {
   return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
       .Run(checkpoints);
 }

@@ -19,6 +19,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/process_group.h"
 #include "engine/base/status.h"
+#include "nodes/common/kernel_checkpoints.h"
 #include "nodes/crf/hybrid_chain.h"
 #include "nodes/optim/objective.h"
 
@@ -97,14 +98,10 @@ struct HysolResult {
 // Called after every step (progress, traces).
 using HysolProgress = std::function<void(const HysolStep&)>;
 
-// Checkpoints between outer alternations: the state after iteration t (Θ, Γ, the trace, the best
-// pair so far and the experts' log-partitions) is offered after every iteration that did not
-// converge; given back, the procedure continues with iteration t + 1 to the same bits as a run
-// never interrupted (`progress` sees only the steps after the state's).
-struct HysolCheckpoints {
-  const std::string* resume_from = nullptr;  // Invalid when it does not fit the inputs
-  std::function<void(const std::function<std::string()>& encode)> offer;
-};
+// Checkpoints (KernelCheckpoints) between outer alternations: the state after iteration t (Θ, Γ,
+// the trace, the best pair so far and the experts' log-partitions) is offered after every
+// iteration that did not converge; given back, the procedure continues with iteration t + 1 to
+// the same bits as a run never interrupted (`progress` sees only the steps after the state's).
 
 // Errors: Status::Numerical when G(Θ|Γ) or a Γ fit is not finite; Status::Cancelled when `cancel`
 // is requested (checked after every step).
@@ -113,6 +110,6 @@ struct HysolCheckpoints {
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
                                const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
                                const HysolOptions& options, const HysolProgress& progress,
-                               const CancelToken& cancel = {}, const HysolCheckpoints& checkpoints = {});
+                               const CancelToken& cancel = {}, const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

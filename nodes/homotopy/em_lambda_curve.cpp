@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/word_block_preconditioner.h"
@@ -29,6 +32,69 @@ Eigen::MatrixXd DenseDrho(const PathLinearization& lin, const Eigen::VectorXd& m
   d.leftCols(P).diagonal().array() += 1.0;
   d.col(P) = lin.dF_dlambda();
   return d;
+}
+
+void EncodePathPoint(const PathPoint& p, ByteWriter& out) {
+  for (double v : {p.s, p.lambda, p.dlambda_ds, p.mu_max, p.min_eig, p.entropy, p.residual, p.step}) out.F64(v);
+  for (int v : {p.det_sign, p.eigs_crossed, p.crossed_exact ? 1 : 0, p.corrector_iterations}) out.I64(v);
+  out.F64s(p.theta_tilde.data(), static_cast<size_t>(p.theta_tilde.size()));
+}
+
+Eigen::VectorXd ReadVector(ByteReader& in, Eigen::Index size) {
+  const std::vector<double> v = in.F64s();
+  if (static_cast<Eigen::Index>(v.size()) != size) throw StatusError(Status::Corruption("vector size"));
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), size);
+}
+
+PathPoint DecodePathPoint(ByteReader& in, Eigen::Index num_params) {
+  PathPoint p;
+  for (double* v : {&p.s, &p.lambda, &p.dlambda_ds, &p.mu_max, &p.min_eig, &p.entropy, &p.residual, &p.step})
+    *v = in.F64();
+  p.det_sign = static_cast<int>(in.I64());
+  p.eigs_crossed = static_cast<int>(in.I64());
+  p.crossed_exact = in.I64() != 0;
+  p.corrector_iterations = static_cast<int>(in.I64());
+  p.theta_tilde = ReadVector(in, num_params);
+  return p;
+}
+
+// What a trace continues from after an accepted point.
+struct CurveState {
+  NormalFlowState tracker;
+  NormalFlowPoint last;  // the point the landing starts from
+  Eigen::VectorXd warm;  // Lanczos's start for the next point's spectrum
+  std::vector<PathPoint> points;
+};
+
+std::string EncodeCurveState(const NormalFlowState& tracker, const NormalFlowPoint& last, const Eigen::VectorXd& warm,
+                             const std::vector<PathPoint>& points) {
+  ByteWriter out;
+  EncodeNormalFlowState(tracker, out);
+  EncodeNormalFlowPoint(last, out);
+  out.F64s(warm.data(), static_cast<size_t>(warm.size()));
+  out.U64(points.size());
+  for (const PathPoint& p : points) EncodePathPoint(p, out);
+  return out.Take();
+}
+
+Result<CurveState> DecodeCurveState(const std::string& bytes, Eigen::Index num_params) {
+  try {
+    ByteReader in(bytes);
+    CurveState state;
+    state.tracker = DecodeNormalFlowState(in);
+    state.last = DecodeNormalFlowPoint(in);
+    const std::vector<double> warm = in.F64s();
+    state.warm = Eigen::Map<const Eigen::VectorXd>(warm.data(), static_cast<Eigen::Index>(warm.size()));
+    const size_t count = in.Count(1);
+    for (size_t i = 0; i < count; ++i) state.points.push_back(DecodePathPoint(in, num_params));
+    in.ExpectEnd();
+    if (state.tracker.current.y.size() != num_params + 1 || state.last.y.size() != num_params + 1 ||
+        state.points.empty())
+      throw StatusError(Status::Corruption("dimension"));
+    return state;
+  } catch (const StatusError& e) {
+    return Status::Invalid("em_lambda curve: the checkpoint does not fit this path (" + e.status().message() + ")");
+  }
 }
 
 }  // namespace
@@ -73,11 +139,20 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
 
 Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                                       const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
-                                      const PathCallbacks& callbacks) {
+                                      const PathCallbacks& callbacks, const KernelCheckpoints& checkpoints) {
   const Eigen::Index P = layout.num_params();
   const HomotopyMap map = EmLambdaCurveMap(layout, frozen, em0, unlabeled, options);
   PathResult result;
   Eigen::VectorXd warm;
+  NormalFlowPoint last;
+  std::optional<NormalFlowState> resume;
+  if (checkpoints.resume_from != nullptr) {
+    SEQFLOW_ASSIGN_OR_RETURN(CurveState saved, DecodeCurveState(*checkpoints.resume_from, P));
+    resume = std::move(saved.tracker);
+    last = std::move(saved.last);
+    warm = std::move(saved.warm);
+    result.points = std::move(saved.points);
+  }
   // The tracker's points carry (Θ̃, λ) and the tangent; the figures of §5.2 are read at each.
   auto record = [&](const NormalFlowPoint& q) {
     const Projected projected = Project(q.y.head(P));
@@ -108,10 +183,15 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
   tracker_callbacks.cancel = callbacks.cancel;
   // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
   const double land_from = options.tracker.lambda_end - options.end_gap;
-  NormalFlowPoint last;
   tracker_callbacks.stop = [&](const NormalFlowPoint& q) {
     last = q;
     return q.y[P] < 0 || q.y[P] >= land_from;
+  };
+  // The tracker's state after the last accepted point: where a larger max_steps continues.
+  std::optional<NormalFlowState> latest = resume;
+  tracker_callbacks.checkpoint = [&](const NormalFlowState& state) {
+    if (checkpoints.keep_final) latest = state;
+    if (checkpoints.offer) checkpoints.offer([&] { return EncodeCurveState(state, last, warm, result.points); });
   };
   Eigen::VectorXd y0(P + 1);
   y0 << em0, 0.0;
@@ -144,7 +224,8 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
     result.stop = PathStop::kReachedEnd;
     return result;
   };
-  Result<NormalFlowResult> tracked = TrackNormalFlow(map, y0, options.tracker, tracker_callbacks);
+  Result<NormalFlowResult> tracked =
+      TrackNormalFlow(map, y0, options.tracker, tracker_callbacks, resume ? &*resume : nullptr);
   // The tracker's own end game (a step from below lambda_end − end_gap to past lambda_end) can
   // fail where ∂ρ/∂Θ̃ is nearly singular at λ = 1; land from the last accepted point instead.
   if (!tracked.ok() && tracked.status().code() == StatusCode::kNumerical && last.y.size() == P + 1) return land();
@@ -152,7 +233,11 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
   if (track.stop == NormalFlowStop::kStopped && last.y[P] >= land_from) return land();
   switch (track.stop) {
     case NormalFlowStop::kReachedEnd: result.stop = PathStop::kReachedEnd; break;
-    case NormalFlowStop::kMaxSteps: result.stop = PathStop::kMaxSteps; break;
+    case NormalFlowStop::kMaxSteps:
+      result.stop = PathStop::kMaxSteps;
+      if (checkpoints.keep_final && latest)
+        checkpoints.keep_final(track.steps, [&] { return EncodeCurveState(*latest, last, warm, result.points); });
+      break;
     case NormalFlowStop::kStepTooSmall: result.stop = PathStop::kStepTooSmall; break;
     case NormalFlowStop::kStopped: result.stop = PathStop::kLeftInterval; break;
   }

@@ -29,7 +29,10 @@
 //
 // Pure function: no I/O; threads only inside EM_1 and J products (fixed shard order), so the
 // path is bit-identical for any thread count. Progress after each recorded point; a cancelled
-// token is Status::Cancelled.
+// token is Status::Cancelled. Checkpoints (KernelCheckpoints) after each accepted point short of
+// the landing: the tracker's state, the points so far and the Lanczos warm start; a trace resumed
+// from one ends with the same bits as one never interrupted; a trace stopped by max_steps keeps
+// its last state, from which a larger max_steps continues to the bits of a run with it.
 // REQUIRES: em0 = Em0(layout, ...) with every entry > 0; unlabeled non-empty; frozen supplies
 // the frozen blocks.
 #pragma once
@@ -37,6 +40,7 @@
 #include <Eigen/Dense>
 
 #include "engine/base/status.h"
+#include "nodes/common/kernel_checkpoints.h"
 #include "nodes/homotopy/normal_flow.h"
 #include "nodes/homotopy/path_tracker.h"
 
@@ -61,6 +65,6 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
 
 Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                                       const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
-                                      const PathCallbacks& callbacks = {});
+                                      const PathCallbacks& callbacks = {}, const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -8,13 +8,7 @@
 namespace seqflow {
 namespace {
 
-struct Node {
-  double s = 0;
-  Eigen::VectorXd y;
-  Eigen::VectorXd t;
-  int orientation = 0;  // sign det [Dρ; tᵀ]; 0 unknown
-  bool exact_tangent = false;  // t taken at y itself (not at the corrector's last iterate)
-};
+using Node = NormalFlowNode;
 
 // The cubic Hermite interpolant through (a.s, a.y, a.t) and (b.s, b.y, b.t), at s.
 Eigen::VectorXd Hermite(const Node& a, const Node& b, double s) {
@@ -69,6 +63,7 @@ class Tracker {
   Tracker(const HomotopyMap& map, const NormalFlowOptions& options, Eigen::Index n) : map_(map), options_(options), n_(n) {}
 
   int evaluations() const { return evaluations_; }
+  void set_evaluations(int evaluations) { evaluations_ = evaluations; }
 
   Result<Node> Start(const Eigen::VectorXd& y0) {
     SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(y0));
@@ -192,7 +187,8 @@ const char* NormalFlowStopName(NormalFlowStop stop) {
 }
 
 Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,
-                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks) {
+                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks,
+                                         const NormalFlowState* resume) {
   const Eigen::Index n = y0.size() - 1;
   const double min_step = options.min_step > 0 ? options.min_step
                                                : (std::sqrt(static_cast<double>(n + 1)) + 4) *
@@ -204,11 +200,23 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     if (callbacks.progress) callbacks.progress(result.points.back());
     return callbacks.cancel.Check("normal-flow path");
   };
-  SEQFLOW_ASSIGN_OR_RETURN(Node current, tracker.Start(y0));
-  SEQFLOW_RETURN_IF_ERROR(record(current, 0, 0));
+  Node current;
   Node previous;
   bool have_previous = false;
   double h = options.first_step;
+  if (resume != nullptr) {
+    if (resume->current.y.size() != n + 1 || (resume->have_previous && resume->previous.y.size() != n + 1))
+      return Status::Invalid("normal flow: the state to resume from has another dimension");
+    current = resume->current;
+    previous = resume->previous;
+    have_previous = resume->have_previous;
+    h = resume->step;
+    result.steps = resume->steps;
+    tracker.set_evaluations(resume->evaluations);
+  } else {
+    SEQFLOW_ASSIGN_OR_RETURN(current, tracker.Start(y0));
+    SEQFLOW_RETURN_IF_ERROR(record(current, 0, 0));
+  }
   while (true) {
     if (result.steps >= options.max_steps) {
       result.stop = NormalFlowStop::kMaxSteps;
@@ -260,9 +268,78 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
       result.stop = NormalFlowStop::kStopped;
       break;
     }
+    if (callbacks.checkpoint)
+      callbacks.checkpoint(NormalFlowState{previous, current, have_previous, h, result.steps, tracker.evaluations()});
   }
   result.evaluations = tracker.evaluations();
   return result;
+}
+
+namespace {
+
+void EncodeNode(const NormalFlowNode& node, ByteWriter& out) {
+  out.F64(node.s);
+  out.F64s(node.y.data(), static_cast<size_t>(node.y.size()));
+  out.F64s(node.t.data(), static_cast<size_t>(node.t.size()));
+  out.I64(node.orientation);
+  out.U8(node.exact_tangent ? 1 : 0);
+}
+
+Eigen::VectorXd ReadVector(ByteReader& in) {
+  const std::vector<double> v = in.F64s();
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+NormalFlowNode DecodeNode(ByteReader& in) {
+  NormalFlowNode node;
+  node.s = in.F64();
+  node.y = ReadVector(in);
+  node.t = ReadVector(in);
+  node.orientation = static_cast<int>(in.I64());
+  node.exact_tangent = in.U8() != 0;
+  if (node.t.size() != node.y.size()) throw StatusError(Status::Corruption("normal-flow state: tangent size"));
+  return node;
+}
+
+}  // namespace
+
+void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out) {
+  EncodeNode(state.previous, out);
+  EncodeNode(state.current, out);
+  out.U8(state.have_previous ? 1 : 0);
+  out.F64(state.step);
+  out.I64(state.steps);
+  out.I64(state.evaluations);
+}
+
+void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out) {
+  out.F64(point.s);
+  out.F64s(point.y.data(), static_cast<size_t>(point.y.size()));
+  out.F64s(point.tangent.data(), static_cast<size_t>(point.tangent.size()));
+  out.F64(point.step);
+  out.I64(point.corrector_iterations);
+}
+
+NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in) {
+  NormalFlowPoint point;
+  point.s = in.F64();
+  point.y = ReadVector(in);
+  point.tangent = ReadVector(in);
+  point.step = in.F64();
+  point.corrector_iterations = static_cast<int>(in.I64());
+  if (point.tangent.size() != point.y.size()) throw StatusError(Status::Corruption("normal-flow point: tangent size"));
+  return point;
+}
+
+NormalFlowState DecodeNormalFlowState(ByteReader& in) {
+  NormalFlowState state;
+  state.previous = DecodeNode(in);
+  state.current = DecodeNode(in);
+  state.have_previous = in.U8() != 0;
+  state.step = in.F64();
+  state.steps = static_cast<int>(in.I64());
+  state.evaluations = static_cast<int>(in.I64());
+  return state;
 }
 
 }  // namespace seqflow

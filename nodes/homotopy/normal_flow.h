@@ -39,7 +39,10 @@
 // counted.
 //
 // Pure function: no I/O; the map may use threads. Progress through a callback after each
-// accepted point; a cancelled token gives Status::Cancelled, checked after each point. A map
+// accepted point; a cancelled token gives Status::Cancelled, checked after each point. After
+// each accepted point the track continues from, its state (NormalFlowState) is offered to the
+// `checkpoint` callback; a track started from such a state continues to the same bits as one
+// never interrupted (the returned points are then those after the state's). A map
 // that fails returns its Status; a tracker that cannot continue (step below min_step, step
 // limit) stops with the points so far and says why.
 // REQUIRES: y0 of size n + 1 with ρ(y0) ≈ 0 and λ = y0[n] < lambda_end; every option > 0.
@@ -50,6 +53,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/base/bytes.h"
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/homotopy/curve_linearization.h"
@@ -96,6 +100,26 @@ struct NormalFlowPoint {
   int corrector_iterations = 0;
 };
 
+// A point as the tracker steps from it: its tangent may have been re-evaluated at the point
+// (exact_tangent) after it was recorded.
+struct NormalFlowNode {
+  double s = 0;
+  Eigen::VectorXd y;
+  Eigen::VectorXd t;
+  int orientation = 0;  // sign det [Dρ; tᵀ]; 0 unknown
+  bool exact_tangent = false;  // t taken at y itself (not at the corrector's last iterate)
+};
+
+// Everything the next step depends on, after an accepted point.
+struct NormalFlowState {
+  NormalFlowNode previous;  // the point before `current`, when have_previous
+  NormalFlowNode current;
+  bool have_previous = false;
+  double step = 0;  // h of the next step
+  int steps = 0;
+  int evaluations = 0;
+};
+
 // kStopped: the caller's `stop` predicate ended the track.
 enum class NormalFlowStop { kReachedEnd, kMaxSteps, kStepTooSmall, kStopped };
 
@@ -113,10 +137,21 @@ struct NormalFlowCallbacks {
   // Optional, asked after each accepted point (after `progress`): true ends the track there with
   // kStopped, that point the last (e.g. a curve leaving the interval of interest).
   std::function<bool(const NormalFlowPoint&)> stop;
+  // Optional, after each accepted point the track goes on from (after `stop`).
+  std::function<void(const NormalFlowState&)> checkpoint;
 };
 
+// `resume`: a state offered by a track of the same map from the same y0 with the same options.
 Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::VectorXd& y0,
-                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks = {});
+                                         const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks = {},
+                                         const NormalFlowState* resume = nullptr);
+
+// The state's bytes (engine/base/bytes.h) and back; Decode throws StatusError(Corruption) on
+// bytes that are not a state.
+void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out);
+NormalFlowState DecodeNormalFlowState(ByteReader& in);
+void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out);
+NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in);
 
 // The point of the zero curve at λ = y0[n] reached by Newton at fixed λ from y0 (the end game's
 // last phase, for picking a path's point at a given λ). Numerical when Newton does not converge to

@@ -1,5 +1,7 @@
 // homotopy.em_lambda_path (Algorithm 1 and beyond) and homotopy.select (§5.2's criteria).
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
@@ -120,10 +122,19 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   PathCallbacks callbacks;
   callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
   callbacks.cancel = ctx.cancellation();
+  // Checkpoints after each point of the normal-flow trace (a killed run resumes after the last
+  // saved); a trace stopped by max_steps keeps its state for a larger max_steps to continue.
+  const std::optional<std::string> saved = ctx.ResumeState();
+  KernelCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+  checkpoints.keep_final = [&ctx](int64_t steps, const std::function<std::string()>& encode) {
+    ctx.KeepFinalState(steps, encode);
+  };
   PathResult result =
       declared.tracker_kind == TrackerChoice::kNormalFlow
           ? ValueOrThrow(TraceEmLambdaCurve(layout, in.start->params, em0, in.data.unlabeled,
-                                            CurveOptions(declared, options), callbacks))
+                                            CurveOptions(declared, options), callbacks, checkpoints))
           : ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
   // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
   for (auto& p : result.points)
@@ -243,7 +254,8 @@ KindSpec PathKind() {
                   "HomotopyPath",
                   SemiSupervisedPorts(true),
                   PathParams(),
-                  RunPath};
+                  RunPath}
+      .Continuing({{"max_steps", true}});
 }
 
 ParamTable<SelectNodeOptions> SelectParams() {

@@ -26,7 +26,8 @@ Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& m, const std::ve
       if (!has_contexts && labeled.word_label.col(col).sum() > 0)
         return Status::Invalid("label '" + label_names[h] + "' has no anchors and no labeled contexts");
       // A label with no labeled token at all stays a zero column: EstimateAnchorEmissions leaves it out.
-      if (has_contexts) r.col(col) = labeled.context_label.col(col) / (labeled.context_label.col(col).sum() / 2);
+      // Divided by the label's labeled tokens: the mean context vector, whatever the features per token.
+      if (has_contexts) r.col(col) = labeled.context_label.col(col) / labeled.word_label.col(col).sum();
       continue;
     }
     double tokens = 0;

@@ -49,7 +49,8 @@ struct AnchorEmissions {
 // The labeled data the estimate reads besides the moments.
 struct LabeledMoments {
   Eigen::MatrixXd word_label;     // [V x K] n_L(w, h)
-  Eigen::MatrixXd context_label;  // [C x K] Σ ψ(z) over labeled tokens of h; may be empty (0 x 0)
+  // [C x K] Σ ψ(z) over the labeled tokens of h (those word_label counts); may be empty (0 x 0)
+  Eigen::MatrixXd context_label;
 };
 
 // REQUIRES: word_label is V x K with V = moments.num_symbols; anchors has K lists of symbols in

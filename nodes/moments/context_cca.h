@@ -9,6 +9,9 @@
 // Solver: randomized SVD (Halko, Martinsson & Tropp 2011, Alg. 4.4 + 5.1) with `oversample`
 // extra columns and `power_iterations` re-orthonormalized power steps, from a seeded uniform
 // [-1, 1) test matrix. A context never seen gets a zero row. Pure; thread safety: stateless.
+// Feature contexts (context_features.h) go through unchanged: only M is read, and for binary
+// features D_c is the diagonal of the contexts' second moment — the co-firing of one word's
+// features is left out, as the one-hot form leaves out that of the previous and next word.
 #pragma once
 
 #include <Eigen/Dense>

@@ -1,6 +1,8 @@
 #include "nodes/moments/feature_moments.h"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "nodes/common/parallel.h"
@@ -13,19 +15,53 @@ constexpr size_t kShardFeatures = 256;
 
 }  // namespace
 
-Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
-                                                const std::vector<std::vector<int32_t>>& anchors,
-                                                const LabeledMoments& labeled,
-                                                const std::vector<std::string>& label_names,
-                                                const Eigen::SparseMatrix<double>& phi,
-                                                const std::vector<bool>& identity, const AnchorEmissionOptions& options,
-                                                const CancelToken& cancel, const Eigen::MatrixXd* context_projection) {
+FeatureTemplates TemplatesByName(const std::vector<std::string>& names) {
+  FeatureTemplates out;
+  std::map<std::string, int32_t> ids{{"w", 0}};
+  for (const std::string& name : names) {
+    auto [it, inserted] = ids.try_emplace(name.substr(0, name.find('=')), static_cast<int32_t>(ids.size()));
+    out.template_of.push_back(it->second);
+  }
+  out.num_templates = static_cast<int32_t>(ids.size());
+  out.identity_template = 0;
+  return out;
+}
+
+Result<FeatureMeans> EstimateAnchorFeatureMeans(
+    const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
+    const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
+    const FeatureTemplates& templates, FeaturePrior prior, const AnchorEmissionOptions& options,
+    const CancelToken& cancel, const Eigen::MatrixXd* context_projection) {
   const Eigen::Index k = static_cast<Eigen::Index>(anchors.size()), v = moments.num_symbols, nf = phi.cols();
-  if (phi.rows() != v || static_cast<Eigen::Index>(identity.size()) != nf || labeled.word_label.rows() != v ||
-      labeled.word_label.cols() != k || static_cast<Eigen::Index>(label_names.size()) != k)
-    return Status::Invalid("feature means: features, labeled counts and labels disagree in size");
+  const Eigen::Index nt = templates.num_templates;
+  if (phi.rows() != v || static_cast<Eigen::Index>(templates.template_of.size()) != nf ||
+      labeled.word_label.rows() != v || labeled.word_label.cols() != k ||
+      static_cast<Eigen::Index>(label_names.size()) != k || templates.identity_template < 0 ||
+      templates.identity_template >= nt)
+    return Status::Invalid("feature means: features, templates, labeled counts and labels disagree in size");
+  for (int32_t t : templates.template_of)
+    if (t < 0 || t >= nt) return Status::Invalid("feature means: template id out of range");
   if (context_projection && context_projection->rows() != moments.num_contexts())
     return Status::Invalid("feature means: the context projection does not match the contexts");
+  // Each template's complement T̄ as a pseudo-feature: columns nf .. nf + nt - 1 of the extended Φ.
+  Eigen::MatrixXd covered = Eigen::MatrixXd::Zero(v, nt);
+  std::vector<Eigen::Triplet<double>> entries;
+  for (Eigen::Index j = 0; j < nf; ++j)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(phi, j); it; ++it) {
+      covered(it.row(), templates.template_of[j]) += it.value();
+      entries.emplace_back(static_cast<int>(it.row()), static_cast<int>(j), it.value());
+    }
+  for (Eigen::Index w = 0; w < v; ++w)
+    for (Eigen::Index t = 0; t < nt; ++t) {
+      if (covered(w, t) != 0 && covered(w, t) != 1)
+        return Status::Invalid("feature means: symbol " + std::to_string(w) +
+                               " has more than one feature of one template (binary, exclusive features expected)");
+      if (covered(w, t) == 0) entries.emplace_back(static_cast<int>(w), static_cast<int>(nf + t), 1.0);
+    }
+  Eigen::SparseMatrix<double> phi_ext(v, nf + nt);
+  phi_ext.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::Index ne = nf + nt;
+
   SEQFLOW_ASSIGN_OR_RETURN(Eigen::MatrixXd context_label, ContextLabelMoments(moments, anchors, labeled, label_names));
   FeatureMeans out;
   std::vector<Eigen::Index> present;
@@ -53,40 +89,41 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
         word_fit.col(w) += it.value() * r.row(it.row()).transpose();
     }
   }
-  const Eigen::MatrixXd feature_fit = word_fit * phi;                            // [K' x W]
-  const Eigen::VectorXd feature_tokens = phi.transpose() * moments.word_counts;  // Σ_w φ_j(w) n_w
-  const Eigen::MatrixXd feature_label = phi.transpose() * labeled.word_label;    // [W x K]
+  const Eigen::MatrixXd feature_fit = word_fit * phi_ext;                            // [K' x W']
+  const Eigen::VectorXd feature_tokens = phi_ext.transpose() * moments.word_counts;  // Σ_w φ_j(w) n_w
+  const Eigen::MatrixXd feature_label = phi_ext.transpose() * labeled.word_label;    // [W' x K]
   const Eigen::VectorXd labeled_totals = labeled.word_label.rowwise().sum();
   const Eigen::VectorXd word_mass = moments.word_counts + labeled_totals;
-  const Eigen::VectorXd feature_mean = phi.transpose() * (word_mass / word_mass.sum());  // E[φ_j]
+  const Eigen::VectorXd feature_mean = phi_ext.transpose() * (word_mass / word_mass.sum());  // E[φ_j]
 
   const Eigen::MatrixXd gram = r.transpose() * r;
   SEQFLOW_ASSIGN_OR_RETURN(SimplexQp unsupervised, SimplexQp::Create(gram, options.qp));
   SEQFLOW_ASSIGN_OR_RETURN(
       SimplexQp interpolated,
       SimplexQp::Create((1 - options.lambda) * gram + options.lambda * Eigen::MatrixXd::Identity(kp, kp), options.qp));
-  Eigen::MatrixXd gamma_all = Eigen::MatrixXd::Zero(kp, nf);
-  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(nf), kShardFeatures)), shard_missed(shard_qps.size());
+  Eigen::MatrixXd gamma_all = Eigen::MatrixXd::Zero(kp, ne);
+  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(ne), kShardFeatures)), shard_missed(shard_qps.size());
   std::mutex error_mutex;
   Status error;
   std::atomic<bool> failed{false};
-  ParallelShards(static_cast<size_t>(nf), kShardFeatures, options.threads, [&](size_t shard, size_t begin, size_t end) {
+  ParallelShards(static_cast<size_t>(ne), kShardFeatures, options.threads, [&](size_t shard, size_t begin, size_t end) {
     if (failed || cancel.requested()) return;
     SimplexQp qp0 = unsupervised, qp_lambda = interpolated;
-    Eigen::VectorXd beta(kp), prior(kp), gamma(kp);
+    Eigen::VectorXd beta(kp), labeled_posterior(kp), gamma(kp);
     for (size_t ji = begin; ji < end; ++ji) {
       const auto j = static_cast<Eigen::Index>(ji);
       const double labeled_count = feature_label.row(j).sum();
       const bool seen_labeled = labeled_count > 0;
-      if (seen_labeled) prior = feature_label(j, present).transpose() / labeled_count;
+      if (seen_labeled) labeled_posterior = feature_label(j, present).transpose() / labeled_count;
       if (feature_tokens[j] == 0) {
-        gamma_all.col(j) = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
+        gamma_all.col(j) =
+            seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
         continue;
       }
       const double lw = seen_labeled ? options.lambda : 0;
       beta = (1 - lw) * feature_fit.col(j) / feature_tokens[j];
-      if (seen_labeled) beta += lw * prior;
-      gamma = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
+      if (seen_labeled) beta += lw * labeled_posterior;
+      gamma = seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
       Result<SimplexQpStats> stats = (seen_labeled ? qp_lambda : qp0).Solve(beta, gamma);
       if (!stats.ok()) {
         std::lock_guard<std::mutex> lock(error_mutex);
@@ -105,15 +142,33 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(const MomentCounts& moments,
     out.qps += shard_qps[s];
     out.not_converged += shard_missed[s];
   }
-  // p(h) from the identity features (see the header), then Eq. 24.
-  Eigen::VectorXd prior_mass = Eigen::VectorXd::Zero(kp);
-  for (Eigen::Index j = 0; j < nf; ++j)
-    if (identity[j]) prior_mass += gamma_all.col(j) * feature_mean[j];
+  // Each template's p(h) by total probability over the template and its complement.
+  Eigen::MatrixXd template_prior = Eigen::MatrixXd::Zero(kp, nt);
+  for (Eigen::Index j = 0; j < ne; ++j)
+    template_prior.col(j < nf ? templates.template_of[j] : j - nf) += gamma_all.col(j) * feature_mean[j];
+  const Eigen::VectorXd identity_prior = template_prior.col(templates.identity_template);
+  for (Eigen::Index t = 0; t < nt; ++t)
+    out.template_prior_spread =
+        std::max(out.template_prior_spread, 0.5 * (template_prior.col(t) - identity_prior).cwiseAbs().sum());
+  // Eq. 23: p(h) from q̄ by one more QP, for the report.
+  Eigen::VectorXd context_mean = moments.ContextMean();
+  if (context_projection) context_mean = context_projection->transpose() * context_mean;
+  Eigen::VectorXd eq23 = Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
+  SEQFLOW_RETURN_IF_ERROR(unsupervised.Solve(r.transpose() * context_mean, eq23).status());
+  out.identity_prior = Eigen::VectorXd::Zero(k);
+  out.eq23_prior = Eigen::VectorXd::Zero(k);
+  out.identity_prior(present) = identity_prior;
+  out.eq23_prior(present) = eq23;
+  // Eq. 24.
   out.mu = Eigen::MatrixXd::Zero(k, nf);
   for (Eigen::Index i = 0; i < kp; ++i) {
-    if (!(prior_mass[i] > 0))
+    if (!(identity_prior[i] > 0))
       return Status::Numerical("label '" + label_names[present[i]] + "' gets no probability from the feature QPs");
-    out.mu.row(present[i]) = gamma_all.row(i).cwiseProduct(feature_mean.transpose()) / prior_mass[i];
+    for (Eigen::Index j = 0; j < nf; ++j) {
+      const double p =
+          prior == FeaturePrior::kTemplate ? template_prior(i, templates.template_of[j]) : identity_prior[i];
+      out.mu(present[i], j) = p > 0 ? gamma_all(i, j) * feature_mean[j] / p : 0;
+    }
   }
   return out;
 }

@@ -5,9 +5,22 @@
 //   μ[h, j] = Γ[h, j] E[φ_j] / γ̄_h                                                   (Eq. 24)
 // with R̂ as in anchor_emissions.h (optionally projected), γ'_j the labeled posterior of feature j
 // (λ_j = λ for features seen labeled, else 0), E[φ_j] = Σ_w φ_j(w) p̂_w (p̂ over labeled and
-// unlabeled tokens). Departure: γ̄_h is taken as Σ_{identity j} Γ[h, j] E[φ_j] — the identity
-// features sum to one for every word, so this is p(h) under the fitted posteriors and makes the
-// identity block of μ_h a distribution — rather than from Eq. 23's extra QP.
+// unlabeled tokens).
+//
+// The prior γ̄_h of Eq. 24. The features come in templates of mutually exclusive features (all
+// w=..., all suf2=..., or one binary feature such as cap); with T̄ a template's complement (the
+// words with none of its features, a pseudo-feature fitted by one more QP), the law of total
+// probability holds for every template: p(h) = Σ_{j ∈ T ∪ T̄} Γ[h, j] E[φ_j]. Independent QPs
+// break it — each template implies its own p(h) — and dividing all templates by one γ̄ leaves
+// their blocks of μ_h summing to anything but 1, outside the marginal polytope: on Malagasy the
+// shape block of μ summed to 0.05 (X) ... 1.54 (NOUN), and the log-linear fit (Eq. 25) chased
+// the impossible means. So:
+//   prior = template: γ̄ in Eq. 24 is the feature's own template prior p_T(h) (above): each
+//     template's block of μ_h is a distribution (Eq. 24 as written when the estimates agree);
+//   prior = identity: one γ̄_h = Σ_{identity j} Γ[h, j] E[φ_j] for all features (the earlier
+//     departure, kept as an ablation).
+// Eq. 23's QP on q̄ is solved too and reported (eq23_prior), not used: it is a third estimate of
+// p(h), consistent with none of the templates.
 // Labels that neither anchors nor labeled tokens describe are not estimated (present = false).
 #pragma once
 
@@ -20,19 +33,38 @@
 
 namespace seqflow {
 
+enum class FeaturePrior { kTemplate, kIdentity };
+
 struct FeatureMeans {
   Eigen::MatrixXd mu;         // [K x W]; rows of absent labels are zero
   std::vector<bool> present;  // [K]
   int64_t qps = 0;
   int64_t not_converged = 0;
+  // Estimates of p(h) [K] (zero for absent labels), reported beside the labeled distribution.
+  Eigen::VectorXd identity_prior;    // from the identity template
+  Eigen::VectorXd eq23_prior;        // Eq. 23's QP on q̄
+  double template_prior_spread = 0;  // max over templates of the total variation of p_T from identity_prior
 };
 
-// identity[j]: feature j is a word-identity feature. Errors as EstimateAnchorEmissions.
+// The word features' templates: template_of[j] in [0, num_templates) for each of the W features,
+// identity_template the one of the word-identity features.
+struct FeatureTemplates {
+  std::vector<int32_t> template_of;
+  int32_t num_templates = 0;
+  int32_t identity_template = 0;
+};
+
+// Templates by name: the text before '=' ("suf2=ed" -> "suf2"), or the whole name ("cap"); the
+// identity template is "w".
+FeatureTemplates TemplatesByName(const std::vector<std::string>& names);
+
+// Errors as EstimateAnchorEmissions; Invalid when a word has two features of one template or the
+// sizes disagree.
 Result<FeatureMeans> EstimateAnchorFeatureMeans(
     const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
     const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
-    const std::vector<bool>& identity, const AnchorEmissionOptions& options, const CancelToken& cancel,
-    const Eigen::MatrixXd* context_projection = nullptr);
+    const FeatureTemplates& templates, FeaturePrior prior, const AnchorEmissionOptions& options,
+    const CancelToken& cancel, const Eigen::MatrixXd* context_projection = nullptr);
 
 // The supervised mean parameters: μ_h = Σ_w n_L(w, h) φ(w) / n_L(h). Labels without labeled
 // tokens are absent.

@@ -29,6 +29,7 @@ enum class MeanSource {
 struct FhmmNodeOptions {
   AnchorEmissionOptions emissions;  // lambda and the QPs (anchor_fhmm only)
   MeanSource means = MeanSource::kFeatures;
+  FeaturePrior prior = FeaturePrior::kTemplate;  // γ̄ of Eq. 24 (feature_moments.h)
   LogLinearOptions loglinear;
   HmmSmoothing smoothing{1.0, 1.0, 0.0};  // add-one on transitions (section 3.5)
 };
@@ -71,10 +72,19 @@ std::shared_ptr<HmmModel> FhmmFromMeans(NodeContext& ctx, const Corpus& labeled,
   return model;
 }
 
-std::vector<bool> IdentityFeatures(const WordFeatures& features) {
-  std::vector<bool> identity;
-  for (const std::string& name : features.names) identity.push_back(name.rfind("w=", 0) == 0);
-  return identity;
+// The estimates of p(h) beside the labeled tag distribution, as total variation distances.
+void ReportPriors(NodeContext& ctx, const std::vector<std::string>& label_names, const Eigen::MatrixXd& word_label,
+                  const FeatureMeans& means) {
+  const Eigen::VectorXd labeled = word_label.colwise().sum().transpose() / word_label.sum();
+  ctx.Metric("prior.identity_tv", 0.5 * (means.identity_prior - labeled).cwiseAbs().sum());
+  ctx.Metric("prior.eq23_tv", 0.5 * (means.eq23_prior - labeled).cwiseAbs().sum());
+  ctx.Metric("prior.template_spread", means.template_prior_spread);
+  for (size_t h = 0; h < label_names.size(); ++h) {
+    const auto i = static_cast<Eigen::Index>(h);
+    ctx.Metric("prior.labeled." + label_names[h], labeled[i]);
+    ctx.Metric("prior.identity." + label_names[h], means.identity_prior[i]);
+    ctx.Metric("prior.eq23." + label_names[h], means.eq23_prior[i]);
+  }
 }
 
 ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
@@ -84,17 +94,19 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
   const WordFeatures features = BuildWordFeatures(vocab);
   LabeledMoments labeled_moments;
   labeled_moments.word_label = WordLabelCounts(*labeled, vocab);
-  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
-                                                       static_cast<int32_t>(labeled->label_names.size()));
+  labeled_moments.context_label =
+      moments->MapContexts(LabeledContextCounts(CorpusSymbols(vocab, *labeled), LabelsOf(*labeled), vocab.size(),
+                                                static_cast<int32_t>(labeled->label_names.size())));
   AnchorEmissionOptions emission_options = options.emissions;
   emission_options.threads = ctx.threads();
   auto projection = ctx.InOptional<Projection>("projection");
   const Eigen::MatrixXd* context_projection = projection ? &projection->context_projection : nullptr;
   FeatureMeans means;
   if (options.means == MeanSource::kFeatures) {
-    means = ValueOrThrow(EstimateAnchorFeatureMeans(moments->counts, anchors->symbols, labeled_moments,
-                                                    labeled->label_names, features.phi, IdentityFeatures(features),
-                                                    emission_options, ctx.cancellation(), context_projection));
+    means = ValueOrThrow(EstimateAnchorFeatureMeans(
+        moments->counts, anchors->symbols, labeled_moments, labeled->label_names, features.phi,
+        TemplatesByName(features.names), options.prior, emission_options, ctx.cancellation(), context_projection));
+    ReportPriors(ctx, labeled->label_names, labeled_moments.word_label, means);
   } else {
     emission_options.emission_floor = 0;
     AnchorEmissions words =
@@ -144,7 +156,10 @@ ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
            "iteration limit per QP")
       .Min(1)
       .Enum("means", &O::means, {{"features", MeanSource::kFeatures}, {"words", MeanSource::kWords}},
-            "features: one QP per feature (Eq. 22-24); words: feature means of the anchor HMM's emissions");
+            "features: one QP per feature (Eq. 22-24); words: feature means of the anchor HMM's emissions")
+      .Enum("prior", &O::prior, {{"template", FeaturePrior::kTemplate}, {"identity", FeaturePrior::kIdentity}},
+            "means: features: p(h) of Eq. 24 per feature template by total probability over the template and its "
+            "complement (each template's means a distribution), or one p(h) from the identity features");
   AddLogLinearParams(table);
   return table;
 }
@@ -160,7 +175,7 @@ ParamTable<FhmmNodeOptions> SupervisedFhmmParams() {
 KindSpec AnchorFhmmKind() {
   return KindSpec{
       "moments.anchor_fhmm",
-      "1",
+      "2",
       "The anchor feature HMM (Marinho et al. 2016, Algorithm 2): one simplex QP per word feature (Eq. 22 with "
       "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
       "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",

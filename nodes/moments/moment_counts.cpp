@@ -135,7 +135,7 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
   MomentCounts out;
   out.num_symbols = v;
   out.word_counts = Eigen::VectorXd::Zero(v);
-  out.cooccurrence.resize(out.num_contexts(), v);
+  out.cooccurrence.resize(2 * (v + 1), v);
   std::vector<Eigen::Triplet<double>> triplets;
   triplets.reserve(total.size());
   for (const KeyCount& kc : total) {

@@ -5,7 +5,7 @@
 // the previous word's id (or BOS) and the next word's id (or EOS), so C = 2 (V + 1):
 //   c = prev            for c in [0, V], prev = V at the sentence start (BOS)
 //   c = V + 1 + next    next = V at the sentence end (EOS)
-// Each token contributes exactly two features. With n_w the count of w, N the token count and
+// Each token contributes exactly two features (context_features.h maps them to word features). With n_w the count of w, N the token count and
 // M[c, w] = Σ_tokens ψ_c(z) 1(x = w) the co-occurrence counts:
 //   Q̂[:, w] = M[:, w] / n_w (Eq. 5),  q̄ = Σ_w M[:, w] / N (Eq. 6),  p̂_w = n_w / N (Eq. 7).
 // Counts are exact integers (held as doubles), reduced in shard order: the result does not depend
@@ -27,9 +27,9 @@ struct MomentCounts {
   int32_t num_symbols = 0;                   // V
   int64_t tokens = 0;                        // N
   Eigen::VectorXd word_counts;               // [V] n_w
-  Eigen::SparseMatrix<double> cooccurrence;  // [C x V] M, C = 2 (V + 1)
+  Eigen::SparseMatrix<double> cooccurrence;  // [C x V] M: C = 2 (V + 1) one-hot, or feature contexts
 
-  int32_t num_contexts() const { return 2 * (num_symbols + 1); }
+  int32_t num_contexts() const { return static_cast<int32_t>(cooccurrence.rows()); }
   // q̄ (Eq. 6) and the column Q̂[:, w] (Eq. 5) as dense vectors; p̂_w = word_counts / tokens.
   Eigen::VectorXd ContextMean() const;
 };

@@ -8,6 +8,28 @@ namespace {
 
 [[noreturn]] void Corrupt(const std::string& what) { throw StatusError(Status::Corruption("Moments: " + what)); }
 
+void SaveSparse(Eigen::SparseMatrix<double> m, ByteWriter& w) {
+  m.makeCompressed();
+  w.I32s(m.outerIndexPtr(), static_cast<size_t>(m.outerSize() + 1));
+  w.I32s(m.innerIndexPtr(), static_cast<size_t>(m.nonZeros()));
+  w.F64s(m.valuePtr(), static_cast<size_t>(m.nonZeros()));
+}
+
+// A CSC matrix of `rows` x `cols` as SaveSparse wrote it; Corrupt names `what` when inconsistent.
+Eigen::SparseMatrix<double> LoadSparse(ByteReader& r, int64_t rows, int64_t cols, const std::string& what) {
+  std::vector<int32_t> outer = r.I32s(), inner = r.I32s();
+  std::vector<double> values = r.F64s();
+  if (outer.size() != static_cast<size_t>(cols) + 1 || outer.front() != 0 ||
+      static_cast<size_t>(outer.back()) != inner.size() || inner.size() != values.size())
+    Corrupt(what + " arrays disagree");
+  for (size_t i = 0; i + 1 < outer.size(); ++i)
+    if (outer[i] > outer[i + 1]) Corrupt(what + " column starts decrease");
+  for (int32_t row : inner)
+    if (row < 0 || row >= rows) Corrupt(what + " row out of range");
+  return Eigen::Map<const Eigen::SparseMatrix<double>>(rows, cols, static_cast<Eigen::Index>(values.size()),
+                                                       outer.data(), inner.data(), values.data());
+}
+
 }  // namespace
 
 void Moments::Save(ByteWriter& w) const {
@@ -17,11 +39,15 @@ void Moments::Save(ByteWriter& w) const {
   w.U64(static_cast<uint64_t>(counts.num_symbols));
   w.I64(counts.tokens);
   w.F64s(counts.word_counts.data(), static_cast<size_t>(counts.word_counts.size()));
-  Eigen::SparseMatrix<double> m = counts.cooccurrence;
-  m.makeCompressed();
-  w.I32s(m.outerIndexPtr(), static_cast<size_t>(m.outerSize() + 1));
-  w.I32s(m.innerIndexPtr(), static_cast<size_t>(m.nonZeros()));
-  w.F64s(m.valuePtr(), static_cast<size_t>(m.nonZeros()));
+  w.U64(static_cast<uint64_t>(counts.num_contexts()));
+  SaveSparse(counts.cooccurrence, w);
+  w.Strs(context_names);
+  SaveSparse(context_map, w);
+}
+
+Eigen::MatrixXd Moments::MapContexts(const Eigen::MatrixXd& onehot) const {
+  if (context_names.empty()) return onehot;
+  return context_map * onehot;
 }
 
 std::shared_ptr<const Moments> Moments::Load(ByteReader& r) {
@@ -38,25 +64,22 @@ std::shared_ptr<const Moments> Moments::Load(ByteReader& r) {
   std::vector<double> word_counts = r.F64s();
   if (word_counts.size() != v) Corrupt("word counts have the wrong size");
   c.word_counts = Eigen::Map<const Eigen::VectorXd>(word_counts.data(), static_cast<Eigen::Index>(v));
-  std::vector<int32_t> outer = r.I32s(), inner = r.I32s();
-  std::vector<double> values = r.F64s();
-  if (outer.size() != v + 1 || outer.front() != 0 || static_cast<size_t>(outer.back()) != inner.size() ||
-      inner.size() != values.size())
-    Corrupt("co-occurrence arrays disagree");
-  for (size_t i = 0; i + 1 < outer.size(); ++i)
-    if (outer[i] > outer[i + 1]) Corrupt("co-occurrence column starts decrease");
-  for (int32_t row : inner)
-    if (row < 0 || row >= c.num_contexts()) Corrupt("co-occurrence row out of range");
-  c.cooccurrence = Eigen::Map<const Eigen::SparseMatrix<double>>(c.num_contexts(), static_cast<Eigen::Index>(v),
-                                                                 static_cast<Eigen::Index>(values.size()), outer.data(),
-                                                                 inner.data(), values.data());
+  const uint64_t contexts = r.U64();
+  if (contexts < 1 || contexts > (uint64_t{1} << 31)) Corrupt("context count out of range");
+  c.cooccurrence = LoadSparse(r, static_cast<int64_t>(contexts), static_cast<int64_t>(v), "co-occurrence");
+  m->context_names = r.Strs();
+  const int64_t onehot = 2 * (static_cast<int64_t>(v) + 1);
+  if (m->context_names.empty() ? contexts != static_cast<uint64_t>(onehot) : contexts != m->context_names.size())
+    Corrupt("context count disagrees with the context names");
+  m->context_map = LoadSparse(r, static_cast<int64_t>(m->context_names.size()), m->context_names.empty() ? 0 : onehot,
+                              "context map");
   return m;
 }
 
 std::string Moments::Describe() const {
   return "moments of " + std::to_string(counts.tokens) + " tokens: " + std::to_string(counts.num_symbols) +
-         " symbols x " + std::to_string(counts.num_contexts()) + " contexts, " +
-         std::to_string(counts.cooccurrence.nonZeros()) + " non-zeros";
+         " symbols x " + std::to_string(counts.num_contexts()) + (context_names.empty() ? " one-hot" : " feature") +
+         " contexts, " + std::to_string(counts.cooccurrence.nonZeros()) + " non-zeros";
 }
 
 }  // namespace seqflow

@@ -13,11 +13,13 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_cca.h"
+#include "nodes/moments/context_features.h"
 #include "nodes/moments/fhmm_em_node.h"
 #include "nodes/moments/fhmm_nodes.h"
 #include "nodes/moments/moments.h"
 #include "nodes/moments/projection.h"
 #include "nodes/moments/self_train_node.h"
+#include "nodes/moments/word_features.h"
 
 namespace seqflow {
 
@@ -49,7 +51,18 @@ Eigen::MatrixXd LabeledCounts(const Corpus& labeled, const Vocab& vocab, const s
 
 // --- moments.collect ---
 
-ArtifactPtr RunCollect(NodeContext& ctx) {
+// The context features ψ(z) of moments.collect.
+enum class ContextKind {
+  kWords,     // one-hot previous and next symbol (moment_counts.h)
+  kFeatures,  // word features of the previous and next word (context_features.h, §6.1)
+};
+
+struct CollectOptions {
+  ContextKind contexts = ContextKind::kWords;
+  int64_t min_count = 21;  // feature contexts: the paper keeps those seen more than 20 times
+};
+
+ArtifactPtr RunCollect(NodeContext& ctx, const CollectOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   auto moments = std::make_shared<Moments>();
   moments->vocab = ctx.In<Vocab>("vocab");
@@ -61,6 +74,13 @@ ArtifactPtr RunCollect(NodeContext& ctx) {
   moments->counts =
       ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation(),
                                        ctx.processes()));
+  if (options.contexts == ContextKind::kFeatures) {
+    ContextFeatures features =
+        ValueOrThrow(BuildContextFeatures(BuildWordFeatures(*moments->vocab), moments->counts, options.min_count));
+    moments->counts = MapContexts(moments->counts, features.map);
+    moments->context_names = std::move(features.names);
+    moments->context_map = std::move(features.map);
+  }
   const double seconds = SecondsSince(start);
   ctx.Metric("tokens", static_cast<double>(moments->counts.tokens));
   ctx.Metric("symbols", moments->counts.num_symbols);
@@ -71,17 +91,32 @@ ArtifactPtr RunCollect(NodeContext& ctx) {
   return moments;
 }
 
+ParamTable<CollectOptions> CollectParams() {
+  using O = CollectOptions;
+  ParamTable<O> table;
+  table
+      .Enum("contexts", &O::contexts, {{"words", ContextKind::kWords}, {"features", ContextKind::kFeatures}},
+            "words: one-hot previous/next symbol; features: word features of the previous/next word "
+            "(identity, case, shape, affixes, @/#/URL; BOS/EOS) as in the paper's section 6.1")
+      .Int("min_count", &O::min_count,
+           "features: keep the context features seen at least this often in the text (21: the paper's > 20); "
+           "words: unused, the Vocab's min_count cuts")
+      .Min(1);
+  return table;
+}
+
 KindSpec CollectKind() {
   return KindSpec{
       "moments.collect",
-      "1",
-      "One pass over unlabeled text: co-occurrence counts of each word symbol with one-hot context features "
-      "(previous and next word symbol, BOS/EOS), i.e. Q, q-bar and p-hat of Marinho et al. (2016) Eqs. 5-7. "
-      "The Vocab's min_count is the frequency cut-off for words and contexts alike.",
+      "2",
+      "One pass over unlabeled text: co-occurrence counts of each word symbol with its context features, "
+      "i.e. Q, q-bar and p-hat of Marinho et al. (2016) Eqs. 5-7. Contexts are the one-hot previous and next "
+      "word symbol (BOS/EOS; the Vocab's min_count is the cut-off) or the word features of the previous and "
+      "next word (section 6.1), kept when seen at least min_count times.",
       std::string(Moments::kType),
       {PortSpec{"vocab", std::string(Vocab::kType), false, false, "word symbols (rare words pooled)"},
        PortSpec{"data", std::string(Corpus::kType), true, false, "unlabeled corpora (labels ignored)"}},
-      std::vector<ParamSpec>{},
+      CollectParams(),
       RunCollect};
 }
 
@@ -210,7 +245,8 @@ ArtifactPtr RunAnchorHmm(NodeContext& ctx, const AnchorHmmNodeOptions& options) 
   const auto k = static_cast<int32_t>(labeled->label_names.size());
   LabeledMoments labeled_moments;
   labeled_moments.word_label = LabeledCounts(*labeled, vocab, labeled->label_names, "labeled");
-  labeled_moments.context_label = LabeledContextCounts(CorpusSymbols(vocab, *labeled), labels, vocab.size(), k);
+  labeled_moments.context_label =
+      moments->MapContexts(LabeledContextCounts(CorpusSymbols(vocab, *labeled), labels, vocab.size(), k));
   AnchorEmissionOptions emission_options = options.emissions;
   emission_options.threads = ctx.threads();
   auto projection = ctx.InOptional<Projection>("projection");

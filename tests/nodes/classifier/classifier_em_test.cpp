@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "nodes/classifier/classifier_training.h"
 #include "nodes/classifier/hmm_classifier.h"
+#include "nodes/common/isa.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
@@ -200,6 +202,37 @@ TEST(ClassifierTraining, ClassWithoutLabeledSequenceIsInvalid) {
   const SymbolSequences xs = RandomCorpus(4, 2, 3, kSymbols, 41);
   const Result<ClassifierTrainResult> r = TrainHmmClassifier(xs, {0, 0, 0, 0}, 2, kSymbols, {});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+}
+
+// The dual passes are compiled per instruction set (nodes/common/isa.h) with duals of each one's
+// register width: every variant this CPU runs gives the baseline's bits, for a number of
+// derivatives D in each of the dual sizes (16, 32, 64 and the largest).
+TEST(ClassifierEm, EveryInstructionSetVariantGivesTheSameBits) {
+  for (auto [K, V] : {std::pair{2, 5}, std::pair{2, 10}, std::pair{3, 15}, std::pair{3, 25}}) {
+    SCOPED_TRACE(testing::Message() << "K " << K << ", V " << V);
+    const ClassifierLayout layout(2, K, V);
+    HmmClassifier m;
+    m.prior = Eigen::Vector2d(0.4, 0.6);
+    for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, 30 + y, 0.1));
+    ClassifierData d;
+    d.labeled = RandomCorpus(6, 2, 9, V, 31);
+    d.labels = {0, 1, 0, 1, 1, 0};
+    d.unlabeled = RandomCorpus(40, 2, 9, V, 32);
+    auto evaluate = [&] {
+      return ValueOrThrow(EvaluateClassifierEm(layout, layout.Stack(m), d, ClassifierEmOptions{0.01, true, true, 2}));
+    };
+    SetActiveIsa(Isa::kBaseline);
+    const ClassifierEmValue want = evaluate();
+    for (Isa isa : SupportedIsas()) {
+      SetActiveIsa(isa);
+      const ClassifierEmValue got = evaluate();
+      EXPECT_TRUE(got.em0 == want.em0) << IsaName(isa);
+      EXPECT_TRUE(got.em1 == want.em1) << IsaName(isa);
+      EXPECT_TRUE(got.em0_jacobian == want.em0_jacobian) << IsaName(isa);
+      EXPECT_TRUE(got.em1_jacobian == want.em1_jacobian) << IsaName(isa);
+    }
+    SetActiveIsa(SupportedIsas().back());
+  }
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "datasets/hmm_class_data.h"
 #include "nodes/classifier/classifier_training.h"
@@ -108,6 +111,44 @@ TEST(ProbabilityOne, TrackReachesAFixedPointOfEm1) {
             << path.returns << " returns\n";
 }
 
+
+// A track resumed from any state it offered ends with the whole track's points and counts, bit
+// for bit; a state of another layout is refused.
+TEST(ProbabilityOne, ATrackResumedFromAnyCheckpointEndsWithTheSameBits) {
+  const ClassifierData d = SmallData(5);
+  const ClassifierLayout layout(2, 2, 5);
+  const ProbabilityOneOptions options;
+  const Eigen::VectorXd theta0 = SupervisedStart(layout, d, options.smoothing);
+  std::vector<std::string> states;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+  const ClassifierPath whole = ValueOrThrow(TraceProbabilityOne(layout, theta0, d, {}, options, {}, keep));
+  ASSERT_GE(states.size(), 3u);
+  for (size_t i = 0; i < states.size(); i += states.size() / 3) {
+    SCOPED_TRACE(i);
+    KernelCheckpoints from;
+    from.resume_from = &states[i];
+    const ClassifierPath resumed = ValueOrThrow(TraceProbabilityOne(layout, theta0, d, {}, options, {}, from));
+    EXPECT_EQ(resumed.stop, whole.stop);
+    EXPECT_EQ(resumed.evaluations, whole.evaluations);
+    EXPECT_EQ(resumed.steps, whole.steps);
+    EXPECT_EQ(resumed.returns, whole.returns);
+    EXPECT_EQ(resumed.final_segment_start, whole.final_segment_start);
+    ASSERT_EQ(resumed.points.size(), whole.points.size());
+    for (size_t k = 0; k < whole.points.size(); ++k) {
+      EXPECT_EQ(resumed.points[k].s, whole.points[k].s) << k;
+      EXPECT_EQ(resumed.points[k].theta_tilde, whole.points[k].theta_tilde) << k;
+      EXPECT_EQ(resumed.points[k].entropy, whole.points[k].entropy) << k;
+    }
+  }
+  const ClassifierLayout other(2, 3, 5);
+  KernelCheckpoints from;
+  from.resume_from = &states[0];
+  const Result<ClassifierPath> refused =
+      TraceProbabilityOne(other, Eigen::VectorXd::Ones(other.num_params()), d, {}, options, {}, from);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalid);
+}
 
 // One draw of the Table I experiment: 3 labeled per class, the rest unlabeled; the four scores are
 // the path's own figures at the chosen points, and the same draw gives the same numbers.

@@ -461,14 +461,14 @@ TEST(TrainHysol, ResumingAfterAnyIterationGivesTheUninterruptedBits) {
   selecting.xi_prime = 0.1, selecting.tolerance = 0, selecting.max_iterations = 5, selecting.em_iterations = 3;
   for (const HysolOptions& o : {converging, selecting}) {
     std::vector<std::string> states;
-    HysolCheckpoints keep;
+    KernelCheckpoints keep;
     keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
     const HysolResult whole =
         ValueOrThrow(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, nullptr, {}, keep));
     ASSERT_GE(states.size(), 2u);
     for (size_t t = 0; t < states.size(); ++t) {
       SCOPED_TRACE("resumed after iteration " + std::to_string(t + 1) + (o.tolerance == 0 ? ", selecting" : ""));
-      HysolCheckpoints from;
+      KernelCheckpoints from;
       from.resume_from = &states[t];
       size_t steps = 0;
       const HysolResult resumed = ValueOrThrow(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary,
@@ -478,7 +478,7 @@ TEST(TrainHysol, ResumingAfterAnyIterationGivesTheUninterruptedBits) {
       EXPECT_LT(steps, whole.trace.size()) << "only the steps after the state's are reported";
     }
     const std::string truncated = states.front().substr(0, states.front().size() / 2);
-    HysolCheckpoints damaged;
+    KernelCheckpoints damaged;
     damaged.resume_from = &truncated;
     EXPECT_EQ(TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, o, nullptr, {}, damaged)
                   .status()

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "nodes/hmm/supervised.h"
 #include "nodes/homotopy/em_lambda.h"
@@ -186,6 +189,92 @@ TEST(EmLambdaCurve, ThreadCountDoesNotChangeThePath) {
     EXPECT_EQ(one.points[k].s, two.points[k].s);
     EXPECT_EQ(one.points[k].theta_tilde, two.points[k].theta_tilde);
     EXPECT_EQ(one.points[k].mu_max, two.points[k].mu_max);
+  }
+}
+
+void ExpectSamePoints(const PathResult& a, const PathResult& b) {
+  ASSERT_EQ(a.stop, b.stop);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (size_t k = 0; k < a.points.size(); ++k) {
+    const PathPoint& x = a.points[k];
+    const PathPoint& y = b.points[k];
+    EXPECT_EQ(x.s, y.s) << k;
+    EXPECT_EQ(x.lambda, y.lambda) << k;
+    EXPECT_EQ(x.dlambda_ds, y.dlambda_ds) << k;
+    EXPECT_EQ(x.mu_max, y.mu_max) << k;
+    EXPECT_EQ(x.det_sign, y.det_sign) << k;
+    EXPECT_EQ(x.entropy, y.entropy) << k;
+    EXPECT_EQ(x.residual, y.residual) << k;
+    EXPECT_EQ(x.step, y.step) << k;
+    EXPECT_EQ(x.corrector_iterations, y.corrector_iterations) << k;
+    EXPECT_EQ(x.theta_tilde, y.theta_tilde) << k;
+  }
+}
+
+// Every state offered along the folding curve, resumed, ends with the uninterrupted trace's bits
+// (matrix-free: the Lanczos warm start is part of the state, dense: all eigenvalues).
+TEST(EmLambdaCurve, ATraceResumedFromAnyCheckpointEndsWithTheSameBits) {
+  const Problem p = FoldingProblem();
+  for (PathSolver solver : {PathSolver::kMatrixFree, PathSolver::kDense}) {
+    const EmLambdaCurveOptions o = CurveOptions(solver);
+    std::vector<std::string> states;
+    KernelCheckpoints keep;
+    keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+    const PathResult whole =
+        ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, keep));
+    ExpectSamePoints(whole, TraceCurve(p, o));
+    ASSERT_GE(states.size(), whole.points.size() - 3) << "a state after each tracked point";
+    for (size_t i = 0; i < states.size(); i += 4) {
+      SCOPED_TRACE(i);
+      KernelCheckpoints from;
+      from.resume_from = &states[i];
+      ExpectSamePoints(whole, ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, from)));
+    }
+  }
+}
+
+// A trace stopped by max_steps keeps its state; continued with a larger budget it ends with the
+// bits of a trace run with that budget from the start.
+TEST(EmLambdaCurve, ATraceStoppedByItsBudgetContinuesToTheLargerBudgetsBits) {
+  const Problem p = FoldingProblem();
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
+  const PathResult whole = TraceCurve(p, o);
+  ASSERT_EQ(whole.stop, PathStop::kReachedEnd);
+  o.tracker.max_steps = 7;
+  std::string kept;
+  int64_t kept_steps = 0;
+  KernelCheckpoints keep;
+  keep.keep_final = [&](int64_t steps, const std::function<std::string()>& encode) {
+    kept_steps = steps;
+    kept = encode();
+  };
+  const PathResult short_trace =
+      ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, keep));
+  ASSERT_EQ(short_trace.stop, PathStop::kMaxSteps);
+  EXPECT_EQ(kept_steps, 7);
+  ASSERT_FALSE(kept.empty());
+  o.tracker.max_steps = CurveOptions(PathSolver::kMatrixFree).tracker.max_steps;
+  KernelCheckpoints from;
+  from.resume_from = &kept;
+  ExpectSamePoints(whole, ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, from)));
+}
+
+TEST(EmLambdaCurve, AStateOfAnotherPathIsRefused) {
+  const Problem p = FoldingProblem();
+  const Problem other = MakeProblem(FreeBlocks{false, false, true}, 2, 6, 30, 60, 10, 11);
+  std::vector<std::string> states;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+  ValueOrThrow(TraceEmLambdaCurve(other.layout, other.supervised, other.em0, other.unlabeled,
+                                  CurveOptions(PathSolver::kDense), {}, keep));
+  ASSERT_FALSE(states.empty());
+  for (const std::string& bytes : {states[0], states[0].substr(0, states[0].size() / 2)}) {
+    KernelCheckpoints from;
+    from.resume_from = &bytes;
+    Result<PathResult> r =
+        TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, CurveOptions(PathSolver::kDense), {}, from);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalid) << r.status().ToString();
   }
 }
 

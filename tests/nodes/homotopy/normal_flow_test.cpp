@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include <atomic>
 #include <cmath>
 #include <iostream>
@@ -330,6 +334,43 @@ TEST(NormalFlow, StopPredicateEndsTheTrackAtThatPoint) {
   for (size_t k = 0; k + 1 < r.points.size(); ++k) EXPECT_GE(r.points[k].tangent[1], 0) << k;
   EXPECT_EQ(asked, static_cast<int>(r.points.size()) - 1);  // every accepted point but the start
   EXPECT_LT(r.points.back().y[1], 1.0);
+}
+
+// A track resumed from any state it offered — through its bytes — ends with the points after
+// that state and the counts of the whole track, bit for bit.
+TEST(NormalFlow, ATrackResumedFromAnyStateEndsWithTheSameBits) {
+  std::vector<std::string> states;
+  std::vector<size_t> points_before;
+  NormalFlowCallbacks keep;
+  size_t seen = 0;
+  keep.progress = [&](const NormalFlowPoint&) { ++seen; };
+  keep.checkpoint = [&](const NormalFlowState& state) {
+    ByteWriter out;
+    EncodeNormalFlowState(state, out);
+    states.push_back(out.Take());
+    points_before.push_back(seen);
+  };
+  const NormalFlowResult whole = ValueOrThrow(TrackNormalFlow(TurningPointMap(), Point(0.0, 0.0), {}, keep));
+  ASSERT_EQ(whole.stop, NormalFlowStop::kReachedEnd);
+  ASSERT_GE(states.size(), 5u);
+  for (size_t i = 0; i < states.size(); ++i) {
+    SCOPED_TRACE(i);
+    ByteReader in(states[i]);
+    const NormalFlowState state = DecodeNormalFlowState(in);
+    const NormalFlowResult rest = ValueOrThrow(TrackNormalFlow(TurningPointMap(), Point(0.0, 0.0), {}, {}, &state));
+    EXPECT_EQ(rest.stop, whole.stop);
+    EXPECT_EQ(rest.steps, whole.steps);
+    EXPECT_EQ(rest.evaluations, whole.evaluations);
+    ASSERT_EQ(points_before[i] + rest.points.size(), whole.points.size());
+    for (size_t k = 0; k < rest.points.size(); ++k) {
+      const NormalFlowPoint& a = whole.points[points_before[i] + k];
+      EXPECT_EQ(a.s, rest.points[k].s);
+      EXPECT_EQ(a.y, rest.points[k].y);
+      EXPECT_EQ(a.tangent, rest.points[k].tangent);
+    }
+  }
+  ByteReader truncated(std::string_view(states[0]).substr(0, states[0].size() - 3));
+  EXPECT_THROW(DecodeNormalFlowState(truncated), StatusError);
 }
 
 }  // namespace

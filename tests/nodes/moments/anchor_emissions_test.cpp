@@ -163,7 +163,10 @@ TEST(AnchorEmissions, UnanchoredLabelUsesItsLabeledContexts) {
   auto text = Sample(hmm, 20000, &states);
   Result<MomentCounts> m = CollectMomentCounts(text, 8, 0, CancelToken());
   ASSERT_OK(m);
-  LabeledMoments labeled{Eigen::MatrixXd::Zero(8, 3), LabeledContextCounts(text, states, 8, 3)};
+  Eigen::MatrixXd word_label = Eigen::MatrixXd::Zero(8, 3);
+  for (size_t s = 0; s < text.size(); ++s)
+    for (size_t t = 0; t < text[s].size(); ++t) word_label(text[s][t], states[s][t]) += 1;
+  LabeledMoments labeled{word_label, LabeledContextCounts(text, states, 8, 3)};
   AnchorEmissionOptions options;
   options.lambda = 0;
   Result<AnchorEmissions> with_anchors = EstimateAnchorEmissions(*m, kAnchors, labeled, kLabels, options, {});

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "nodes/moments/context_features.h"
 #include "nodes/moments/projection.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -65,6 +66,30 @@ TEST(ContextCca, MatchesTheDenseCcaOnSmallRandomCounts) {
     Eigen::MatrixXd theirs = dense.projection * dense.projection.transpose();
     EXPECT_LE((ours - theirs).cwiseAbs().maxCoeff(), 1e-3 * theirs.cwiseAbs().maxCoeff());
   }
+}
+
+// features.cca reads only the co-occurrence matrix, so feature contexts (context_features.h) go
+// through unchanged: D_c is then the diagonal of the binary features' second moment (the
+// co-firing of features of one word is left out, as the one-hot CCA leaves out that of the
+// previous and next word).
+TEST(ContextCca, MatchesTheDenseCcaOnFeatureContexts) {
+  std::vector<std::string> words;
+  for (int i = 0; i < 29; ++i) words.push_back((i % 3 == 0 ? "W" : "w") + std::to_string(i) + (i % 2 ? "ed" : "s"));
+  const Vocab vocab(words, UnknownScheme::kSingle, false);
+  const MomentCounts onehot = RandomCounts(vocab.size(), 400, 5);
+  Result<ContextFeatures> f = BuildContextFeatures(BuildWordFeatures(vocab), onehot, 3);
+  ASSERT_OK(f);
+  const MomentCounts m = MapContexts(onehot, f->map);
+  ContextCcaOptions options;
+  options.dims = 4;
+  options.power_iterations = 60;
+  Result<ContextCca> cca = ComputeContextCca(m, options, CancelToken());
+  ASSERT_OK(cca);
+  DenseCca dense = Dense(m, 4);
+  EXPECT_LE((cca->correlations - dense.correlations).cwiseAbs().maxCoeff(), 1e-6);
+  Eigen::MatrixXd ours = cca->context_projection * cca->context_projection.transpose();
+  Eigen::MatrixXd theirs = dense.projection * dense.projection.transpose();
+  EXPECT_LE((ours - theirs).cwiseAbs().maxCoeff(), 1e-3 * theirs.cwiseAbs().maxCoeff());
 }
 
 TEST(ProjectionArtifact, RoundTripsBitExactAndRejectsTruncation) {

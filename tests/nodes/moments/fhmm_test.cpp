@@ -117,12 +117,79 @@ TEST(FeatureMeans, IdentityFeaturesGiveTheAnchorHmmEmissions) {
   options.emission_floor = 0;
   Eigen::SparseMatrix<double> identity(8, 8);
   identity.setIdentity();
-  Result<FeatureMeans> means =
-      EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity, std::vector<bool>(8, true), options, {});
+  Result<FeatureMeans> means = EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity,
+                                                          FeatureTemplates{std::vector<int32_t>(8, 0), 1, 0},
+                                                          FeaturePrior::kTemplate, options, {});
   Result<AnchorEmissions> emissions = EstimateAnchorEmissions(*m, anchors, labeled, labels, options, {});
   ASSERT_OK(means);
   ASSERT_OK(emissions);
   EXPECT_LE((means->mu - emissions->emission).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+// Two states, A emitting words 0-3 and B words 4-7 in turn, with features beyond identity: an
+// exhaustive template pair=lo/hi (even/odd word) and a binary one `odd3` (words 3 and 7 only).
+// Under the template prior the blocks of the exhaustive templates of μ_h sum to 1 exactly, and the
+// means are the true ones; the identity prior gives the same identity block.
+TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<int32_t>> text(6000);
+  for (auto& s : text) {
+    s.resize(8);
+    for (size_t t = 0; t < s.size(); ++t) s[t] = static_cast<int32_t>((t % 2) * 4 + rng() % 4);
+  }
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 1, CancelToken());
+  ASSERT_OK(m);
+  // Features: w=0..w=7 (0-7), pair=lo (8), pair=hi (9), odd3 (10).
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int w = 0; w < 8; ++w) {
+    entries.emplace_back(w, w, 1.0);
+    entries.emplace_back(w, w % 2 == 0 ? 8 : 9, 1.0);
+    if (w % 4 == 3) entries.emplace_back(w, 10, 1.0);
+  }
+  Eigen::SparseMatrix<double> phi(8, 11);
+  phi.setFromTriplets(entries.begin(), entries.end());
+  std::vector<std::string> names;
+  for (int w = 0; w < 8; ++w) names.push_back("w=" + std::to_string(w));
+  names.insert(names.end(), {"pair=lo", "pair=hi", "odd3"});
+  const FeatureTemplates templates = TemplatesByName(names);
+  EXPECT_EQ(templates.num_templates, 3);
+  const std::vector<std::string> labels = {"A", "B"};
+  LabeledMoments labeled{Eigen::MatrixXd::Zero(8, 2), {}};
+  labeled.word_label(2, 0) = 3;
+  labeled.word_label(3, 0) = 1;
+  AnchorEmissionOptions options;
+  options.lambda = 0;
+  Result<FeatureMeans> means = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                          FeaturePrior::kTemplate, options, {});
+  ASSERT_OK(means);
+  for (int h = 0; h < 2; ++h) {
+    EXPECT_NEAR(means->mu.row(h).head(8).sum(), 1.0, 1e-12);
+    EXPECT_NEAR(means->mu(h, 8) + means->mu(h, 9), 1.0, 1e-12);
+    EXPECT_NEAR(means->mu(h, 8), 0.5, 0.03);
+    EXPECT_NEAR(means->mu(h, 10), 0.25, 0.03);
+    EXPECT_NEAR(means->identity_prior[h], 0.5, 0.01);
+    EXPECT_NEAR(means->eq23_prior[h], 0.5, 0.01);
+  }
+  // The identity prior gives the same identity block.
+  Result<FeatureMeans> shared = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                           FeaturePrior::kIdentity, options, {});
+  ASSERT_OK(shared);
+  EXPECT_LE((shared->mu.leftCols(8) - means->mu.leftCols(8)).cwiseAbs().maxCoeff(), 1e-15);
+  // Through an identity context projection the QPs see the same least squares (Eq. 22 on
+  // projected contexts).
+  const Eigen::MatrixXd projection = Eigen::MatrixXd::Identity(m->num_contexts(), m->num_contexts());
+  Result<FeatureMeans> projected = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                              FeaturePrior::kTemplate, options, {}, &projection);
+  ASSERT_OK(projected);
+  EXPECT_LE((projected->mu - means->mu).cwiseAbs().maxCoeff(), 1e-9);
+  // Two features of one template on a word are refused.
+  std::vector<std::string> clash = names;
+  clash[10] = "pair=odd3";
+  EXPECT_EQ(EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, TemplatesByName(clash),
+                                       FeaturePrior::kTemplate, options, {})
+                .status()
+                .code(),
+            StatusCode::kInvalid);
 }
 
 }  // namespace
