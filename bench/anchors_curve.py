@@ -25,12 +25,12 @@ MODELS = [("supervised_score", "supervised HMM"), ("fhmm_supervised_score", "sup
           ("self_train_score", "self-training HMM"), ("fhmm_self_train_score", "self-training FHMM"),
           ("anchor0_score", "anchor HMM λ = 0"), ("anchor1_score", "anchor HMM λ = 1"),
           ("fhmm_anchor0_score", "anchor FHMM λ = 0"), ("fhmm_anchor1_score", "anchor FHMM λ = 1"),
-          ("fhmm_anchor1_words_score", "anchor FHMM λ = 1, means: words")]
+          ("fhmm_anchor1_word_means_score", "anchor FHMM λ = 1, means: words")]
 COMPARISONS = [("anchor1_score", "supervised_score", "anchors λ=1 − supervised HMM"),
                ("anchor1_score", "self_train_score", "anchors λ=1 − self-training HMM"),
                ("anchor1_score", "fhmm_supervised_score", "anchors λ=1 − supervised FHMM"),
                ("fhmm_anchor1_score", "fhmm_supervised_score", "anchor FHMM λ=1 − supervised FHMM"),
-               ("fhmm_anchor1_words_score", "fhmm_supervised_score", "anchor FHMM λ=1 (words) − supervised FHMM")]
+               ("fhmm_anchor1_word_means_score", "fhmm_supervised_score", "anchor FHMM λ=1 (words) − supervised FHMM")]
 SHUFFLES = 2000
 
 

@@ -7,9 +7,11 @@
 Runs pipelines/anchors_speed_malagasy.yaml and pipelines/anchors_speed_twitter.yaml each once on a
 fresh cache with -j 1 (every node on one thread, one node at a time), and reads every node's wall
 seconds from the run record. A method's time is the time of the nodes only it needs:
-  anchors HMM   moments.collect + moments.anchors + moments.anchor_hmm
-  anchors FHMM  moments.collect + moments.anchors + moments.anchor_fhmm (Algorithm 2's QP per
-                feature, or `means: words`: the anchor HMM's QP per word, then the same L-BFGS)
+  anchors HMM   moments.collect + moments.anchors + moments.anchor_hmm (one-hot contexts), or
+                + the feature-context moments.collect + features.cca (the configuration chosen
+                on oct27.dev: feature contexts seen 5 times, 200 CCA dims)
+  anchors FHMM  the latter + moments.anchor_fhmm (Algorithm 2's QP per feature, or `means:
+                words`: the anchor HMM's QP per word, then the same L-BFGS)
   EM            hmm.em / fhmm.em (the supervised start, common to EM and self-training, apart)
   self-training hmm.self_train (HMM, or FHMM with emissions: loglinear)
 Reading the text and building the Vocab are common to all and listed apart. EM runs to
@@ -77,18 +79,23 @@ def fhmm_em_dev_best(out):
 
 def table(name, nodes, em_best, em_best_accuracy, fhmm_best, cpu, wall):
     moments = seconds(nodes, "moments", "anchors")
+    tuned = moments + seconds(nodes, "moments_features", "cca_features")
     em_it, fem_it = nodes["em"]["metrics"]["iterations"], nodes["fhmm_em"]["metrics"]["iterations"]
     em_per, fem_per = nodes["em"]["seconds"] / em_it, nodes["fhmm_em"]["seconds"] / fem_it
     fem_label = "EM FHMM, %d iterations%s" % (fem_it, ", converged" if nodes["fhmm_em"]["metrics"]["converged"] else "")
-    rows = [("anchors HMM (λ = 1)", moments + nodes["anchor_hmm"]["seconds"], "one pass + QPs", "anchor_hmm_score"),
+    rows = [("anchors HMM λ = 1, one-hot contexts", moments + nodes["anchor_hmm"]["seconds"], "one pass + QPs",
+             "anchor_hmm_score"),
+            ("anchors HMM λ = 1, feature contexts + CCA", tuned + nodes["anchor_hmm_cca"]["seconds"],
+             "two passes + CCA + QPs", "anchor_hmm_cca_score"),
             ("EM HMM, to convergence", nodes["em"]["seconds"], "%d it." % em_it, "em_score")]
     if em_best is not None:
         rows.append(("EM HMM, to its dev-best", em_per * em_best, "%d it." % em_best, em_best_accuracy))
     rows += [("self-training HMM", nodes["self_train"]["seconds"], "one round", "self_train_score"),
-             ("anchors FHMM (λ = 1, Algorithm 2)", moments + nodes["anchor_fhmm"]["seconds"],
-              "one pass + QP per feature + L-BFGS", "anchor_fhmm_score"),
-             ("anchors FHMM (λ = 1, means: words)", moments + nodes["anchor_fhmm_words"]["seconds"],
-              "one pass + QP per word + L-BFGS", "anchor_fhmm_words_score")]
+             ("anchors FHMM λ = 1, Algorithm 2 (feature contexts + CCA)", tuned + nodes["anchor_fhmm"]["seconds"],
+              "+ QP per feature + L-BFGS", "anchor_fhmm_score"),
+             ("anchors FHMM λ = 1, means: words (feature contexts + CCA)",
+              tuned + nodes["anchor_fhmm_word_means"]["seconds"], "+ QP per word + L-BFGS",
+              "anchor_fhmm_word_means_score")]
     if fhmm_best is not None:
         rows += [(fem_label, nodes["fhmm_em"]["seconds"], "%d it." % fem_it, None),
                  ("EM FHMM, to its dev-best (returned)", fem_per * fhmm_best, "%d it." % fhmm_best, "fhmm_em_score")]
@@ -105,13 +112,15 @@ def table(name, nodes, em_best, em_best_accuracy, fhmm_best, cpu, wall):
         nodes["supervised"]["seconds"], nodes["fhmm_supervised"]["seconds"], accuracy(nodes, "supervised_score"),
         accuracy(nodes, "fhmm_supervised_score")))
     common = [n for n in nodes if nodes[n]["kind"] in ("read.text", "read.conll", "read.tagged", "split", "features.vocab")]
-    print("\nCommon to all (reading, splitting, Vocab): %.3f s. Tokens in the moments: %d. Per EM iteration: "
-          "HMM %.3f s, FHMM %.3f s. Ratios: EM HMM to convergence / anchors HMM = %.1fx; EM FHMM (%d it.) / "
-          "anchors FHMM (Algorithm 2) = %.1fx. The invocation: %.1f s CPU, %.1f s wall." % (
-              seconds(nodes, *common), nodes["moments"]["metrics"]["tokens"], em_per, fem_per,
-              nodes["em"]["seconds"] / (moments + nodes["anchor_hmm"]["seconds"]), fem_it,
-              nodes["fhmm_em"]["seconds"] / (moments + nodes["anchor_fhmm"]["seconds"]), cpu, wall))
-
+    print("\nCommon to all (reading, splitting, Vocab): %.3f s. Tokens in the moments: %d. One-hot pass + anchors "
+          "%.3f s, feature-context pass %.3f s, CCA %.3f s. Per EM iteration: HMM %.3f s, FHMM %.3f s. Ratios: EM HMM "
+          "to convergence / anchors HMM = %.1fx (one-hot), %.1fx (feature contexts + CCA); EM FHMM (%d it.) / anchors "
+          "FHMM (Algorithm 2) = %.1fx. The invocation: %.1f s CPU, %.1f s wall." % (
+              seconds(nodes, *common), nodes["moments"]["metrics"]["tokens"], moments,
+              nodes["moments_features"]["seconds"], nodes["cca_features"]["seconds"], em_per, fem_per,
+              nodes["em"]["seconds"] / (moments + nodes["anchor_hmm"]["seconds"]),
+              nodes["em"]["seconds"] / (tuned + nodes["anchor_hmm_cca"]["seconds"]), fem_it,
+              nodes["fhmm_em"]["seconds"] / (tuned + nodes["anchor_fhmm"]["seconds"]), cpu, wall))
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

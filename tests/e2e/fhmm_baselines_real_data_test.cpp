@@ -64,7 +64,8 @@ TEST(RealData, MalagasyFhmmEmAndSelfTraining) {
 
 // pipelines/twitter_anchors_curve.yaml with two seeds: every (N, seed) run draws its own labeled
 // set (the seeds' supervised accuracies differ at every N), and anchors λ = 1 beat the supervised
-// HMM at N = 50 for each seed (measured with 5 seeds: +2.8 to +4.6 points).
+// HMM at N = 50 for each seed (measured with 5 seeds: +4.8 to +5.9 points; one-hot contexts gave
+// +2.8 to +4.6).
 TEST(RealData, TwitterCurveSeededRepeats) {
   const std::string dir = MakeTempDir("seqflow-twitter-curve");
   CliResult r = RunSeqflow({"run", PipelinePath("twitter_anchors_curve.yaml"), "--set", "repeats=2", "-j", "2",
@@ -85,7 +86,7 @@ TEST(RealData, TwitterCurveSeededRepeats) {
         << n;
   }
   for (const auto& [seed, run] : by_size.at("50"))
-    EXPECT_GT(MetricOf(s, "anchor1_score", "accuracy", run), MetricOf(s, "supervised_score", "accuracy", run) + 0.02)
+    EXPECT_GT(MetricOf(s, "anchor1_score", "accuracy", run), MetricOf(s, "supervised_score", "accuracy", run) + 0.04)
         << seed;
 }
 
