@@ -46,8 +46,11 @@ void ExpectKkt(const Instance& in, const Eigen::VectorXd& x, double tol) {
   Eigen::VectorXd g = in.a * x - in.beta;
   const double nu = g.minCoeff();
   EXPECT_LE(x.dot(g.array().matrix() - Eigen::VectorXd::Constant(x.size(), nu)), tol);
-  for (Eigen::Index i = 0; i < x.size(); ++i)
-    if (x[i] > 1e-6) EXPECT_LE(g[i] - nu, tol) << "coordinate " << i << " in the support";
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (x[i] > 1e-6) {
+      EXPECT_LE(g[i] - nu, tol) << "coordinate " << i << " in the support";
+    }
+  }
 }
 
 // The optimum by enumerating supports: on each support S solve [A_SS 1; 1ᵀ 0][x; -ν] = [β_S; 1]
