@@ -243,6 +243,39 @@ void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, c
 // with per class the columns U_y = r_jy [1, n_jy], H_y = [1/w_y, g_jy] and (R H)_y = r_jy H_y over
 // the shard's sequences j: C + C² matrix products per shard instead of C² rank-1 updates per
 // sequence (those were a fifth of an evaluation).
+// acc[i] += r dn[i], i < n: the counts' derivatives of one sequence and class, weighted by its
+// posterior, into the shard's sum — compiled per instruction set (elementwise, so the same bits).
+void AddScaledKernel(double* acc, const double* dn, double r, int n) {
+  for (int i = 0; i < n; ++i) acc[i] += r * dn[i];
+}
+SEQFLOW_ISA_CLONES(void, AddScaled, (double* acc, const double* dn, double r, int n), AddScaledKernel,
+                   (acc, dn, r, n))
+
+// Per class, Σ_j r_jy N_jy over a shard's sequences in order, in the row-major layout of
+// ClassStats::dn (contiguous, where adding into a block of the column-major Jacobian strides).
+class WeightedCountDerivatives {
+ public:
+  void Reset(int classes, int D) {
+    sums_.resize(classes);
+    for (auto& m : sums_) m.setZero(D, D);
+  }
+  void Add(int y, double r, const ClassStats& s) {
+    AddScaled(sums_[y].data(), s.dn.data(), r, static_cast<int>(s.dn.size()));
+  }
+  // Adds each class's sum into its block of the shard's Jacobian (zero there until now, so the
+  // sums are those of adding sequence by sequence into the block).
+  void AddTo(const ClassifierLayout& layout, Eigen::MatrixXd* jacobian) const {
+    for (size_t y = 0; y < sums_.size(); ++y) {
+      const Eigen::Index D = sums_[y].rows();
+      jacobian->block(layout.prior_index(static_cast<int>(y)) + 1, layout.prior_index(static_cast<int>(y)) + 1, D, D) +=
+          sums_[y];
+    }
+  }
+
+ private:
+  std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> sums_;
+};
+
 class CouplingColumns {
  public:
   void Reset(int classes, int rows, int capacity) {
@@ -287,7 +320,7 @@ class CouplingColumns {
 
 Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, const HmmClassifier& model,
                     const std::vector<int32_t>& x, size_t index, Partial* out, CouplingColumns* coupling,
-                    Eigen::MatrixXd* posteriors) {
+                    WeightedCountDerivatives* weighted, Eigen::MatrixXd* posteriors) {
   const int C = layout.num_classes();
   const int D = layout.block_size() - 1;
   thread_local std::vector<ClassStats> stats;
@@ -316,10 +349,7 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
   }
   if (out->jacobian.size() == 0) return Status::Ok();
   coupling->Append(stats, r, model);
-  for (int y = 0; y < C; ++y) {
-    const int p = layout.prior_index(y);
-    out->jacobian.block(p + 1, p + 1, D, D) += r[y] * stats[y].dn;
-  }
+  for (int y = 0; y < C; ++y) weighted->Add(y, r[y], stats[y]);
   return Status::Ok();
 }
 
@@ -401,11 +431,18 @@ Result<ClassifierEmValue> EvaluateClassifierEm(const ClassifierLayout& layout, c
         slot[s].Reset(P, options.jacobians);
         failures[s] = Status::Ok();
         thread_local CouplingColumns coupling;
-        if (options.jacobians) coupling.Reset(layout.num_classes(), layout.block_size(), static_cast<int>(kShard));
+        thread_local WeightedCountDerivatives weighted;
+        if (options.jacobians) {
+          coupling.Reset(layout.num_classes(), layout.block_size(), static_cast<int>(kShard));
+          weighted.Reset(layout.num_classes(), layout.block_size() - 1);
+        }
         for (size_t j = begin; j < end && failures[s].ok(); ++j)
-          failures[s] = AddUnlabeled(layout, eval, model, data.unlabeled[j], j, &slot[s], &coupling,
+          failures[s] = AddUnlabeled(layout, eval, model, data.unlabeled[j], j, &slot[s], &coupling, &weighted,
                                      &out.unlabeled_posteriors);
-        if (options.jacobians && failures[s].ok()) coupling.AddTo(layout, &slot[s].jacobian);
+        if (options.jacobians && failures[s].ok()) {
+          weighted.AddTo(layout, &slot[s].jacobian);
+          coupling.AddTo(layout, &slot[s].jacobian);
+        }
       },
       [&](size_t, size_t s) {
         if (failure.ok() && !failures[s].ok()) failure = failures[s];

@@ -1,12 +1,11 @@
 // Forward-mode dual numbers with a compile-time number of derivatives N: the value and N partial
-// derivatives in GCC vectors of the target's register width, so every operation is a few vector
-// instructions (classifier_em.cpp clones its dual passes per ISA: nodes/common/isa.h). Each derivative of a result reads only the same derivative
-// of the operands, so every lowering computes the same bits. (A loop over a std::array was left
-// scalar at N = 16: GCC unrolled it whole before vectorising and then could not rule out
-// aliasing.) The operations write into their first argument, so a recurrence makes no
-// temporaries (returning duals by value cost a copy and a zero fill each: perf showed them as
-// most of the time). Derivatives past the ones seeded stay zero.
-// The same functions on double let one template serve values and duals.
+// derivatives, each operation a few vector instructions of the target's width (classifier_em.cpp
+// clones its dual passes per instruction set: nodes/common/isa.h). Each derivative of a result
+// reads only the same derivative of the operands, so every width computes the same bits. The
+// operations write into their first argument, so a recurrence makes no temporaries (returning
+// duals by value cost a copy and a zero fill each: perf showed them as most of the time).
+// Derivatives past the ones seeded stay zero. The same functions on double let one template
+// serve values and duals.
 #pragma once
 
 #include <array>
@@ -22,7 +21,7 @@ namespace seqflow {
 // (A loop over the array was left scalar at N = 16: GCC unrolled it whole before vectorising and
 // then could not rule out aliasing; and a 64-byte vector times a scalar is lowered element by
 // element on a narrower target, hence the width as a parameter.)
-template <int N, int Bytes = 64>
+template <int N, int Bytes>
 struct FixedDual {
   static constexpr int kPerChunk = Bytes / 8;
   static_assert(N % kPerChunk == 0, "derivatives come in whole chunks");
@@ -62,11 +61,13 @@ void Store(double* p, const V& v) {
 
 // For each chunk k of derivatives: out.d[k] = f(loaded chunks). Every load of a chunk comes before
 // its store, so `out` may be an operand.
-#define SEQFLOW_DUAL_CHUNKS(out, expression)                                                         \
-  for (int k = 0; k < N; k += FixedDual<N, B>::kPerChunk) {                                         \
-    using V = typename FixedDual<N, B>::Chunk;                                                      \
-    auto chunk = [&](const FixedDual<N, B>& x) { return fixed_dual_internal::Load<V>(&x.d[k]); }; \
-    fixed_dual_internal::Store<V>(&(out).d[k], expression);                                         \
+#define SEQFLOW_DUAL_CHUNKS(out, expression)                                 \
+  for (int k = 0; k < N; k += FixedDual<N, B>::kPerChunk) {                 \
+    using V = typename FixedDual<N, B>::Chunk;                              \
+    auto chunk = [&](const FixedDual<N, B>& operand) {                      \
+      return fixed_dual_internal::Load<V>(&operand.d[k]);                   \
+    };                                                                      \
+    fixed_dual_internal::Store<V>(&(out).d[k], expression);                 \
   }
 
 template <int N, int B>
