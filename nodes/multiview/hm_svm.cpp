@@ -55,8 +55,8 @@ class ViewWeights {
 
 // Φ^v(x, toward) − Φ^v(x, away) as a sparse vector.
 SparseJointFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
-                                 const std::vector<int32_t>& toward, const std::vector<int32_t>& away, int64_t A,
-                                 int64_t K) {
+                                      const std::vector<int32_t>& toward, const std::vector<int32_t>& away, int64_t A,
+                                      int64_t K) {
   std::vector<std::pair<int64_t, double>> entries;
   for (int32_t t = 0; t < x.size(); ++t) {
     if (t > 0) {
@@ -185,7 +185,8 @@ class HmSvmTrainer {
     if (Dual())
       for (const auto& example : sets_)
         for (int v = 0; v < V_; ++v)
-          for (const Pseudo& p : example[static_cast<size_t>(v)].pseudo) ViewWeights(&weights_, v).Add(p.alpha, p.delta);
+          for (const Pseudo& p : example[static_cast<size_t>(v)].pseudo)
+            ViewWeights(&weights_, v).Add(p.alpha, p.delta);
     return std::move(weights_);
   }
 
@@ -334,7 +335,8 @@ void DualScorer::Score(const SentenceFeatures& x, const std::vector<WeightedFeat
         continue;
       }
       const int64_t k = index % K_;
-      for (int32_t j = first_position_[static_cast<size_t>(index / K_)]; j >= 0; j = next_position_[static_cast<size_t>(j)])
+      for (int32_t j = first_position_[static_cast<size_t>(index / K_)]; j >= 0;
+           j = next_position_[static_cast<size_t>(j)])
         (*scores)(token_of_position_[static_cast<size_t>(j)], k) += value;
     }
   for (int32_t id : x.ids) first_position_[static_cast<size_t>(id)] = -1;

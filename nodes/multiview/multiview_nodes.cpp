@@ -314,8 +314,8 @@ ParamTable<HmSvmNodeOptions> HmSvmNodeParams() {
   using O = HmSvmNodeOptions;
   ParamTable<O> table;
   table.Include(&O::svm, HmSvmParams())
-      .Enum("decision", &O::decision, {SvmDecision::kJoint, SvmDecision::kView1, SvmDecision::kView2},
-            SvmDecisionName, "joint: f1 + f2 (Eq. 17); view1 / view2: that view's f alone (views: 2)");
+      .Enum("decision", &O::decision, {SvmDecision::kJoint, SvmDecision::kView1, SvmDecision::kView2}, SvmDecisionName,
+            "joint: f1 + f2 (Eq. 17); view1 / view2: that view's f alone (views: 2)");
   return table;
 }
 
