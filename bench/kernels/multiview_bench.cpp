@@ -10,8 +10,10 @@
 //   BM_MultiviewEpoch/m        a multi-view epoch (multiview_ner views) with 10 labeled sentences
 //                              and m x 1,000 unlabeled ones; the weights come from one epoch first,
 //                              so the views disagree and update as in training. Linear in m.
-//   BM_MultiviewSvmEpoch/m     the same for the multi-view 1-norm HM-SVM (C = 1, C_u = 0.001, r_max
-//                              10): one epoch over the 10 labeled and m x 1,000 unlabeled sentences
+//   BM_HmSvmEpoch/v/d/m        one HM-SVM epoch (1-norm, C = 1, C_u = 0.001, r_max 10), primal (d = 0)
+//                              or dual (d = 1) form: multi-view (v = 2) over 10 labeled and m x 250
+//                              unlabeled sentences, or single-view (v = 1) over m x 50 labeled ones.
+//                              Primal: linear in m; dual (the paper's): quadratic.
 // Data: $SEQFLOW_DATA, else ../shared/data. Run: build/bench/kernels/multiview_bench
 #include <benchmark/benchmark.h>
 
@@ -149,26 +151,35 @@ BENCHMARK(BM_MultiviewEpoch)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-void BM_MultiviewSvmEpoch(benchmark::State& state) {
+// One HM-SVM epoch from zero weights (C = 1, 1-norm, C_u = 0.001 constant, r_max 10), primal or
+// dual form (hm_svm.h): views 2 has 10 labeled sentences and m x 250 unlabeled ones; views 1
+// (which ignores unlabeled data) has m x 50 labeled ones (each holds several support sequences).
+// The support grows through the epoch, so the dual form's epoch costs Σ_i |support_i| ∝ m², the
+// primal's ∝ m.
+void BM_HmSvmEpoch(benchmark::State& state) {
   const Featurized& f = MultiviewNer();
-  const size_t m = static_cast<size_t>(state.range(0)) * 1000;
-  const std::vector<SentenceFeatures> labeled(f.sentences.begin(), f.sentences.begin() + 10);
-  const std::vector<std::vector<int32_t>> labels(f.labels.begin(), f.labels.begin() + 10);
-  const std::vector<SentenceFeatures> unlabeled(f.sentences.begin() + 10, f.sentences.begin() + 10 + m);
+  const int views = static_cast<int>(state.range(0));
+  const size_t m = static_cast<size_t>(state.range(2)) * (views == 2 ? 250 : 50);
+  const size_t n = views == 2 ? 10 : m;
+  const std::vector<SentenceFeatures> labeled(f.sentences.begin(), f.sentences.begin() + static_cast<long>(n));
+  const std::vector<std::vector<int32_t>> labels(f.labels.begin(), f.labels.begin() + static_cast<long>(n));
+  std::vector<SentenceFeatures> unlabeled;
+  if (views == 2) unlabeled.assign(f.sentences.begin() + 10, f.sentences.begin() + 10 + static_cast<long>(m));
   HmSvmOptions options;
+  options.views = views;
+  options.form = state.range(1) == 0 ? HmSvmForm::kPrimal : HmSvmForm::kDual;
   options.c_u = 0.001;
   options.growth.schedule = UnlabeledWeightSchedule::kConstant;
   options.epochs = 1;
   const HmPerceptronData data{&labeled, &labels, &unlabeled, &f.view, NumLabels()};
-  int64_t disagreements = 0;
-  for (auto _ : state) disagreements = ValueOrThrow(TrainHmSvm(data, options, {}, {})).epochs.back().disagreements;
-  state.counters["disagreements"] = static_cast<double>(disagreements);
+  HmSvmEpoch epoch;
+  for (auto _ : state) epoch = ValueOrThrow(TrainHmSvm(data, options, {}, {})).epochs.back();
+  state.counters["disagreements"] = static_cast<double>(epoch.disagreements);
+  state.counters["support"] = static_cast<double>(epoch.support_sequences);
 }
-BENCHMARK(BM_MultiviewSvmEpoch)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(4)
-    ->ArgName("pool_k")
+BENCHMARK(BM_HmSvmEpoch)
+    ->ArgsProduct({{1, 2}, {0, 1}, {1, 2, 4, 8}})
+    ->ArgNames({"views", "dual", "pool_x"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

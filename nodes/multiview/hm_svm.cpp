@@ -13,14 +13,7 @@ namespace seqflow {
 
 namespace {
 
-// A sparse vector of the joint feature space of one view: observation entries a·K + k, then the
-// view's transitions at A·K + i·K + j. Indices sorted and distinct.
-struct SparseFeatures {
-  std::vector<int64_t> index;
-  std::vector<double> value;
-};
-
-double Dot(const SparseFeatures& p, const SparseFeatures& q) {
+double Dot(const SparseJointFeatures& p, const SparseJointFeatures& q) {
   double s = 0;
   size_t i = 0, j = 0;
   while (i < p.index.size() && j < q.index.size()) {
@@ -46,12 +39,12 @@ class ViewWeights {
     if (index < obs) return w_->observation.data()[index];
     return w_->transition[static_cast<size_t>(v_)].data()[index - obs];
   }
-  double Dot(const SparseFeatures& f) {
+  double Dot(const SparseJointFeatures& f) {
     double s = 0;
     for (size_t i = 0; i < f.index.size(); ++i) s += f.value[i] * At(f.index[i]);
     return s;
   }
-  void Add(double scale, const SparseFeatures& f) {
+  void Add(double scale, const SparseJointFeatures& f) {
     for (size_t i = 0; i < f.index.size(); ++i) At(f.index[i]) += scale * f.value[i];
   }
 
@@ -61,9 +54,9 @@ class ViewWeights {
 };
 
 // Φ^v(x, toward) − Φ^v(x, away) as a sparse vector.
-SparseFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
-                                 const std::vector<int32_t>& toward, const std::vector<int32_t>& away, int64_t A,
-                                 int64_t K) {
+SparseJointFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<int32_t>* view_of, int v,
+                                      const std::vector<int32_t>& toward, const std::vector<int32_t>& away, int64_t A,
+                                      int64_t K) {
   std::vector<std::pair<int64_t, double>> entries;
   for (int32_t t = 0; t < x.size(); ++t) {
     if (t > 0) {
@@ -79,7 +72,7 @@ SparseFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<in
     }
   }
   std::sort(entries.begin(), entries.end());
-  SparseFeatures f;
+  SparseJointFeatures f;
   for (size_t i = 0; i < entries.size();) {
     double sum = 0;
     size_t j = i;
@@ -96,7 +89,7 @@ SparseFeatures FeatureDifference(const SentenceFeatures& x, const std::vector<in
 struct Pseudo {
   std::vector<int32_t> labels;  // ȳ
   double alpha = 0;
-  SparseFeatures delta;  // Φ(x, target) − Φ(x, ȳ)
+  SparseJointFeatures delta;  // Φ(x, target) − Φ(x, ȳ)
 };
 
 // The working set of one example in one view, with the target its differences are taken from.
@@ -113,7 +106,8 @@ class HmSvmTrainer {
         V_(options.views),
         view_of_(options.views == 1 ? nullptr : data.view),
         A_(static_cast<int64_t>(data.view->size())),
-        K_(data.num_labels) {
+        K_(data.num_labels),
+        dual_scorer_(options.form == HmSvmForm::kDual ? A_ : 0, K_) {
     weights_.observation = RowMatrixXd::Zero(A_, K_);
     weights_.transition.assign(static_cast<size_t>(V_), RowMatrixXd::Zero(K_, K_));
     const size_t examples = data.labeled->size() + (V_ == 2 ? data.unlabeled->size() : 0);
@@ -159,6 +153,7 @@ class HmSvmTrainer {
             std::max(0.0, ChainScore(scores_, Transition(v), predicted[v]) -
                               ChainScore(scores_, Transition(v), BestOtherThan(scores_, Transition(v), predicted[v])));
         peer_cap[1 - v] = std::min(gamma, 1.0) * c_u * options_.c;
+        if (r == 0) counts->unlabeled_margin[static_cast<size_t>(v)] += gamma;
       }
       if (predicted[0] == predicted[1]) break;
       if (r == 0) ++counts->disagreements;
@@ -166,9 +161,11 @@ class HmSvmTrainer {
       for (int v = 0; v < 2; ++v) {
         WorkingSet& set = sets[static_cast<size_t>(v)];
         moved |= Retarget(&set, x, v, predicted[1 - v]);
-        if (!Contains(set, predicted[v]))
+        if (!Contains(set, predicted[v])) {
           set.pseudo.push_back(
               {predicted[v], 0.0, FeatureDifference(x, view_of_, v, set.target, predicted[v], A_, K_)});
+          ++counts->unlabeled_pseudo;
+        }
         SEQFLOW_ASSIGN_OR_RETURN(const bool changed, Optimize(&set, v, peer_cap[v]));
         moved |= changed;
       }
@@ -184,11 +181,52 @@ class HmSvmTrainer {
     return n;
   }
 
-  HmPerceptronWeights TakeWeights() { return std::move(weights_); }
+  HmPerceptronWeights TakeWeights() {
+    if (Dual())
+      for (const auto& example : sets_)
+        for (int v = 0; v < V_; ++v)
+          for (const Pseudo& p : example[static_cast<size_t>(v)].pseudo)
+            ViewWeights(&weights_, v).Add(p.alpha, p.delta);
+    return std::move(weights_);
+  }
 
  private:
-  const RowMatrixXd& Transition(int v) const { return weights_.transition[static_cast<size_t>(v)]; }
-  void Scores(const SentenceFeatures& x, int v) { ViewScores(weights_.observation, x, view_of_, v, &scores_); }
+  bool Dual() const { return options_.form == HmSvmForm::kDual; }
+  // The transition scores of view v; in the dual form those of the last Scores(x, v).
+  const RowMatrixXd& Transition(int v) const {
+    return Dual() ? dual_transition_ : weights_.transition[static_cast<size_t>(v)];
+  }
+  void Scores(const SentenceFeatures& x, int v) {
+    if (Dual()) {
+      DualScores(x, v);
+    } else {
+      ViewScores(weights_.observation, x, view_of_, v, &scores_);
+    }
+  }
+
+  // f^v's scores on x through view v's support sequences.
+  void DualScores(const SentenceFeatures& x, int v) {
+    support_.clear();
+    for (const auto& example : sets_)
+      for (const Pseudo& p : example[static_cast<size_t>(v)].pseudo)
+        if (p.alpha != 0) support_.push_back({p.alpha, &p.delta});
+    dual_scorer_.Score(x, support_, &scores_, &dual_transition_);
+  }
+
+  // ⟨w^v, f⟩: from the weights (primal) or as Σ α ⟨ΔΦ, f⟩ over view v's support (dual).
+  double WeightDot(int v, const SparseJointFeatures& f) {
+    if (!Dual()) return ViewWeights(&weights_, v).Dot(f);
+    double s = 0;
+    for (const auto& example : sets_)
+      for (const Pseudo& p : example[static_cast<size_t>(v)].pseudo)
+        if (p.alpha != 0) s += p.alpha * Dot(p.delta, f);
+    return s;
+  }
+
+  // w^v += scale · f in the primal form; the dual form keeps only the α.
+  void AddToWeights(int v, double scale, const SparseJointFeatures& f) {
+    if (!Dual()) ViewWeights(&weights_, v).Add(scale, f);
+  }
 
   static bool Contains(const WorkingSet& set, const std::vector<int32_t>& y) {
     if (y == set.target) return true;
@@ -198,8 +236,7 @@ class HmSvmTrainer {
   }
 
   void Clear(WorkingSet* set, int v) {
-    ViewWeights w(&weights_, v);
-    for (const Pseudo& p : set->pseudo) w.Add(-p.alpha, p.delta);
+    for (const Pseudo& p : set->pseudo) AddToWeights(v, -p.alpha, p.delta);
     set->pseudo.clear();
   }
 
@@ -208,13 +245,12 @@ class HmSvmTrainer {
   bool Retarget(WorkingSet* set, const SentenceFeatures& x, int v, const std::vector<int32_t>& target) {
     if (set->target == target) return false;
     const bool had_weight = !set->pseudo.empty();
-    ViewWeights w(&weights_, v);
     std::vector<Pseudo> kept;
     for (Pseudo& p : set->pseudo) {
-      w.Add(-p.alpha, p.delta);
+      AddToWeights(v, -p.alpha, p.delta);
       if (p.labels == target) continue;
       p.delta = FeatureDifference(x, view_of_, v, target, p.labels, A_, K_);
-      w.Add(p.alpha, p.delta);
+      AddToWeights(v, p.alpha, p.delta);
       kept.push_back(std::move(p));
     }
     set->pseudo = std::move(kept);
@@ -229,12 +265,11 @@ class HmSvmTrainer {
     const auto n = static_cast<Eigen::Index>(set->pseudo.size());
     Eigen::MatrixXd Q(n, n);
     Eigen::VectorXd b(n), alpha(n);
-    ViewWeights w(&weights_, v);
     for (Eigen::Index j = 0; j < n; ++j) {
       alpha[j] = set->pseudo[j].alpha;
       for (Eigen::Index k = 0; k <= j; ++k) Q(j, k) = Q(k, j) = Dot(set->pseudo[j].delta, set->pseudo[k].delta);
     }
-    for (Eigen::Index j = 0; j < n; ++j) b[j] = 1 - w.Dot(set->pseudo[j].delta) + Q.row(j).dot(alpha);
+    for (Eigen::Index j = 0; j < n; ++j) b[j] = 1 - WeightDot(v, set->pseudo[j].delta) + Q.row(j).dot(alpha);
     double sum_cap = cap;
     if (options_.norm == 2) {
       if (cap <= 0) {  // an infinite ridge: α = 0
@@ -251,7 +286,7 @@ class HmSvmTrainer {
     for (Eigen::Index j = 0; j < n; ++j) {
       Pseudo& p = set->pseudo[j];
       changed |= solved[j] != p.alpha;
-      w.Add(solved[j] - p.alpha, p.delta);
+      AddToWeights(v, solved[j] - p.alpha, p.delta);
       p.alpha = solved[j];
       if (p.alpha > 0) kept.push_back(std::move(p));
     }
@@ -267,9 +302,45 @@ class HmSvmTrainer {
   HmPerceptronWeights weights_;
   std::vector<std::vector<WorkingSet>> sets_;  // [example][view]: labeled, then unlabeled
   RowMatrixXd scores_;
+  RowMatrixXd dual_transition_;
+  DualScorer dual_scorer_;
+  std::vector<WeightedFeatures> support_;
 };
 
 }  // namespace
+
+DualScorer::DualScorer(int64_t num_attributes, int64_t num_labels)
+    : A_(num_attributes), K_(num_labels), first_position_(static_cast<size_t>(num_attributes), -1) {}
+
+void DualScorer::Score(const SentenceFeatures& x, const std::vector<WeightedFeatures>& support, RowMatrixXd* scores,
+                       RowMatrixXd* transition) {
+  scores->setZero(x.size(), K_);
+  transition->setZero(K_, K_);
+  next_position_.resize(x.ids.size());
+  token_of_position_.resize(x.ids.size());
+  for (int32_t t = 0; t < x.size(); ++t)
+    for (int32_t j = x.offsets[t]; j < x.offsets[t + 1]; ++j) {
+      int32_t& first = first_position_[static_cast<size_t>(x.ids[static_cast<size_t>(j)])];
+      next_position_[static_cast<size_t>(j)] = first;
+      token_of_position_[static_cast<size_t>(j)] = t;
+      first = j;
+    }
+  const int64_t obs = A_ * K_;
+  for (const WeightedFeatures& s : support)
+    for (size_t e = 0; e < s.features->index.size(); ++e) {
+      const int64_t index = s.features->index[e];
+      const double value = s.alpha * s.features->value[e];
+      if (index >= obs) {
+        transition->data()[index - obs] += value;
+        continue;
+      }
+      const int64_t k = index % K_;
+      for (int32_t j = first_position_[static_cast<size_t>(index / K_)]; j >= 0;
+           j = next_position_[static_cast<size_t>(j)])
+        (*scores)(token_of_position_[static_cast<size_t>(j)], k) += value;
+    }
+  for (int32_t id : x.ids) first_position_[static_cast<size_t>(id)] = -1;
+}
 
 std::vector<int32_t> BestOtherThan(const RowMatrixXd& scores, const RowMatrixXd& transition,
                                    const std::vector<int32_t>& avoid) {
@@ -310,6 +381,8 @@ Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions&
         SEQFLOW_RETURN_IF_ERROR(trainer.Unlabeled(u, counts.c_u, &counts));
       }
     counts.support_sequences = trainer.SupportSequences();
+    if (!data.unlabeled->empty())
+      for (double& margin : counts.unlabeled_margin) margin /= static_cast<double>(data.unlabeled->size());
     result.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
   }

@@ -18,9 +18,15 @@
 // §6). With views = 1 every attribute is in one view and unlabeled data is ignored.
 // argmax_{y ≠ y_i} is the Viterbi path when it differs from y_i, else the best of the T Viterbi
 // paths that avoid y_i's label at one position t (the second-best labelling differs from y_i
-// somewhere). Thread safety: pure functions.
+// somewhere).
+// Form: primal keeps w and updates it with every α; dual is the paper's, which keeps only the α and
+// the ΔΦ's of the working sets and evaluates f^v(x, y) = Σ_j Σ_ȳ α_j(ȳ) ⟨ΔΦ_j(ȳ), Φ^v(x, y)⟩ (and
+// ⟨w, ΔΦ⟩ in the QPs) through them: the same function (the kernel is linear), but a decode costs in
+// proportion to the support set, so an epoch grows quadratically with the unlabeled pool (§6,
+// Fig. 2 right). The returned weights are Σ α ΔΦ in both forms. Thread safety: pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -32,6 +38,8 @@
 
 namespace seqflow {
 
+enum class HmSvmForm { kPrimal, kDual };
+
 struct HmSvmOptions {
   int views = 2;
   int norm = 1;      // 1: linear slack penalty (Eq. 26); 2: quadratic (Eq. 27)
@@ -41,6 +49,7 @@ struct HmSvmOptions {
   int r_max = 10;            // Table 3's repetitions without consensus (§6: 10)
   int epochs = 10;           // passes over all examples
   int max_working_set = 50;  // Table 2's loop stops after adding this many pseudo sequences
+  HmSvmForm form = HmSvmForm::kPrimal;
   ExampleQpOptions qp;
 };
 
@@ -50,11 +59,47 @@ struct HmSvmEpoch {
   int64_t margin_violations = 0;  // (labeled example, view) pairs entering with margin < 1
   int64_t disagreements = 0;      // unlabeled examples whose views disagreed on entry
   int64_t support_sequences = 0;  // pseudo sequences with α > 0 after the epoch
+  int64_t unlabeled_pseudo = 0;   // pseudo sequences added to unlabeled examples' working sets
+  // Per view, the mean over unlabeled examples of its margin γ^v at its own prediction, on entry
+  // (its pseudo sequences dropped): the scale of f^v on the unlabeled data.
+  std::array<double, 2> unlabeled_margin{0, 0};
 };
 
 struct HmSvmResult {
   HmPerceptronWeights weights;
   std::vector<HmSvmEpoch> epochs;
+};
+
+// A sparse vector of the joint feature space of one view: observation entries a·K + k, then the
+// view's transitions at A·K + i·K + j. Indices sorted and distinct.
+struct SparseJointFeatures {
+  std::vector<int64_t> index;
+  std::vector<double> value;
+};
+
+struct WeightedFeatures {
+  double alpha = 0;
+  const SparseJointFeatures* features = nullptr;
+};
+
+// The dual form's evaluation of f(x, ·) = Σ α ⟨ΔΦ, Φ(x, ·)⟩ over support sequences (α, ΔΦ): each
+// entry (a, k) of a ΔΦ adds α · value to label k at the tokens of x that carry attribute a (found
+// through per-attribute position lists), each transition entry to the transition scores; the cost
+// is the support's entries (plus x's size), not the attribute space. Keeps the lists as scratch:
+// not thread safe; one per thread.
+class DualScorer {
+ public:
+  DualScorer(int64_t num_attributes, int64_t num_labels);
+  // scores: [T x K] token scores, transition: [K x K]. REQUIRES: x's ids and the support's
+  // observation entries < num_attributes · num_labels.
+  void Score(const SentenceFeatures& x, const std::vector<WeightedFeatures>& support, RowMatrixXd* scores,
+             RowMatrixXd* transition);
+
+ private:
+  int64_t A_, K_;
+  // Per attribute the first of its positions in x (-1: none); per position the next one with the
+  // same attribute, and its token.
+  std::vector<int32_t> first_position_, next_position_, token_of_position_;
 };
 
 // argmax over labellings y ≠ avoid of Σ_t scores(t, y_t) + Σ_t transition(y_{t-1}, y_t), ties

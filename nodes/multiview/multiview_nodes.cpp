@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -223,16 +224,63 @@ KindSpec PerceptronKind() {
 
 // ---- multiview.hmsvm ----
 
-ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmOptions& options) {
+// Which decision function the trained HM-SVM model keeps: the joint f¹ + f² (Eq. 17), or one
+// view's f^v alone (the other view's weights zeroed), to measure each view by itself.
+enum class SvmDecision { kJoint, kView1, kView2 };
+
+const char* SvmDecisionName(SvmDecision d) {
+  return d == SvmDecision::kJoint ? "joint" : d == SvmDecision::kView1 ? "view1" : "view2";
+}
+
+const char* HmSvmFormName(HmSvmForm f) { return f == HmSvmForm::kPrimal ? "primal" : "dual"; }
+
+struct HmSvmNodeOptions {
+  HmSvmOptions svm;
+  SvmDecision decision = SvmDecision::kJoint;
+};
+
+// ||w^v||: view v's observation rows and transition block.
+double ViewNorm(const HmPerceptronWeights& w, const std::vector<int32_t>* view, int v) {
+  double s = w.transition[static_cast<size_t>(v)].squaredNorm();
+  for (Eigen::Index a = 0; a < w.observation.rows(); ++a)
+    if (view == nullptr || (*view)[static_cast<size_t>(a)] == v) s += w.observation.row(a).squaredNorm();
+  return std::sqrt(s);
+}
+
+ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmNodeOptions& node_options) {
+  const HmSvmOptions& options = node_options.svm;
   const Clock::time_point start = Clock::now();
   const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.hmsvm");
+  if (node_options.decision != SvmDecision::kJoint && options.views != 2)
+    throw StatusError(Status::Invalid("multiview.hmsvm: decision view1/view2 needs views: 2"));
+  int64_t unlabeled_pseudo = 0;
   HmSvmResult trained = ValueOrThrow(TrainHmSvm(
-      in->data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation()));
+      in->data, options,
+      [&](const HmSvmEpoch& e) {
+        unlabeled_pseudo += e.unlabeled_pseudo;
+        ctx.Progress(e.epoch, options.epochs);
+      },
+      ctx.cancellation()));
   const HmSvmEpoch& last = trained.epochs.back();
   ctx.Metric("margin_violations", static_cast<double>(last.margin_violations));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
   ctx.Metric("support_sequences", static_cast<double>(last.support_sequences));
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  if (options.views == 2) {
+    ctx.Metric("first_disagreements", static_cast<double>(trained.epochs.front().disagreements));
+    ctx.Metric("unlabeled_pseudo_last", static_cast<double>(last.unlabeled_pseudo));
+    ctx.Metric("unlabeled_pseudo_total", static_cast<double>(unlabeled_pseudo));
+    for (int v = 0; v < 2; ++v) {
+      ctx.Metric(fmt::format("view{}_norm", v + 1), ViewNorm(trained.weights, &in->views->view, v));
+      ctx.Metric(fmt::format("view{}_unlabeled_margin", v + 1), last.unlabeled_margin[static_cast<size_t>(v)]);
+    }
+  }
+  if (node_options.decision != SvmDecision::kJoint) {
+    const int dropped = node_options.decision == SvmDecision::kView1 ? 1 : 0;
+    for (Eigen::Index a = 0; a < trained.weights.observation.rows(); ++a)
+      if (in->views->view[static_cast<size_t>(a)] == dropped) trained.weights.observation.row(a).setZero();
+    trained.weights.transition[static_cast<size_t>(dropped)].setZero();
+  }
   return ModelOf(*in, options.views, std::move(trained.weights));
 }
 
@@ -255,7 +303,19 @@ ParamTable<HmSvmOptions> HmSvmParams() {
       .Int("epochs", &O::epochs, "passes over all examples")
       .Min(1)
       .Int("max_working_set", &O::max_working_set, "pseudo sequences Table 2 adds to one example at most per visit")
-      .Min(1);
+      .Min(1)
+      .Enum("form", &O::form, {HmSvmForm::kPrimal, HmSvmForm::kDual}, HmSvmFormName,
+            "primal: keep w (an epoch is linear in the examples); dual: the paper's, scores as sums over the "
+            "support sequences (same function, an epoch quadratic in the unlabeled pool)");
+  return table;
+}
+
+ParamTable<HmSvmNodeOptions> HmSvmNodeParams() {
+  using O = HmSvmNodeOptions;
+  ParamTable<O> table;
+  table.Include(&O::svm, HmSvmParams())
+      .Enum("decision", &O::decision, {SvmDecision::kJoint, SvmDecision::kView1, SvmDecision::kView2}, SvmDecisionName,
+            "joint: f1 + f2 (Eq. 17); view1 / view2: that view's f alone (views: 2)");
   return table;
 }
 
@@ -271,7 +331,7 @@ KindSpec HmSvmKind() {
       {PortSpec{"views", std::string(FeatureViews::kType), false, false, "attribute dictionary and views"},
        PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
        PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
-      HmSvmParams(),
+      HmSvmNodeParams(),
       RunHmSvm};
 }
 

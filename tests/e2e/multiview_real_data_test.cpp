@@ -92,6 +92,53 @@ TEST(RealData, Conll2002MultiviewSvmReduced) {
             error[5]["perceptron"] + error[10]["perceptron"] + error[20]["perceptron"]);
 }
 
+// The HM-SVMs in the dual form (the paper's: scores through the support sequences) decide as the
+// primal ones: the same token accuracy on one reduced draw at each n up to exact ties of labellings
+// that the two forms' rounding breaks differently (measured: at most 0.0007 apart); the dual's
+// multi-view training is slower (3-5x here: the support grows with the pool).
+TEST(RealData, Conll2002MultiviewSvmDualFormReduced) {
+  const std::vector<std::string> reduced = {"repeats=1", "epochs=3", "pool=300"};
+  std::vector<std::string> dual_settings = reduced;
+  dual_settings.insert(dual_settings.end(), {"svm.form=dual", "mv_svm.form=dual"});
+  const nlohmann::json primal = RunPipeline("conll2002_multiview_svm.yaml", reduced);
+  const nlohmann::json dual = RunPipeline("conll2002_multiview_svm.yaml", dual_settings);
+  ASSERT_EQ(primal["runs"].size(), 3u);
+  ASSERT_EQ(dual["runs"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    for (const std::string system : {"svm", "mv_svm"}) {
+      const double p = MetricOf(primal, "compare", "accuracy." + system, i);
+      EXPECT_GT(p, 0.85) << system;
+      EXPECT_NEAR(MetricOf(dual, "compare", "accuracy." + system, i), p, 0.002) << "run " << i << ", " << system;
+    }
+}
+
+// `decision: view2` trains the same multi-view machine (the same training metrics) and keeps view 2's
+// f alone: another model, so other holdout decisions; the diagnostics are filled. With views: 1 the
+// decision is refused with its reason.
+TEST(RealData, Conll2002MultiviewSvmOneViewDecisionReduced) {
+  const std::vector<std::string> reduced = {"repeats=1", "epochs=3", "pool=300"};
+  std::vector<std::string> view2_settings = reduced;
+  view2_settings.push_back("mv_svm.decision=view2");
+  const nlohmann::json joint = RunPipeline("conll2002_multiview_svm.yaml", reduced);
+  const nlohmann::json view2 = RunPipeline("conll2002_multiview_svm.yaml", view2_settings);
+  ASSERT_EQ(view2["runs"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    for (const std::string metric : {"disagreements", "support_sequences", "unlabeled_pseudo_total", "view1_norm"})
+      EXPECT_EQ(MetricOf(view2, "mv_svm", metric, i), MetricOf(joint, "mv_svm", metric, i)) << metric;
+    EXPECT_GT(MetricOf(joint, "mv_svm", "view1_norm", i), 0.5);
+    EXPECT_GT(MetricOf(joint, "mv_svm", "view2_unlabeled_margin", i), 0);
+    EXPECT_GE(MetricOf(joint, "mv_svm", "unlabeled_pseudo_total", i), MetricOf(joint, "mv_svm", "disagreements", i));
+    EXPECT_NE(MetricOf(view2, "compare", "accuracy.mv_svm", i), MetricOf(joint, "compare", "accuracy.mv_svm", i));
+    EXPECT_GT(MetricOf(view2, "compare", "accuracy.mv_svm", i), 0.8);
+  }
+  const std::string dir = MakeTempDir("seqflow-multiview");
+  CliResult refused =
+      RunSeqflow({"run", PipelinePath("conll2002_multiview_svm.yaml"), "--cache", dir + "/cache", "--set", "repeats=1",
+                  "--set", "epochs=1", "--set", "pool=10", "--set", "svm.decision=view1"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("decision view1/view2 needs views: 2"), std::string::npos) << refused.err;
+}
+
 TEST(RealData, Conll2002PerceptronFullReduced) {
   const nlohmann::json s = RunPipeline("conll2002_perceptron_full.yaml", {"epochs=5"});
   ASSERT_EQ(s["runs"].size(), 2u);

@@ -142,6 +142,90 @@ TEST(HmSvm, UnlabeledDisagreementsMoveTheWeightsDeterministically) {
   EXPECT_FALSE(a.value().weights.observation.isApprox(labeled_only.value().weights.observation, 1e-9));
 }
 
+// The dual form's scores of a sentence through random support sequences equal the primal scores of
+// w = Σ α ΔΦ (ViewScores and the transition block), and so do the Viterbi decisions.
+TEST(DualScorer, EqualsThePrimalScoresOfTheSummedWeights) {
+  std::mt19937 rng(29);
+  const int A = 9, K = 3;
+  DualScorer scorer(A, K);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<SparseJointFeatures> deltas(1 + trial % 7);
+    std::vector<WeightedFeatures> support;
+    RowMatrixXd w = RowMatrixXd::Zero(A, K), transition = RowMatrixXd::Zero(K, K);
+    std::uniform_real_distribution<double> unit(-1, 1);
+    for (SparseJointFeatures& d : deltas) {
+      for (int64_t index = 0; index < A * K + K * K; ++index)
+        if (rng() % 3 == 0) {
+          d.index.push_back(index);
+          d.value.push_back(static_cast<double>(static_cast<int>(rng() % 5) - 2));
+        }
+      const double alpha = 0.5 * (unit(rng) + 1);
+      support.push_back({alpha, &d});
+      for (size_t e = 0; e < d.index.size(); ++e) {
+        const int64_t index = d.index[e];
+        double& target = index < A * K ? w.data()[index] : transition.data()[index - A * K];
+        target += alpha * d.value[e];
+      }
+    }
+    std::vector<std::vector<int32_t>> tokens(1 + trial % 5);
+    for (auto& token : tokens)
+      for (int j = 0; j < 1 + static_cast<int>(rng() % 4); ++j) token.push_back(static_cast<int32_t>(rng() % A));
+    const SentenceFeatures x = Tokens(tokens);
+    RowMatrixXd scores, dual_transition, primal_scores;
+    scorer.Score(x, support, &scores, &dual_transition);
+    ViewScores(w, x, nullptr, 0, &primal_scores);
+    EXPECT_LT((scores - primal_scores).cwiseAbs().maxCoeff(), 1e-12) << "trial " << trial;
+    EXPECT_LT((dual_transition - transition).cwiseAbs().maxCoeff(), 1e-12) << "trial " << trial;
+    EXPECT_EQ(ChainViterbi(scores, dual_transition), ChainViterbi(primal_scores, transition)) << "trial " << trial;
+  }
+}
+
+// Training in the dual form is the same function of the data: on the cases above, with labeled
+// and unlabeled examples, both norms and views, its Σ α ΔΦ equals the primal run's w to 1e-9 and
+// the epochs' decisions (margin violations, disagreements) agree. The support and pseudo-sequence
+// counts may differ by one or two: an α that one form's rounding leaves at 1e-17 and the other at
+// 0, or a repetition that ends on "no α changed" (exact comparison) in one form only. (Where two
+// labellings tie exactly — as active constraints of an SVM can — the forms' rounding may break
+// the tie differently; these cases have none.)
+TEST(HmSvm, DualFormTrainsThePrimalWeights) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0, 4}, {1, 5}, {2, 6}}), Tokens({{3, 7}, {0, 4}})};
+  const std::vector<std::vector<int32_t>> labels = {{1, 0, 2}, {2, 1}};
+  const std::vector<SentenceFeatures> unlabeled = {Tokens({{0, 7}, {1, 4}}), Tokens({{2, 5}, {3, 6}, {1, 7}}),
+                                                   Tokens({{3, 4}, {0, 6}})};
+  const std::vector<int32_t> view = {0, 0, 0, 0, 1, 1, 1, 1};
+  const HmPerceptronData data{&labeled, &labels, &unlabeled, &view, 3};
+  for (const auto& [views, norm] : std::vector<std::pair<int, int>>{{1, 1}, {1, 2}, {2, 1}, {2, 2}}) {
+    HmSvmOptions o;
+    o.views = views;
+    o.norm = norm;
+    o.c_u = 0.5;
+    o.growth.schedule = UnlabeledWeightSchedule::kConstant;
+    o.epochs = 6;
+    Result<HmSvmResult> primal = TrainHmSvm(data, o, {}, {});
+    o.form = HmSvmForm::kDual;
+    Result<HmSvmResult> dual = TrainHmSvm(data, o, {}, {});
+    ASSERT_OK(primal);
+    ASSERT_OK(dual);
+    const HmPerceptronWeights& p = primal.value().weights;
+    const HmPerceptronWeights& d = dual.value().weights;
+    EXPECT_GT(p.observation.cwiseAbs().maxCoeff(), 0.1);
+    EXPECT_LT((p.observation - d.observation).cwiseAbs().maxCoeff(), 1e-9) << views << " views, norm " << norm;
+    for (int v = 0; v < views; ++v)
+      EXPECT_LT((p.transition[v] - d.transition[v]).cwiseAbs().maxCoeff(), 1e-9) << views << " views, norm " << norm;
+    for (size_t e = 0; e < primal.value().epochs.size(); ++e) {
+      const HmSvmEpoch& pe = primal.value().epochs[e];
+      const HmSvmEpoch& de = dual.value().epochs[e];
+      EXPECT_EQ(pe.margin_violations, de.margin_violations);
+      EXPECT_EQ(pe.disagreements, de.disagreements);
+      EXPECT_NEAR(pe.support_sequences, de.support_sequences, 2);
+      EXPECT_NEAR(pe.unlabeled_pseudo, de.unlabeled_pseudo, 2);
+    }
+    if (views == 2) {
+      EXPECT_GT(primal.value().epochs.front().disagreements, 0);
+    }
+  }
+}
+
 TEST(HmSvm, BadOptionsAreInvalid) {
   const std::vector<SentenceFeatures> labeled = {Tokens({{0}})};
   const std::vector<std::vector<int32_t>> labels = {{1}};
