@@ -46,7 +46,7 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
     m_sum += std::bit_cast<V>(valid & std::bit_cast<IV>(m));
   }
   const size_t cells = static_cast<size_t>(batch.length) * K;
-  for (size_t i = 0; i < cells; ++i) psi[i] = ExpLanes<kLanes>(psi[i]);
+  for (size_t i = 0; i < cells; ++i) psi[i] = ExpLanes<kLanes, N>(psi[i]);
   return m_sum;
 }
 
