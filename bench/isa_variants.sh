@@ -4,6 +4,7 @@
 # times (so machine load hits all alike) and each benchmark's best real time is compared.
 #   bench/isa_variants.sh NATIVE_BUILD_DIR PORTABLE_BUILD_DIR BENCH [FILTER] [ROUNDS]
 # e.g. bench/isa_variants.sh build-native build crf_bench 'BM_CrfObjective' 3
+# TIME=cpu_time compares CPU times instead (steadier when other jobs share the cores).
 set -euo pipefail
 native="$1/bench/kernels/$3"
 portable="$2/bench/kernels/$3"
@@ -21,14 +22,14 @@ for r in $(seq "$rounds"); do
       --benchmark_out_format=json > /dev/null
   done
 done
-python3 - "$out" "$rounds" native "${variants[@]}" <<'PY'
+python3 - "$out" "$rounds" "${TIME:-real_time}" native "${variants[@]}" <<'PY'
 import json, sys
-folder, rounds, sides = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+folder, rounds, metric, sides = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 best, order = {s: {} for s in sides}, []
 for s in sides:
     for r in range(1, rounds + 1):
         for b in json.load(open(f"{folder}/{s}-{r}.json"))["benchmarks"]:
-            name, t = b["name"], b["real_time"]
+            name, t = b["name"], b[metric]
             if name not in order:
                 order.append(name)
             best[s][name] = min(best[s].get(name, t), t)

@@ -40,13 +40,13 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
     IV not_shifted_down = {};
     for (int k = 0; k < K; ++k) {
       p[k] -= m;
-      not_shifted_down |= PieceWise<N, IV>([](auto x) { return !(x <= 0.0); }, p[k]);
+      not_shifted_down = MaskOr(not_shifted_down, PieceWise<N, IV>([](auto x) { return !(x <= 0.0); }, p[k]));
     }
     *bad |= not_shifted_down;
     m_sum += std::bit_cast<V>(valid & std::bit_cast<IV>(m));
   }
   const size_t cells = static_cast<size_t>(batch.length) * K;
-  for (size_t i = 0; i < cells; ++i) psi[i] = ExpLanes<kLanes>(psi[i]);
+  for (size_t i = 0; i < cells; ++i) psi[i] = ExpLanes<kLanes, N>(psi[i]);
   return m_sum;
 }
 
@@ -107,7 +107,7 @@ template <ChainPotentials::Kind kKind, int N>
     const V c = LaneSum<kLanes>(a, K);
     IV valid;
     for (int l = 0; l < kLanes; ++l) valid[l] = t < batch.len(l) ? -1 : 0;
-    dead |= valid & PieceWise<N, IV>([](auto x) { return !(x > 0); }, c);  // impossible, NaN potentials or an underflow: no finite log Z
+    dead = MaskOr(dead, MaskAnd(valid, PieceWise<N, IV>([](auto x) { return !(x > 0); }, c)));  // impossible, NaN potentials or an underflow: no finite log Z
     const V s = PowerOfTwoScale<kLanes>(c, valid, &log2_sum);
     work.scale[t] = s;
     for (int j = 0; j < K; ++j) a[j] *= s;

@@ -51,7 +51,7 @@ struct ForwardResult {
 // Records position t's scale from the sum of its α; lanes ending with Σ α = 0 (or NaN) are dead.
 void ScaleStep(V sum, const LaneBatch<kLanes>& batch, int t, IV* dead, IV* log2_sum, SecondOrderWork& work) {
   const IV valid = ValidLanes(batch, t);
-  *dead |= valid & !(sum > 0);
+  *dead = MaskOr(*dead, MaskAnd(valid, IV(!(sum > 0))));
   work.scale[t] = PowerOfTwoScale<kLanes>(sum, valid, log2_sum);
 }
 

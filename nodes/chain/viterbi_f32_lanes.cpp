@@ -74,7 +74,7 @@ template <class FP, class MP>
 MP Certain(FP best, FP second, int t) {
   const float c = 2.0f * kUnitRoundoff * static_cast<float>(2 * t + 3);
   const MP clear = best - second > -c * (best + second);  // both <= 0: -(best + second) = |best| + |second|
-  return (best > -kInf) & ((second == -kInf) | clear);
+  return MaskAnd<MP>(best > -kInf, MaskOr<MP>(second == -kInf, clear));
 }
 
 // row[idx] for 0 <= idx < kRowWidth in a register narrower than the row: two-source permutes of
@@ -151,14 +151,14 @@ void Backtrack(const ViterbiF32Model& model, const LaneBatch<kF32Lanes>& batch, 
       Chain<FP, MP> even{dp[0] + ap[0], FP{} - kInf, MP{}};
       Chain<FP, MP> odd{FP{} - kInf, FP{} - kInf, MP{}};
       chain_internal::AddCandidates(dp, ap, K, even, odd);
-      const MP take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
+      const MP take_odd = MaskOr<MP>(odd.best > even.best, MaskAnd<MP>(odd.best == even.best, odd.arg < even.arg));
       const FP best = take_odd ? odd.best : even.best;
       const FP loser = take_odd ? even.best : odd.best;
       const FP second = loser > even.second ? loser : even.second;
       const MP certain = Certain<FP, MP>(best, second > odd.second ? second : odd.second, t);
       const MP arg = take_odd ? odd.arg : even.arg;
       const MP valid = t < LoadPiece<N>(length, p);
-      StorePiece<N>(&all_certain, p, LoadPiece<N>(all_certain, p) & (certain | ~valid));
+      StorePiece<N>(&all_certain, p, MaskAnd<MP>(LoadPiece<N>(all_certain, p), MaskOr<MP>(certain, ~valid)));
       StorePiece<N>(&next, p, valid ? arg : LoadPiece<N>(next, p));
       StorePiece<N>(&args, p, arg);
     }

@@ -81,7 +81,7 @@ void Backtrack(const ChainViterbiModel& model, const LaneBatch<kLanes>& batch, C
       ArgMaxChain<P, IP> even{dp[0] + ap[0], IP{}};
       ArgMaxChain<P, IP> odd{P{} - std::numeric_limits<double>::infinity(), IP{}};
       chain_internal::AddCandidates(dp, ap, K, even, odd);
-      const IP take_odd = (odd.best > even.best) | ((odd.best == even.best) & (odd.arg < even.arg));
+      const IP take_odd = MaskOr<IP>(odd.best > even.best, MaskAnd<IP>(odd.best == even.best, odd.arg < even.arg));
       StorePiece<N>(&arg, p, take_odd ? odd.arg : even.arg);
       StorePiece<N>(&best, p, take_odd ? odd.best : even.best);
     }

@@ -117,6 +117,23 @@ inline R PieceWise(const F& f, const V& a, const W&... b) {
   return r;
 }
 
+// a | b and a & b of comparison results (vectors of 0 / -1). Kernel code is compiled in helpers
+// for the file's x86-64-v2 target and inlined into the clones after: written as `(x > y) | (z < w)`
+// GCC 12 merges the two comparisons into one select condition of the helper's target (a 32- or
+// 64-byte vector there has no mask register), and the AVX2 or AVX-512 clone then evaluates that
+// condition one element at a time (vcomiss, vpextrd). Through unsigned vectors the comparisons
+// stay apart and each is compiled for the clone. Same values either way.
+template <class M>
+inline M MaskOr(M a, M b) {
+  typedef uint32_t Bits __attribute__((vector_size(sizeof(M))));
+  return std::bit_cast<M>(std::bit_cast<Bits>(a) | std::bit_cast<Bits>(b));
+}
+template <class M>
+inline M MaskAnd(M a, M b) {
+  typedef uint32_t Bits __attribute__((vector_size(sizeof(M))));
+  return std::bit_cast<M>(std::bit_cast<Bits>(a) & std::bit_cast<Bits>(b));
+}
+
 // std::vector of lane values at their full alignment. std::vector<Lanes<L>> is not enough: a
 // template argument drops the alignment attribute (GCC's -Wignored-attributes, silenced for that
 // reason in CMakeLists.txt), and the AVX-512 clones load and store whole vectors aligned.

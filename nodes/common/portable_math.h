@@ -37,12 +37,51 @@ struct IntOf<double> {
   using Type = int64_t;
 };
 
+// A whole 64-byte vector converts between int64 and double directly (AVX-512 has the
+// instructions, and its clone computes whole lane vectors); narrower pieces convert through int32
+// (values here are below 2^11 in magnitude) or by exponent arithmetic, which AVX2 and SSE have,
+// where a direct conversion would run one element at a time. Same values as the scalar casts.
+template <class V>
+inline constexpr bool kConvertsInt64 = sizeof(V) == 64;
+
 template <class V>
 inline V TruncTowardZero(V v) {
   if constexpr (std::is_same_v<V, double>) {
     return static_cast<double>(static_cast<int64_t>(v));
-  } else {
+  } else if constexpr (kConvertsInt64<V>) {
     return __builtin_convertvector(__builtin_convertvector(v, typename IntOf<V>::Type), V);
+  } else {
+    using I32 = Int32Lanes<sizeof(V) / sizeof(double)>;
+    return __builtin_convertvector(__builtin_convertvector(v, I32), V);
+  }
+}
+
+// 1.5 * 2^52: k + kRoundingBias is exact for an integral |k| < 2^51, and its bits are those of
+// kRoundingBias plus k.
+inline constexpr double kRoundingBias = 0x1.8p52;
+inline constexpr int64_t kRoundingBiasBits = 0x4338000000000000;
+
+// The int64 k of an integral double vector k, |k| < 2^51.
+template <class V>
+inline typename IntOf<V>::Type IntegralToInt(V k) {
+  return std::bit_cast<typename IntOf<V>::Type>(k + kRoundingBias) - kRoundingBiasBits;
+}
+
+// The double of an int64 vector k, |k| < 2^51.
+template <class V>
+inline V IntToDouble(typename IntOf<V>::Type k) {
+  return std::bit_cast<V>(k + kRoundingBiasBits) - kRoundingBias;
+}
+
+// v >> s for v >= 0, or wherever the result's high bits do not matter: a logical shift for
+// vectors (AVX2 has no int64 arithmetic shift).
+template <class I>
+inline I ShiftRight(I v, int s) {
+  if constexpr (std::is_same_v<I, int64_t>) {
+    return v >> s;
+  } else {
+    typedef uint64_t U __attribute__((vector_size(sizeof(I))));
+    return std::bit_cast<I>(std::bit_cast<U>(v) >> s);
   }
 }
 
@@ -53,8 +92,10 @@ inline V TwoTo(V k) {
   I bits;
   if constexpr (std::is_same_v<V, double>) {
     bits = static_cast<int64_t>(k);
-  } else {
+  } else if constexpr (kConvertsInt64<V>) {
     bits = __builtin_convertvector(k, I);
+  } else {
+    bits = IntegralToInt<V>(k);
   }
   return std::bit_cast<V>((bits + 1023) << 52);
 }
@@ -93,10 +134,11 @@ inline V ExpOf(V x) {
 // e^x, < 1 ulp.
 inline double Exp(double x) { return portable_math_internal::ExpOf<double>(x); }
 
-// e^x in every lane, the same bits as Exp lane by lane.
-template <int L>
+// e^x in every lane, the same bits as Exp lane by lane. N: the native width in bytes of the
+// clone it is compiled into (nodes/common/lanes.h); the lanes are computed in pieces of N bytes.
+template <int L, int N = kNativeBytesAvx512>
 inline Lanes<L> ExpLanes(Lanes<L> x) {
-  return portable_math_internal::ExpOf<Lanes<L>>(x);
+  return PieceWise<N, Lanes<L>>([](auto p) { return portable_math_internal::ExpOf<decltype(p)>(p); }, x);
 }
 
 namespace portable_math_internal {
@@ -116,18 +158,22 @@ inline V LogOf(V x) {
   const V subnormal_scale = x < std::numeric_limits<double>::min() ? zero + 0x1p54 : zero + 1.0;
   const V xs = x * subnormal_scale;
   const I bits = std::bit_cast<I>(xs);
-  I hx = bits >> 32;
-  const I k0 = (hx >> 20) - 1023 + (x < std::numeric_limits<double>::min() ? I{} - 54 : I{});
+  // The shifts are logical for vectors (see ShiftRight): they differ from the scalar's only where
+  // x's sign bit is set, whose result is selected from x alone at the end.
+  I hx = ShiftRight(bits, 32);
+  const I k0 = ShiftRight(hx, 20) - 1023 + (x < std::numeric_limits<double>::min() ? I{} - 54 : I{});
   hx &= 0x000fffff;
   const I half = (hx + 0x95f64) & 0x100000;  // 0x100000 when the mantissa is past sqrt(2): halve it
   const I normalized = ((hx | (half ^ 0x3ff00000)) << 32) | (bits & 0xffffffff);
-  const I k = k0 + (half >> 20);
+  const I k = k0 + ShiftRight(half, 20);
   const V f = std::bit_cast<V>(normalized) - 1.0;
   V dk;
   if constexpr (std::is_same_v<V, double>) {
     dk = static_cast<double>(k);
-  } else {
+  } else if constexpr (kConvertsInt64<V>) {
     dk = __builtin_convertvector(k, V);
+  } else {
+    dk = IntToDouble<V>(k);
   }
   const auto k_is_zero = k == 0;
   // |f| < 2^-20.
@@ -155,10 +201,10 @@ inline V LogOf(V x) {
 // Natural logarithm, < 1 ulp.
 inline double Log(double x) { return portable_math_internal::LogOf<double>(x); }
 
-// log x in every lane, the same bits as Log lane by lane.
-template <int L>
+// log x in every lane, the same bits as Log lane by lane; N as for ExpLanes.
+template <int L, int N = kNativeBytesAvx512>
 inline Lanes<L> LogLanes(Lanes<L> x) {
-  return portable_math_internal::LogOf<Lanes<L>>(x);
+  return PieceWise<N, Lanes<L>>([](auto p) { return portable_math_internal::LogOf<decltype(p)>(p); }, x);
 }
 
 // x[i] = Log(x[i]) for i < n, in lanes of 8 where it can (dispatched: portable_math.cpp).

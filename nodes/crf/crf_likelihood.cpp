@@ -31,24 +31,37 @@ constexpr int32_t kPrefetchAhead = 8;  // attributes; 3 to 16 measured the same
 
 using V = Lanes<8>;
 
-// Labels [8 b, 8 b + 8) of a row: all 8 for b < NB - 1, the last block's Tail (<= 8) then zeros.
-// The counts are compile-time constants, so each load is one or two vector moves.
-template <int NB, int Tail, class T>
-inline V LoadBlock(const T* row, int b) {
-  V v = {};
-  if (b + 1 < NB) {
-    for (int j = 0; j < 8; ++j) v[j] = row[8 * b + j];
-  } else {
-    for (int j = 0; j < Tail; ++j) v[j] = row[8 * b + j];
-  }
-  return v;
-}
+// A row of K = 8 (NB - 1) + Tail labels held in native pieces of N bytes (nodes/common/lanes.h):
+// W labels per piece, piece i holding labels [W i, W i + W) and zeros past K; the pieces past K
+// are left out. Narrower clones would otherwise build each 64-byte vector element by element.
+template <int N, int NB, int Tail>
+struct RowPieces {
+  using P = Piece<V, N>;
+  static constexpr int kWidth = NativePieces<V, N>::kWidth;
+  static constexpr int kLabels = 8 * (NB - 1) + Tail;
+  static constexpr int kCount = (kLabels + kWidth - 1) / kWidth;
 
-template <int NB, int Tail>
-inline void StoreBlock(const V& v, int b, double* row) {
-  const int n = b + 1 < NB ? 8 : Tail;
-  for (int j = 0; j < n; ++j) row[8 * b + j] = v[j];
-}
+  // Labels in piece i (the compiler sees whole pieces as vector moves).
+  static constexpr int Taken(int i) { return std::min(kWidth, kLabels - kWidth * i); }
+
+  // Piece i of a row of T (double or float).
+  template <int I, class T>
+  static P Load(const T* row) {
+    P v = {};
+    for (int j = 0; j < Taken(I); ++j) v[j] = row[kWidth * I + j];
+    return v;
+  }
+  template <int I>
+  static void Store(const P& v, double* row) {
+    for (int j = 0; j < Taken(I); ++j) row[kWidth * I + j] = v[j];
+  }
+  // f(integral_constant<int, i>) for every piece i.
+  template <class F>
+  static void ForEach(F&& f) {
+    [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }
+    (std::make_integer_sequence<int, kCount>{});
+  }
+};
 
 // Calls f(integral_constant NB, integral_constant Tail) for K = 8 (NB - 1) + Tail, NB <= 4, and
 // returns false for a larger K.
@@ -97,39 +110,40 @@ void SentenceScoresRows(const double* w, int64_t K, const SentenceFeatures& sent
   }
 }
 
-// The same with a token's row held in NB lane vectors of 8 labels (K <= 8 NB) while its
-// attributes are summed.
-template <int NB, int Tail>
+// The same with a token's row held in registers (RowPieces) while its attributes are summed.
+template <int N, int NB, int Tail>
 void SentenceScoresBlocked(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
                            const double* row_values) {
+  using Row = RowPieces<N, NB, Tail>;
   const int32_t T = sentence.size(), end = sentence.offsets[T];
   for (int32_t i = 0; i < std::min(kPrefetchAhead, end); ++i) PrefetchRow(w, K, sentence.ids[i]);
   for (int32_t t = 0; t < T; ++t) {
-    V acc[NB] = {};
+    typename Row::P acc[Row::kCount] = {};
     for (int32_t i = sentence.offsets[t]; i < sentence.offsets[t + 1]; ++i) {
       if (i + kPrefetchAhead < end) PrefetchRow(w, K, sentence.ids[i + kPrefetchAhead]);
       const int32_t a = sentence.ids[i];
       const double x = row_values ? row_values[a] : 1.0;
       const double* wa = w + a * K;
-      for (int b = 0; b < NB; ++b) acc[b] += x * LoadBlock<NB, Tail>(wa, b);
+      Row::ForEach([&](auto p) { acc[p] += x * Row::template Load<decltype(p)::value>(wa); });
     }
-    for (int b = 0; b < NB; ++b) StoreBlock<NB, Tail>(acc[b], b, rows + t * K);
+    Row::ForEach([&](auto p) { Row::template Store<decltype(p)::value>(acc[p], rows + t * K); });
   }
 }
 
+template <int N>
 void SentenceScoresKernel(const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
                           const double* row_values) {
   const bool blocked = DispatchBlocks(K, [&](auto nb, auto tail) {
-    SentenceScoresBlocked<decltype(nb)::value, decltype(tail)::value>(w, K, sentence, rows, row_values);
+    SentenceScoresBlocked<N, decltype(nb)::value, decltype(tail)::value>(w, K, sentence, rows, row_values);
   });
   if (!blocked) SentenceScoresRows(w, K, sentence, rows, row_values);
 }
 
 // Overwrites rows [T x K] with the sentence's scores.
-SEQFLOW_ISA_CLONES(void, SentenceScores,
-                   (const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
-                    const double* row_values),
-                   SentenceScoresKernel, (w, K, sentence, rows, row_values))
+SEQFLOW_ISA_WIDTH_CLONES(void, SentenceScores,
+                         (const double* w, int64_t K, const SentenceFeatures& sentence, double* rows,
+                          const double* row_values),
+                         SentenceScoresKernel, (w, K, sentence, rows, row_values))
 
 // What pass 2 reads: the float marginals, the inverted index, the gold labels and the weights.
 struct GatherInputs {
@@ -180,47 +194,54 @@ double GatherGradientRowsScalar(const GatherInputs& in, int64_t begin, int64_t e
   return 0.5 * in.inv_sigma2 * total;
 }
 
-// The same with an attribute's sum held in NB lane vectors of 8 labels (K <= 8 NB).
-template <int NB, int Tail>
+// The same with an attribute's sum held in registers (RowPieces); ‖w‖²'s partial sum k mod 8 is
+// element k mod W of piece (k / W) mod (8 / W) of `squared`.
+template <int N, int NB, int Tail>
 double GatherGradientRowsBlocked(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
+  using Row = RowPieces<N, NB, Tail>;
+  using P = typename Row::P;
+  constexpr int kSquaredPieces = 8 / Row::kWidth;
   const int64_t K = in.K, stop = in.occurrence_start[end];
-  V squared = {};
+  P squared[kSquaredPieces] = {};
   for (int64_t a = begin; a < end; ++a) {
-    V acc[NB] = {};
+    P acc[Row::kCount] = {};
     const int64_t first = in.occurrence_start[a], last = in.occurrence_start[a + 1];
     for (int64_t i = first; i < last; ++i) {
       PrefetchOccurrence(in, i, stop);
       const float* p = in.marginals + static_cast<int64_t>(in.occurrence_token[i]) * K;
-      for (int b = 0; b < NB; ++b) acc[b] += LoadBlock<NB, Tail>(p, b);
+      Row::ForEach([&](auto q) { acc[q] += Row::template Load<decltype(q)::value>(p); });
     }
     for (int64_t i = first; i < last; ++i) {
       const int32_t label = in.token_label[in.occurrence_token[i]];
-      acc[label / 8][label % 8] -= 1;
+      acc[label / Row::kWidth][label % Row::kWidth] -= 1;
     }
     const double x = in.row_values ? in.row_values[a] : 1.0;
     double* g = gradient + a * K;
     const double* wa = in.w + a * K;
-    for (int b = 0; b < NB; ++b) {
-      const V wb = LoadBlock<NB, Tail>(wa, b);
-      StoreBlock<NB, Tail>(x * acc[b] + wb * in.inv_sigma2, b, g);
-      squared += wb * wb;
-    }
+    Row::ForEach([&](auto q) {
+      const P wq = Row::template Load<decltype(q)::value>(wa);
+      Row::template Store<decltype(q)::value>(x * acc[q] + wq * in.inv_sigma2, g);
+      squared[q % kSquaredPieces] += wq * wq;
+    });
   }
   double total = 0;
-  for (int l = 0; l < 8; ++l) total += squared[l];
+  for (int q = 0; q < kSquaredPieces; ++q)
+    for (int l = 0; l < Row::kWidth; ++l) total += squared[q][l];
   return 0.5 * in.inv_sigma2 * total;
 }
 
+template <int N>
 double GatherGradientRowsKernel(const GatherInputs& in, int64_t begin, int64_t end, double* gradient) {
   double penalty = 0;
   const bool blocked = DispatchBlocks(in.K, [&](auto nb, auto tail) {
-    penalty = GatherGradientRowsBlocked<decltype(nb)::value, decltype(tail)::value>(in, begin, end, gradient);
+    penalty = GatherGradientRowsBlocked<N, decltype(nb)::value, decltype(tail)::value>(in, begin, end, gradient);
   });
   return blocked ? penalty : GatherGradientRowsScalar(in, begin, end, gradient);
 }
 
-SEQFLOW_ISA_CLONES(double, GatherGradientRows, (const GatherInputs& in, int64_t begin, int64_t end, double* gradient),
-                   GatherGradientRowsKernel, (in, begin, end, gradient))
+SEQFLOW_ISA_WIDTH_CLONES(double, GatherGradientRows,
+                         (const GatherInputs& in, int64_t begin, int64_t end, double* gradient),
+                         GatherGradientRowsKernel, (in, begin, end, gradient))
 
 }  // namespace
 
@@ -365,8 +386,7 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
   std::vector<SecondOrderWork> second_order_workspaces(second_order ? slots : 0);
   std::vector<std::vector<double>> slot_scores(slots);  // [shard tokens x K] row-major
   std::vector<std::vector<int32_t>> slot_row_ids(slots);
-  std::vector<LaneVector<Lanes<kLanes>>> slot_xi(slots,
-                                                 LaneVector<Lanes<kLanes>>(transition_cells, Lanes<kLanes>{}));
+  std::vector<LaneVector<Lanes<kLanes>>> slot_xi(slots, LaneVector<Lanes<kLanes>>(transition_cells, Lanes<kLanes>{}));
   Eigen::VectorXd counts = Eigen::VectorXd::Zero(transition_cells);
   double log_likelihood = 0;
   const double* values = row_values_.empty() ? nullptr : row_values_.data();
@@ -400,11 +420,11 @@ double CrfLikelihood::Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradie
         rows[l] = marginals_.data() + token_offset_[n] * K;
       }
       const std::array<double, kLanes> log_z =
-          second_order ? SecondOrderForwardBackward<float>(scores.data(), trigram_transition, batch,
-                                                           second_order_workspaces[slot], rows, {},
-                                                           slot_xi[slot].data())
-                       : ChainLanesForwardBackward<float>(potentials, chain_transition, batch, workspaces[slot],
-                                                          rows, slot_xi[slot].data());
+          second_order
+              ? SecondOrderForwardBackward<float>(scores.data(), trigram_transition, batch,
+                                                  second_order_workspaces[slot], rows, {}, slot_xi[slot].data())
+              : ChainLanesForwardBackward<float>(potentials, chain_transition, batch, workspaces[slot], rows,
+                                                 slot_xi[slot].data());
       for (double z : log_z) log_p -= z;
     }
     slot_counts[slot].setZero();

@@ -45,11 +45,7 @@ class CorrectionHistory {
   // Single precision stores tiny values (gradients of labels with marginal e^-90, say) as
   // subnormals, and each arithmetic use of a subnormal costs a microcode assist. They are flushed
   // to zero as they are stored; their contribution to a search direction is below round-off.
-  static Scalar Stored(double v) {
-    const Scalar x = static_cast<Scalar>(v);
-    if constexpr (std::is_same_v<Scalar, float>) return std::abs(x) < std::numeric_limits<float>::min() ? 0.0f : x;
-    return x;
-  }
+  static Scalar Stored(double v) { return mixed_dot_internal::Stored<Scalar>(v); }
 
   using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
@@ -198,7 +194,7 @@ class CorrectionHistory {
   }
 
   // direction = -(γ g + S t - γ Y u) and y_next = -g; returns gᵀdirection. y_next may be a stored
-  // pair's y (the oldest, when full): each block is read into the accumulator before it is written.
+  // pair's y (the oldest, when full): CombinePairs reads each value before it writes it.
   double Combine(const Eigen::VectorXd& g, const Eigen::VectorXd& t, const Eigen::VectorXd& u, Vector& direction,
                  Scalar* y_next) const {
     const int m = count_;
@@ -207,15 +203,10 @@ class CorrectionHistory {
     for (int k = 0; k < m; ++k)
       s[k] = s_[Slot(k)].data(), y[k] = y_[Slot(k)].data(), ts[k] = t[k], uy[k] = gamma_ * u[k];
     Scalar* d = direction.data();
-    const double gamma = gamma_;
     return BlockedSum(g.size(), threads_, [&](Eigen::Index b, Eigen::Index len) {
-      // Accumulated in double through an L2-sized scratch block, stored once.
-      thread_local std::vector<double> acc;
-      acc.resize(static_cast<size_t>(len));
-      for (Eigen::Index j = 0; j < len; ++j) acc[j] = -gamma * g[b + j];
-      for (int k = 0; k < m; ++k) AddPairTerms(acc.data(), y[k] + b, s[k] + b, uy[k], ts[k], len);
-      for (Eigen::Index j = 0; j < len; ++j) d[b + j] = Stored(acc[j]), y_next[b + j] = Stored(-g[b + j]);
-      return MixedDot(g.data() + b, d + b, len);
+      std::vector<const Scalar*> yb(m), sb(m);
+      for (int k = 0; k < m; ++k) yb[k] = y[k] + b, sb[k] = s[k] + b;
+      return CombinePairs(g.data() + b, gamma_, yb.data(), sb.data(), uy.data(), ts.data(), m, d + b, y_next + b, len);
     });
   }
 

@@ -7,7 +7,11 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "nodes/common/lanes.h"
@@ -18,36 +22,107 @@ namespace mixed_dot_internal {
 
 using Vec = Lanes<8>;  // 8 doubles
 
-template <class T>
-inline Vec Load(const T* p) {
+// The kernels below sum in lanes of 8 doubles (lane l takes the elements j = l mod 8) and run
+// each lane vector as native pieces of N bytes (nodes/common/lanes.h): a float vector converted to
+// a wider double vector than the target's registers goes through the stack, and the narrower
+// clones stalled on it. Lane by lane the arithmetic is the same for every N.
+template <int N>
+using DoublePiece = Piece<Vec, N>;
+template <int N>
+inline constexpr int kPieceWidth = NativePieces<Vec, N>::kWidth;
+
+// p[0 .. width) as doubles.
+template <int N, class T>
+inline DoublePiece<N> LoadAs(const T* p) {
+  DoublePiece<N> v;
   if constexpr (std::is_same_v<T, double>) {
-    Vec v;
     std::memcpy(&v, p, sizeof v);
-    return v;
   } else {
-    FloatLanes<8> f;
+    FloatLanes<kPieceWidth<N>> f;
     std::memcpy(&f, p, sizeof f);
-    return __builtin_convertvector(f, Vec);
+    v = __builtin_convertvector(f, DoublePiece<N>);
   }
+  return v;
 }
 
-template <class A, class B>
+template <int N, class A, class B>
 double MixedDotKernel(const A* a, const B* b, Eigen::Index n) {
-  Vec acc[4] = {};
+  constexpr int W = kPieceWidth<N>, C = 8 / W;
+  DoublePiece<N> acc[4][C] = {};
   Eigen::Index j = 0;
   for (; j + 32 <= n; j += 32)
-    for (int q = 0; q < 4; ++q) acc[q] += Load(a + j + 8 * q) * Load(b + j + 8 * q);
-  for (; j + 8 <= n; j += 8) acc[0] += Load(a + j) * Load(b + j);
-  const Vec sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (int q = 0; q < 4; ++q)
+      for (int p = 0; p < C; ++p) acc[q][p] += LoadAs<N>(a + j + 8 * q + W * p) * LoadAs<N>(b + j + 8 * q + W * p);
+  for (; j + 8 <= n; j += 8)
+    for (int p = 0; p < C; ++p) acc[0][p] += LoadAs<N>(a + j + W * p) * LoadAs<N>(b + j + W * p);
   double total = 0;
-  for (int l = 0; l < 8; ++l) total += sum[l];
+  for (int p = 0; p < C; ++p) {
+    const DoublePiece<N> sum = (acc[0][p] + acc[1][p]) + (acc[2][p] + acc[3][p]);
+    for (int l = 0; l < W; ++l) total += sum[l];
+  }
   for (; j < n; ++j) total += static_cast<double>(a[j]) * static_cast<double>(b[j]);
   return total;
 }
 
+// v in a history's precision T: single precision flushes the subnormals to zero (their use in
+// arithmetic costs a microcode assist each; see CorrectionHistory).
 template <class T>
-void AddPairTermsKernel(double* acc, const T* y, const T* s, double c, double a, Eigen::Index n) {
-  for (Eigen::Index j = 0; j < n; ++j) acc[j] += c * static_cast<double>(y[j]) - a * static_cast<double>(s[j]);
+inline T Stored(double v) {
+  const T x = static_cast<T>(v);
+  if constexpr (std::is_same_v<T, float>) return std::abs(x) < std::numeric_limits<float>::min() ? 0.0f : x;
+  return x;
+}
+
+// p[i] = Stored(v[i]) for i < width.
+template <int N, class T>
+inline void StoreAs(T* p, DoublePiece<N> v) {
+  if constexpr (std::is_same_v<T, double>) {
+    std::memcpy(p, &v, sizeof v);
+  } else {
+    using Floats = FloatLanes<kPieceWidth<N>>;
+    const Floats f = __builtin_convertvector(v, Floats);
+    const Floats magnitude = std::bit_cast<Floats>(std::bit_cast<Int32Lanes<kPieceWidth<N>>>(f) & 0x7fffffff);
+    const Floats kept = magnitude < std::numeric_limits<float>::min() ? Floats{} : f;
+    std::memcpy(p, &kept, sizeof kept);
+  }
+}
+
+// d[j] = Stored(-γ g[j] + Σ_k (c[k] y[k][j] - a[k] s[k][j])) (the terms added pair by pair, k
+// from 0) and y_next[j] = Stored(-g[j]) for j < n, in one pass; returns MixedDot(g, d, n),
+// accumulated as MixedDotKernel does while each piece of d is still in registers. y_next may be
+// one of the y[k] (each piece is read before it is written); d aliases nothing.
+template <int N, class T>
+double CombinePairsKernel(const double* g, double gamma, const T* const* y, const T* const* s, const double* c,
+                          const double* a, int m, T* d, T* y_next, Eigen::Index n) {
+  constexpr int W = kPieceWidth<N>, C = 8 / W;
+  auto direction = [&](Eigen::Index j) {
+    const DoublePiece<N> gj = LoadAs<N>(g + j);
+    DoublePiece<N> acc = -gamma * gj;
+    for (int k = 0; k < m; ++k) acc += c[k] * LoadAs<N>(y[k] + j) - a[k] * LoadAs<N>(s[k] + j);
+    StoreAs<N>(d + j, acc);
+    StoreAs<N>(y_next + j, -gj);
+    return gj * LoadAs<N>(d + j);
+  };
+  DoublePiece<N> dot[4][C] = {};
+  Eigen::Index j = 0;
+  for (; j + 32 <= n; j += 32)
+    for (int q = 0; q < 4; ++q)
+      for (int p = 0; p < C; ++p) dot[q][p] += direction(j + 8 * q + W * p);
+  for (; j + 8 <= n; j += 8)
+    for (int p = 0; p < C; ++p) dot[0][p] += direction(j + W * p);
+  double total = 0;
+  for (int p = 0; p < C; ++p) {
+    const DoublePiece<N> sum = (dot[0][p] + dot[1][p]) + (dot[2][p] + dot[3][p]);
+    for (int l = 0; l < W; ++l) total += sum[l];
+  }
+  for (; j < n; ++j) {
+    double acc = -gamma * g[j];
+    for (int k = 0; k < m; ++k) acc += c[k] * static_cast<double>(y[k][j]) - a[k] * static_cast<double>(s[k][j]);
+    d[j] = Stored<T>(acc);
+    y_next[j] = Stored<T>(-g[j]);
+    total += g[j] * static_cast<double>(d[j]);
+  }
+  return total;
 }
 
 }  // namespace mixed_dot_internal
@@ -58,9 +133,13 @@ double MixedDot(const float* a, const double* b, Eigen::Index n);
 double MixedDot(const double* a, const float* b, Eigen::Index n);
 double MixedDot(const float* a, const float* b, Eigen::Index n);
 
-// acc[j] += c y[j] - a s[j] for j < n: L-BFGS's direction, one stored pair at a time (element by
-// element, so every variant computes the same bits).
-void AddPairTerms(double* acc, const double* y, const double* s, double c, double a, Eigen::Index n);
-void AddPairTerms(double* acc, const float* y, const float* s, double c, double a, Eigen::Index n);
+// L-BFGS's direction over [0, n) from the m stored pairs (CorrectionHistory::Combine):
+// d[j] = Stored(-γ g[j] + Σ_k (c[k] y[k][j] - a[k] s[k][j])), y_next[j] = Stored(-g[j]);
+// returns Σ_j g[j] d[j] summed as MixedDot sums it. Element by element in a fixed order, so every
+// variant computes the same bits. y_next may be one of the y[k]; d aliases nothing.
+double CombinePairs(const double* g, double gamma, const double* const* y, const double* const* s, const double* c,
+                    const double* a, int m, double* d, double* y_next, Eigen::Index n);
+double CombinePairs(const double* g, double gamma, const float* const* y, const float* const* s, const double* c,
+                    const double* a, int m, float* d, float* y_next, Eigen::Index n);
 
 }  // namespace seqflow
