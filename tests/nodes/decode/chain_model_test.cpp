@@ -42,7 +42,7 @@ class ToyModel final : public ChainModel {
   TagEncoding ChainEncoding() const override { return TagEncoding::kIob2; }
   Result<ChainCorpus> Chains(const Corpus& data, int) const override {
     ChainCorpus out;
-    out.tables = {kind, transition, initial, table.data(), table.cols()};
+    out.tables = {kind, transition, initial, table.data(), table.cols(), Eigen::VectorXd()};
     for (const Sentence& s : data.sentences) {
       std::vector<int32_t> columns;
       for (const std::string& word : s.words()) {
