@@ -541,8 +541,8 @@ namespace {
 
 // Σ_n log Z of sentences [begin, end) of `corpus` under one expert's scores, added to *total in
 // shard order.
-void AddExpertLogPartition(const HybridCorpus& corpus, size_t begin, size_t end, const HybridLattice& chain,
-                           int expert, int threads, double* total) {
+void AddExpertLogPartition(const HybridCorpus& corpus, size_t begin, size_t end, const HybridLattice& chain, int expert,
+                           int threads, double* total) {
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardLanes> slot_lanes(slots);
   std::vector<double> slot_sums(slots, 0.0);
@@ -581,7 +581,8 @@ Result<Eigen::VectorXd> ExpertLogPartitions(const UnlabeledHybrid& corpus, const
   for (const RowMatrixXd& transition : experts) chains.emplace_back(transition, transition.cols());
   const Status visited = corpus.ForEachBlock([&](const HybridCorpus& data, size_t begin, size_t end) {
     for (size_t i = 0; i < experts.size(); ++i)
-      AddExpertLogPartition(data, begin, end, chains[i], static_cast<int>(i), threads, &totals(static_cast<Eigen::Index>(i)));
+      AddExpertLogPartition(data, begin, end, chains[i], static_cast<int>(i), threads,
+                            &totals(static_cast<Eigen::Index>(i)));
   });
   if (!visited.ok()) return visited;
   return totals;

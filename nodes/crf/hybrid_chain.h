@@ -84,8 +84,7 @@ class UnlabeledHybrid {
   // Resident: every caller holding a whole HybridCorpus passes it as is (implicit on purpose).
   UnlabeledHybrid(const HybridCorpus& resident) : resident_(&resident) {}  // NOLINT(google-explicit-constructor)
   // Streamed: `build` is called once per block and pass.
-  UnlabeledHybrid(size_t num_sentences, BlockBuilder build)
-      : num_sentences_(num_sentences), build_(std::move(build)) {}
+  UnlabeledHybrid(size_t num_sentences, BlockBuilder build) : num_sentences_(num_sentences), build_(std::move(build)) {}
 
   size_t num_sentences() const { return resident_ ? resident_->num_sentences() : num_sentences_; }
   bool streamed() const { return resident_ == nullptr; }
@@ -118,9 +117,9 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
 // corpus), the forward-backward passes are spread over them and reduced in one process's order
 // (distributed_shards.h): every rank gets the same bits, for any number of ranks; NaN if they
 // could not exchange their shards, or a streamed block could not be built.
-double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
-                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts,
-                            const ProcessGroup* processes = nullptr);
+double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
+                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                            GenerativeCounts& counts, const ProcessGroup* processes = nullptr);
 
 // The observed counts of the HMM events on a labeled corpus (the supervised start Θ(0)).
 // `vocabulary_sizes` = V_j. REQUIRES: corpus.labels non-empty.

@@ -309,9 +309,10 @@ class HysolProcedure {
 
 }  // namespace
 
-Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const UnlabeledHybrid& unlabeled,
-                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                               const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel,
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
+                               const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
+                               const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
+                               const HysolProgress& progress, const CancelToken& cancel,
                                const KernelCheckpoints& checkpoints) {
   return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
       .Run(checkpoints);

@@ -110,9 +110,10 @@ using HysolProgress = std::function<void(const HysolStep&)>;
 // `unlabeled` may be streamed (UnlabeledHybrid): its blocks are built once for the experts'
 // log-partitions, where a block that cannot be built ends the procedure with its Status, and again
 // at every E-step.
-Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const UnlabeledHybrid& unlabeled,
-                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                               const HysolOptions& options, const HysolProgress& progress,
-                               const CancelToken& cancel = {}, const KernelCheckpoints& checkpoints = {});
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
+                               const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
+                               const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
+                               const HysolProgress& progress, const CancelToken& cancel = {},
+                               const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

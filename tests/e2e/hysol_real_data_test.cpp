@@ -75,12 +75,12 @@ nlohmann::json RunReduced(const std::string& pipeline, const std::vector<std::st
 
 // `node` recomputed in the cache of a RunReduced whose output folder was `first_out`, with more
 // settings: the summary, its output folder in `out`.
-nlohmann::json RerunNode(const std::string& pipeline, const std::vector<std::string>& settings,
-                         const std::string& node, const std::string& first_out, std::string& out) {
+nlohmann::json RerunNode(const std::string& pipeline, const std::vector<std::string>& settings, const std::string& node,
+                         const std::string& first_out, std::string& out) {
   const std::string dir = first_out.substr(0, first_out.rfind('/'));
   out = dir + "/rerun";
-  std::vector<std::string> args = {"run",   PipelinePath(pipeline), "-j", "2", "--cache", dir + "/cache",
-                                   "--out", out,                    "--force", node};
+  std::vector<std::string> args = {
+      "run", PipelinePath(pipeline), "-j", "2", "--cache", dir + "/cache", "--out", out, "--force", node};
   for (const std::string& setting : settings) args.insert(args.end(), {"--set", setting});
   CliResult r = RunSeqflow(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -3,8 +3,6 @@
 // log-partition, the conditional log-likelihood and its γ-gradient (also against central finite
 // differences), the M-step's closed form, EM monotonicity of G(Θ|Γ) (Eq. 4/5) and the stopping rule.
 #include "nodes/crf/hybrid_chain.h"
-#include "tests/nodes/crf/hybrid_blocks.h"
-#include "tests/nodes/crf/random_theta.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +10,8 @@
 #include <cmath>
 #include <random>
 
+#include "tests/nodes/crf/hybrid_blocks.h"
+#include "tests/nodes/crf/random_theta.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
