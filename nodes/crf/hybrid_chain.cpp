@@ -1,6 +1,8 @@
 // The hybrid chain's potentials, E-step, M-step and Γ likelihood (hybrid_chain.h).
 #include "nodes/crf/hybrid_chain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,8 +21,9 @@ namespace seqflow {
 
 namespace {
 
-constexpr size_t kShard = 64;             // sentences per parallel shard
-constexpr size_t kBlockSentences = 8192;  // sentences whose marginals are held at once in the E-step
+constexpr size_t kShard = 64;  // sentences per parallel shard
+// Blocks of UnlabeledHybrid (whose marginals the E-step holds at once) start on shard boundaries.
+static_assert(kHybridBlockSentences % kShard == 0);
 
 Eigen::Index NumExperts(const ExpertTransitions& experts) { return static_cast<Eigen::Index>(experts.size()); }
 
@@ -221,6 +224,24 @@ Status ShareCounts(const ProcessGroup* processes, double* log_likelihood, RowMat
 
 }  // namespace
 
+Status UnlabeledHybrid::ForEachBlock(const BlockVisitor& visit) const {
+  const size_t sentences = num_sentences();
+  for (size_t block = 0; block < sentences; block += kHybridBlockSentences) {
+    const size_t block_end = std::min(sentences, block + kHybridBlockSentences);
+    if (resident_ != nullptr) {
+      visit(*resident_, block, block_end);
+      continue;
+    }
+    Result<HybridCorpus> built = build_(block, block_end);
+    if (!built.ok()) return built.status();
+    if (built->num_sentences() != block_end - block)
+      return Status::Internal(fmt::format("a block of the unlabeled text was built with {} sentences instead of {}",
+                                          built->num_sentences(), block_end - block));
+    visit(*built, 0, block_end - block);
+  }
+  return Status::Ok();
+}
+
 RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeParams& theta,
                              const Eigen::VectorXd& gamma) {
   const Eigen::Index experts_n = NumExperts(experts);
@@ -241,12 +262,12 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
   FillScores(corpus, n, theta, gamma, Eigen::Map<RowMatrixXd>(scores.data(), scores.rows(), scores.cols()));
 }
 
-double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
-                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts,
-                            const ProcessGroup* processes) {
-  const Eigen::Index labels = corpus.num_labels;
+double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
+                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                            GenerativeCounts& counts, const ProcessGroup* processes) {
   const int models = theta.num_models();
   const RowMatrixXd transition_weights = HybridTransition(experts, theta, gamma);
+  const Eigen::Index labels = transition_weights.cols();
   const HybridLattice transition(transition_weights, labels);
   counts.initial.setZero(labels);
   counts.transition.setZero(labels, labels);
@@ -263,24 +284,25 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
   const bool root = processes == nullptr || processes->rank() == 0;
   double log_likelihood = 0;
   RowMatrixXd marginals;
-  const size_t sentences = corpus.num_sentences();
-  for (size_t block = 0; block < sentences; block += kBlockSentences) {
-    const size_t block_end = std::min(sentences, block + kBlockSentences);
-    const int64_t base = corpus.offsets[block];
-    marginals.resize(corpus.offsets[block_end] - base, labels);
+  bool exchanged = true;
+  // Sentences [block, block_end) of `data`, a block of the unlabeled text.
+  auto visit = [&](const HybridCorpus& data, size_t block, size_t block_end) {
+    if (!exchanged) return;  // another block failed: every rank stops alike
+    const int64_t base = data.offsets[block];
+    marginals.resize(data.offsets[block_end] - base, labels);
     // Rows [first, last) of `marginals` hold the block's shard `shard`.
     auto shard_rows = [&](size_t shard) {
       const size_t begin = block + shard * kShard, end = std::min(block_end, begin + kShard);
-      return std::pair<int64_t, int64_t>(corpus.offsets[begin] - base, corpus.offsets[end] - base);
+      return std::pair<int64_t, int64_t>(data.offsets[begin] - base, data.offsets[end] - base);
     };
     DistributedShardsFns fns;
     fns.map = [&](size_t shard, size_t begin, size_t end, size_t slot) {
       slot_shard[slot] = shard;
       ShardLanes& lanes = slot_lanes[slot];
       RunShard(
-      corpus, block + begin, block + end, transition, true, &lanes,
-      [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
-      [&](size_t n) { return marginals.row(corpus.offsets[n] - base).data(); });
+          data, block + begin, block + end, transition, true, &lanes,
+          [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(data, n, theta, gamma, rows); },
+          [&](size_t n) { return marginals.row(data.offsets[n] - base).data(); });
       for (double z : lanes.log_z) slot_log_z[slot] += z;
       transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
     };
@@ -321,21 +343,23 @@ double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions&
       slot_log_z[slot] = 0;
       slot_bigrams[slot].setZero();
     };
-    if (!DistributedShardsOrdered(processes, block_end - block, kShard, threads, slots, fns).ok())
-      return std::numeric_limits<double>::quiet_NaN();
-    if (!root) continue;  // only rank 0 holds every marginal of the block
+    if (!DistributedShardsOrdered(processes, block_end - block, kShard, threads, slots, fns).ok()) {
+      exchanged = false;
+      return;
+    }
+    if (!root) return;  // only rank 0 holds every marginal of the block
     for (size_t n = block; n < block_end; ++n)
-      if (corpus.offsets[n + 1] > corpus.offsets[n])
-        counts.initial += marginals.row(corpus.offsets[n] - base).transpose();
+      if (data.offsets[n + 1] > data.offsets[n]) counts.initial += marginals.row(data.offsets[n] - base).transpose();
     // One feature type per task: each emission table is summed over the tokens in order.
     ParallelShards(static_cast<size_t>(models), 1, threads, [&](size_t, size_t j_begin, size_t j_end) {
       for (size_t j = j_begin; j < j_end; ++j) {
         RowMatrixXd& emission = counts.emission[j];
-        for (int64_t t = base; t < corpus.offsets[block_end]; ++t)
-          emission.row(corpus.symbols(t, static_cast<Eigen::Index>(j))) += marginals.row(t - base);
+        for (int64_t t = base; t < data.offsets[block_end]; ++t)
+          emission.row(data.symbols(t, static_cast<Eigen::Index>(j))) += marginals.row(t - base);
       }
     });
-  }
+  };
+  if (!corpus.ForEachBlock(visit).ok() || !exchanged) return std::numeric_limits<double>::quiet_NaN();
   if (!ShareCounts(processes, &log_likelihood, &transition_counts, &counts).ok())
     return std::numeric_limits<double>::quiet_NaN();
   counts.transition = SumOverFirstTag(transition_counts, labels);
@@ -513,18 +537,21 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
   return total.value;
 }
 
-double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads) {
-  const HybridLattice chain(transition, corpus.num_labels);
+namespace {
+
+// Σ_n log Z of sentences [begin, end) of `corpus` under one expert's scores, added to *total in
+// shard order.
+void AddExpertLogPartition(const HybridCorpus& corpus, size_t begin, size_t end, const HybridLattice& chain, int expert,
+                           int threads, double* total) {
   const size_t slots = OrderedSlots(threads);
   std::vector<ShardLanes> slot_lanes(slots);
   std::vector<double> slot_sums(slots, 0.0);
-  double total = 0;
   ParallelShardsOrdered(
-      corpus.num_sentences(), kShard, threads, slots,
-      [&](size_t, size_t begin, size_t end, size_t slot) {
+      end - begin, kShard, threads, slots,
+      [&](size_t, size_t shard_begin, size_t shard_end, size_t slot) {
         ShardLanes& lanes = slot_lanes[slot];
         RunShard(
-            corpus, begin, end, chain, false, &lanes,
+            corpus, begin + shard_begin, begin + shard_end, chain, false, &lanes,
             [&](size_t n, Eigen::Map<RowMatrixXd> rows) {
               rows = corpus.expert_scores[expert].middleRows(corpus.offsets[n], rows.rows()).cast<double>();
             },
@@ -532,10 +559,33 @@ double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transit
         for (double z : lanes.log_z) slot_sums[slot] += z;
       },
       [&](size_t, size_t slot) {
-        total += slot_sums[slot];
+        *total += slot_sums[slot];
         slot_sums[slot] = 0;
       });
+}
+
+}  // namespace
+
+double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads) {
+  double total = 0;
+  AddExpertLogPartition(corpus, 0, corpus.num_sentences(), HybridLattice(transition, corpus.num_labels), expert,
+                        threads, &total);
   return total;
+}
+
+Result<Eigen::VectorXd> ExpertLogPartitions(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
+                                            int threads) {
+  Eigen::VectorXd totals = Eigen::VectorXd::Zero(NumExperts(experts));
+  if (experts.empty()) return totals;
+  std::vector<HybridLattice> chains;
+  for (const RowMatrixXd& transition : experts) chains.emplace_back(transition, transition.cols());
+  const Status visited = corpus.ForEachBlock([&](const HybridCorpus& data, size_t begin, size_t end) {
+    for (size_t i = 0; i < experts.size(); ++i)
+      AddExpertLogPartition(data, begin, end, chains[i], static_cast<int>(i), threads,
+                            &totals(static_cast<Eigen::Index>(i)));
+  });
+  if (!visited.ok()) return visited;
+  return totals;
 }
 
 }  // namespace seqflow

@@ -23,9 +23,11 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/base/process_group.h"
+#include "engine/base/status.h"
 #include "nodes/chain/linear_chain.h"
 
 namespace seqflow {
@@ -64,6 +66,37 @@ struct HybridCorpus {
   int64_t num_tokens() const { return offsets.empty() ? 0 : offsets.back(); }
 };
 
+// A corpus seen by the passes over the unlabeled text (HySOL's E-step and Σ log Z_i), in blocks of
+// whole sentences visited in order: either resident (one HybridCorpus, the blocks are views of it)
+// or streamed (each block's HybridCorpus built when a pass reaches it and dropped after), so the
+// per-token inputs of the whole text need not sit in memory. Blocks hold kHybridBlockSentences
+// sentences (the last fewer), a multiple of the passes' parallel shard, so both forms run the same
+// shards in the same order and give the same bits.
+inline constexpr size_t kHybridBlockSentences = 8192;
+
+class UnlabeledHybrid {
+ public:
+  // The hybrid inputs of sentences [begin, end) with offsets from 0; an error ends the pass.
+  using BlockBuilder = std::function<Result<HybridCorpus>(size_t begin, size_t end)>;
+  // Visits the sentences [begin, end) of `corpus` (a block).
+  using BlockVisitor = std::function<void(const HybridCorpus& corpus, size_t begin, size_t end)>;
+
+  // Resident: every caller holding a whole HybridCorpus passes it as is (implicit on purpose).
+  UnlabeledHybrid(const HybridCorpus& resident) : resident_(&resident) {}  // NOLINT(google-explicit-constructor)
+  // Streamed: `build` is called once per block and pass.
+  UnlabeledHybrid(size_t num_sentences, BlockBuilder build) : num_sentences_(num_sentences), build_(std::move(build)) {}
+
+  size_t num_sentences() const { return resident_ ? resident_->num_sentences() : num_sentences_; }
+  bool streamed() const { return resident_ == nullptr; }
+  // Calls visit on each block in sentence order; the first build error.
+  Status ForEachBlock(const BlockVisitor& visit) const;
+
+ private:
+  const HybridCorpus* resident_ = nullptr;
+  size_t num_sentences_ = 0;
+  BlockBuilder build_;
+};
+
 // The fixed parts of the experts besides their token scores: A_i [K x K] each, or all of them
 // trigram rows G_i [(K+1) K x K] for a second-order hybrid.
 using ExpertTransitions = std::vector<RowMatrixXd>;
@@ -83,10 +116,10 @@ void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& 
 // (the caller stops with a numerical error). With `processes` (MPI ranks, each holding the whole
 // corpus), the forward-backward passes are spread over them and reduced in one process's order
 // (distributed_shards.h): every rank gets the same bits, for any number of ranks; NaN if they
-// could not exchange their shards.
-double HybridExpectedCounts(const HybridCorpus& corpus, const ExpertTransitions& experts, const GenerativeParams& theta,
-                            const Eigen::VectorXd& gamma, int threads, GenerativeCounts& counts,
-                            const ProcessGroup* processes = nullptr);
+// could not exchange their shards, or a streamed block could not be built.
+double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
+                            const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
+                            GenerativeCounts& counts, const ProcessGroup* processes = nullptr);
 
 // The observed counts of the HMM events on a labeled corpus (the supervised start Θ(0)).
 // `vocabulary_sizes` = V_j. REQUIRES: corpus.labels non-empty.
@@ -115,5 +148,10 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
 
 // Σ_n log Z_i(x_n) of expert i alone (the constant that makes HybridExpectedCounts' value G).
 double ExpertLogPartition(const HybridCorpus& corpus, const RowMatrixXd& transition, int expert, int threads);
+
+// ExpertLogPartition of every expert (transitions A_i or G_i) in one pass over the blocks, the same
+// bits; Status of a block that could not be built.
+Result<Eigen::VectorXd> ExpertLogPartitions(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
+                                            int threads);
 
 }  // namespace seqflow

@@ -66,8 +66,21 @@ ArtifactPtr RunLop(NodeContext& ctx, const LopNodeOptions& options) {
 struct HysolNodeOptions {
   TemplateChoice features{"hysol_chunking", {}};
   int min_count = 1;
+  bool stream_unlabeled = false;
   HysolOptions hysol;
 };
+
+// Sentences [begin, end) of `corpus` as a corpus of their own (the strings are copied).
+Corpus SentenceRange(const Corpus& corpus, size_t begin, size_t end) {
+  Corpus part;
+  part.columns = corpus.columns;
+  part.label_names = corpus.label_names;
+  part.encoding = corpus.encoding;
+  part.source = corpus.source;
+  part.sentences.assign(corpus.sentences.begin() + static_cast<std::ptrdiff_t>(begin),
+                        corpus.sentences.begin() + static_cast<std::ptrdiff_t>(end));
+  return part;
+}
 
 std::string TraceCsv(const std::vector<HysolStep>& trace) {
   std::string csv = "iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,theta_change";
@@ -100,8 +113,20 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
       ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *train, true, threads));
   const HybridCorpus heldout_data =
       ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, threads));
-  const HybridCorpus unlabeled_data =
-      ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads));
+  // Streamed, the unlabeled text's per-token inputs exist one block at a time, rebuilt at every pass
+  // (nodes/crf/README.md, "Memory").
+  HybridCorpus resident_data;
+  if (!declared.stream_unlabeled)
+    resident_data =
+        ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads));
+  const UnlabeledHybrid unlabeled_data =
+      declared.stream_unlabeled
+          ? UnlabeledHybrid(unlabeled->sentences.size(),
+                            [&](size_t begin, size_t end) {
+                              return BuildHybridCorpus(model->experts, model->symbols, model->label_names,
+                                                       SentenceRange(*unlabeled, begin, end), false, threads);
+                            })
+          : UnlabeledHybrid(resident_data);
   const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   HysolOptions options = declared.hysol;
@@ -132,7 +157,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   ctx.Metric("selected_iteration", result.selected_iteration);
   ctx.Metric("theta_change", last_fit->theta_change);
   ctx.Metric("heldout_objective", selected_fit->heldout);
-  ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled_data.num_tokens()));
+  ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled->num_tokens()));
   int64_t symbols = 0;
   for (int64_t v : model->symbols.vocabulary_sizes()) symbols += v;
   ctx.Metric("symbols", static_cast<double>(symbols));
@@ -177,6 +202,10 @@ ParamTable<HysolNodeOptions> HysolParams() {
   table.Include(&O::features, TemplateParams())
       .Int("min_count", &O::min_count, "occurrences a feature value needs to be its own HMM symbol")
       .Min(1)
+      .Bool("stream_unlabeled", &O::stream_unlabeled,
+            "build the unlabeled text's per-token inputs (expert scores, HMM symbols, 424 bytes a token on "
+            "CoNLL-2000) block by block at every pass instead of holding them whole: the same bits, about 3x "
+            "the CPU (nodes/crf/README.md, \"Memory\")")
       .Double("xi_prime", hysol(&HysolOptions::xi_prime), kXiPrimeDoc)
       .Min(0)
       .Double("eta_prime", hysol(&HysolOptions::eta_prime),

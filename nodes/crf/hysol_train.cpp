@@ -113,7 +113,7 @@ bool SameShape(const GenerativeParams& theta, const GenerativeParams& like) {
 // Figure 1 with the state it carries between steps; Run() is TrainHysol.
 class HysolProcedure {
  public:
-  HysolProcedure(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
+  HysolProcedure(const HybridCorpus& labeled, const HybridCorpus& heldout, const UnlabeledHybrid& unlabeled,
                  const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
                  const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel)
       : labeled_(labeled),
@@ -172,9 +172,9 @@ class HysolProcedure {
     if (!fit.ok()) return fit.status();
     result_.gamma = fit->gamma;
     if (Status s = Report(HysolStep{0, "gamma", 0, 0, at_uniform, fit->objective, 0, result_.gamma}); !s.ok()) return s;
-    log_partitions_.resize(experts_n_);
-    for (Eigen::Index i = 0; i < experts_n_; ++i)
-      log_partitions_(i) = ExpertLogPartition(unlabeled_, experts_[i], static_cast<int>(i), options_.threads);
+    Result<Eigen::VectorXd> log_partitions = ExpertLogPartitions(unlabeled_, experts_, options_.threads);
+    if (!log_partitions.ok()) return log_partitions.status().Annotate("HySOL: the experts' log-partitions");
+    log_partitions_ = std::move(log_partitions).value();
     return Status();
   }
 
@@ -289,7 +289,7 @@ class HysolProcedure {
 
   const HybridCorpus& labeled_;
   const HybridCorpus& heldout_;
-  const HybridCorpus& unlabeled_;
+  const UnlabeledHybrid& unlabeled_;
   const ExpertTransitions& experts_;
   const std::vector<int64_t>& vocabulary_sizes_;
   const HysolOptions& options_;
@@ -309,9 +309,10 @@ class HysolProcedure {
 
 }  // namespace
 
-Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
-                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                               const HysolOptions& options, const HysolProgress& progress, const CancelToken& cancel,
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
+                               const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
+                               const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
+                               const HysolProgress& progress, const CancelToken& cancel,
                                const KernelCheckpoints& checkpoints) {
   return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
       .Run(checkpoints);

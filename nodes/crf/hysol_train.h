@@ -107,9 +107,13 @@ using HysolProgress = std::function<void(const HysolStep&)>;
 // is requested (checked after every step).
 // REQUIRES: `labeled` and `heldout` carry gold labels; all three corpora have the same I experts
 // and J symbol columns; vocabulary_sizes = V_j.
-Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout, const HybridCorpus& unlabeled,
-                               const ExpertTransitions& experts, const std::vector<int64_t>& vocabulary_sizes,
-                               const HysolOptions& options, const HysolProgress& progress,
-                               const CancelToken& cancel = {}, const KernelCheckpoints& checkpoints = {});
+// `unlabeled` may be streamed (UnlabeledHybrid): its blocks are built once for the experts'
+// log-partitions, where a block that cannot be built ends the procedure with its Status, and again
+// at every E-step.
+Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
+                               const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
+                               const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
+                               const HysolProgress& progress, const CancelToken& cancel = {},
+                               const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -3,7 +3,6 @@
 // log-partition, the conditional log-likelihood and its γ-gradient (also against central finite
 // differences), the M-step's closed form, EM monotonicity of G(Θ|Γ) (Eq. 4/5) and the stopping rule.
 #include "nodes/crf/hybrid_chain.h"
-#include "tests/nodes/crf/random_theta.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +10,8 @@
 #include <cmath>
 #include <random>
 
+#include "tests/nodes/crf/hybrid_blocks.h"
+#include "tests/nodes/crf/random_theta.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
@@ -213,6 +214,44 @@ TEST(HybridChain, CorpusKernelsAreBitIdenticalAcrossThreadCounts) {
     EXPECT_TRUE(gradient == gradient_one);
     EXPECT_EQ(ExpertLogPartition(s.corpus, s.experts[1], 1, threads), z_one);
   }
+}
+
+// The unlabeled text streamed block by block (UnlabeledHybrid) gives the resident corpus' bits: the
+// E-step (counts and value) and every expert's log-partition, for 1 and 2 threads, over three blocks.
+TEST(HybridChain, StreamedBlocksGiveTheResidentBits) {
+  const Problem s = MakeProblem(41, 2 * kHybridBlockSentences + 100, false);
+  size_t builds = 0;
+  const UnlabeledHybrid streamed = testutil::Streamed(s.corpus, &builds);
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << "threads=" << threads);
+    GenerativeCounts resident, blocks;
+    const double value = HybridExpectedCounts(s.corpus, s.experts, s.theta, s.gamma, threads, resident);
+    EXPECT_EQ(HybridExpectedCounts(streamed, s.experts, s.theta, s.gamma, threads, blocks), value);
+    ExpectIdentical(blocks, resident);
+    const Eigen::VectorXd log_z = ValueOrThrow(ExpertLogPartitions(streamed, s.experts, threads));
+    ASSERT_EQ(log_z.size(), kI);
+    for (int i = 0; i < kI; ++i) EXPECT_EQ(log_z(i), ExpertLogPartition(s.corpus, s.experts[i], i, 1)) << "i=" << i;
+  }
+  EXPECT_EQ(builds, 2u * 2u * 3u) << "each pass builds each of the 3 blocks once";
+}
+
+TEST(HybridChain, StreamedBlockThatCannotBeBuiltEndsThePass) {
+  const Problem s = MakeProblem(42, kHybridBlockSentences + 10, false);
+  const UnlabeledHybrid failing(s.corpus.num_sentences(), [](size_t begin, size_t) -> Result<HybridCorpus> {
+    if (begin == 0) return HybridCorpus{};
+    return Status::Invalid("reuters.txt: no column 'pos'");
+  });
+  const Result<Eigen::VectorXd> log_z = ExpertLogPartitions(failing, s.experts, 1);
+  EXPECT_EQ(log_z.status().code(), StatusCode::kInternal) << "block 0 was built with 0 sentences instead of 8192";
+  const UnlabeledHybrid second_fails(s.corpus.num_sentences(), [&s](size_t begin, size_t end) -> Result<HybridCorpus> {
+    if (begin > 0) return Status::Invalid("reuters.txt: no column 'pos'");
+    return testutil::SliceSentences(s.corpus, begin, end);
+  });
+  const Result<Eigen::VectorXd> second = ExpertLogPartitions(second_fails, s.experts, 1);
+  EXPECT_EQ(second.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(second.status().message().find("no column 'pos'"), std::string::npos) << second.status().message();
+  GenerativeCounts counts;
+  EXPECT_TRUE(std::isnan(HybridExpectedCounts(second_fails, s.experts, s.theta, s.gamma, 1, counts)));
 }
 
 TEST(HybridChain, ConditionalLogLikelihoodAndGammaGradient) {

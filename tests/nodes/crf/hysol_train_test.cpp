@@ -21,6 +21,7 @@
 #include "nodes/crf/crf_train.h"
 #include "nodes/crf/hybrid_model.h"
 #include "nodes/crf/hybrid_nodes.h"
+#include "tests/nodes/crf/hybrid_blocks.h"
 #include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
@@ -451,6 +452,28 @@ TEST(TrainHysol, BitIdenticalForAnyThreadCount) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     ExpectSameBits(Train(p, o), one);
   }
+}
+
+// The unlabeled text streamed in blocks (two of them here), as crf.hysol's stream_unlabeled runs it: the bits of
+// the resident corpus, and a block that cannot be built ends the procedure with its Status.
+TEST(TrainHysol, StreamedUnlabeledTextGivesTheResidentBits) {
+  const Problem p = MakeProblem(80, static_cast<int>(kHybridBlockSentences) + 200);
+  HysolOptions o = TestOptions();
+  o.max_iterations = 2, o.em_iterations = 3, o.threads = 2;
+  size_t builds = 0;
+  const HysolResult streamed = ValueOrThrow(
+      TrainHysol(p.labeled, p.heldout, testutil::Streamed(p.unlabeled, &builds), p.experts, p.vocabulary, o, nullptr));
+  ExpectSameBits(streamed, Train(p, o));
+  size_t passes = 1;  // the experts' log-partitions
+  for (const HysolStep& step : streamed.trace) passes += step.step == "em" ? 1 : 0;
+  if (!streamed.converged) ++passes;  // G of the last pair
+  EXPECT_EQ(builds, 2 * passes);
+
+  const UnlabeledHybrid broken(p.unlabeled.num_sentences(), [](size_t, size_t) -> Result<HybridCorpus> {
+    return Status::Invalid("no column 'pos'");
+  });
+  const Result<HysolResult> failed = TrainHysol(p.labeled, p.heldout, broken, p.experts, p.vocabulary, o, nullptr);
+  EXPECT_EQ(failed.status().code(), StatusCode::kInvalid);
 }
 
 // Checkpoints between outer alternations: resumed from the state after every iteration, with and
