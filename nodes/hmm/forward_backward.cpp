@@ -279,4 +279,20 @@ std::vector<std::vector<int32_t>> PosteriorDecodeCorpus(const HmmParams& hmm,
   return labels;
 }
 
+ExpectedCounts LabeledSentenceCounts(int num_states, int num_symbols, const std::vector<std::vector<int32_t>>& words,
+                                     const std::vector<std::vector<int32_t>>& labels) {
+  ExpectedCounts counts = ExpectedCounts::Zero(num_states, num_symbols);
+  for (size_t s = 0; s < labels.size(); ++s) {
+    const std::vector<int32_t>& y = labels[s];
+    if (y.empty()) continue;
+    counts.initial[y[0]] += 1;
+    for (size_t t = 0; t < y.size(); ++t) {
+      counts.emission(y[t], words[s][t]) += 1;
+      if (t + 1 < y.size()) counts.transition(y[t], y[t + 1]) += 1;
+    }
+    counts.tokens += static_cast<int64_t>(y.size());
+  }
+  return counts;
+}
+
 }  // namespace seqflow

@@ -42,6 +42,12 @@ struct ExpectedCounts {
   void Add(const ExpectedCounts& other, double weight = 1.0);
 };
 
+// The counts of tagged sentences (initial, transitions, emissions, tokens; log_likelihood 0).
+// REQUIRES: labels[s] and words[s] of one length, labels in [0, num_states), words in
+// [0, num_symbols).
+ExpectedCounts LabeledSentenceCounts(int num_states, int num_symbols, const std::vector<std::vector<int32_t>>& words,
+                                     const std::vector<std::vector<int32_t>>& labels);
+
 // Returns log p(obs); fills `gamma` [T x K] with the state posteriors when non-null.
 // Returns -infinity when obs has probability zero under the model.
 double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen::MatrixXd* gamma);

@@ -6,27 +6,10 @@
 #include "nodes/common/portable_math.h"
 
 namespace seqflow {
-namespace {
-
-ExpectedCounts LabeledCounts(int K, int V, const IdSentences& words, const IdSentences& labels) {
-  ExpectedCounts counts = ExpectedCounts::Zero(K, V);
-  for (size_t s = 0; s < labels.size(); ++s) {
-    const std::vector<int32_t>& y = labels[s];
-    if (y.empty()) continue;
-    counts.initial[y[0]] += 1;
-    for (size_t t = 0; t < y.size(); ++t) {
-      counts.emission(y[t], words[s][t]) += 1;
-      if (t + 1 < y.size()) counts.transition(y[t], y[t + 1]) += 1;
-    }
-  }
-  return counts;
-}
-
-}  // namespace
 
 Eigen::VectorXd Em0(const PomLayout& layout, const IdSentences& words, const IdSentences& labels,
                     const HmmSmoothing& smoothing) {
-  ExpectedCounts counts = LabeledCounts(layout.num_states(), layout.num_symbols(), words, labels);
+  ExpectedCounts counts = LabeledSentenceCounts(layout.num_states(), layout.num_symbols(), words, labels);
   counts.initial.array() += smoothing.initial;
   counts.transition.array() += smoothing.transition;
   counts.emission.array() += smoothing.emission;

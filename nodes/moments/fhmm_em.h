@@ -40,10 +40,6 @@ struct FhmmEmOptions {
   int threads = 1;
 };
 
-// Counts of the labeled sentences (log_likelihood unused). REQUIRES: as Em0 (em_lambda.h).
-ExpectedCounts LabeledSentenceCounts(int num_states, int num_symbols, const std::vector<std::vector<int32_t>>& words,
-                                     const std::vector<std::vector<int32_t>>& labels);
-
 // μ [K x W]: each row of `emission_counts` [K x V] normalised and mapped through Φ [V x W]; a
 // row with no counts gives a zero row.
 Eigen::MatrixXd ExpectedFeatureMeans(const Eigen::MatrixXd& emission_counts, const Eigen::SparseMatrix<double>& phi);
@@ -56,7 +52,7 @@ Result<HmmParams> FhmmMStep(const ExpectedCounts& counts, const Eigen::SparseMat
 // The feature HMM estimated from tagged sentences (labeled, or self-labeled as by hmm.self_train):
 // initial and transitions counted with options.smoothing, each label's emissions fitted by Eq. 25
 // to the feature means of its tokens (a label with no tokens: uniform row), weights from zero.
-// REQUIRES: as LabeledSentenceCounts; num_symbols = phi.rows().
+// REQUIRES: as LabeledSentenceCounts (forward_backward.h); num_symbols = phi.rows().
 Result<HmmParams> EstimateTaggedFhmm(const std::vector<std::vector<int32_t>>& words,
                                      const std::vector<std::vector<int32_t>>& labels, int num_states,
                                      const Eigen::SparseMatrix<double>& phi, const FhmmEmOptions& options,

@@ -96,6 +96,16 @@ double MetricOf(const nlohmann::json& summary, const std::string& node, const st
   return summary.at("runs").at(run).at("nodes").at(node).at("metrics").at(name).get<double>();
 }
 
+size_t RunWithAblation(const nlohmann::json& summary, const std::string& field, const std::string& value) {
+  const auto& runs = summary.at("runs");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& ablation = runs[i].at("ablation");
+    if (ablation.contains(field) && ablation.at(field) == value) return i;
+  }
+  ADD_FAILURE() << "no run with " << field << " = " << value;
+  return 0;
+}
+
 std::string PipelinePath(const std::string& relative) { return SourceDir() + "/pipelines/" + relative; }
 
 }  // namespace seqflow::testutil

@@ -35,6 +35,8 @@ nlohmann::json ReadSummary(const std::string& out_dir);
 std::map<std::string, std::string> NodeStatuses(const nlohmann::json& summary, size_t run = 0);
 // Metric `name` of node `node` in run `run`; throws if absent.
 double MetricOf(const nlohmann::json& summary, const std::string& node, const std::string& name, size_t run = 0);
+// The first run whose ablation sets `field` (NODE.PARAM) to `value`; a test failure and 0 if none.
+size_t RunWithAblation(const nlohmann::json& summary, const std::string& field, const std::string& value);
 
 // Absolute path of a file under the project's pipelines/ folder.
 std::string PipelinePath(const std::string& relative);
