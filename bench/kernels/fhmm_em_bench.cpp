@@ -12,10 +12,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "engine/base/env.h"
-#include "nodes/features/vocab_builder.h"
-#include "nodes/hmm/hmm_model.h"
-#include "nodes/io/conll_reader.h"
+#include "bench/kernels/malagasy_raw.h"
 #include "nodes/moments/fhmm_em.h"
 #include "nodes/moments/word_features.h"
 
@@ -24,31 +21,20 @@ namespace {
 
 constexpr int kStates = 12;
 
+// The raw text's symbols and word features, and a fixed random HMM of kStates states over them.
 struct Setup {
-  std::vector<std::vector<int32_t>> symbols;
   WordFeatures features;
   HmmParams hmm;
-  int64_t tokens = 0;
 };
 
 const Setup& Malagasy() {
   static const Setup setup = [] {
-    const char* env = std::getenv("SEQFLOW_DATA");
-    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "malagasy_pos/raw.txt");
-    Result<std::string> bytes = Env::Default()->ReadFile(path);
-    if (!bytes.ok()) throw StatusError(bytes.status());
-    Result<Corpus> corpus = ParseTextLines(*bytes, path, 0, FileEncoding::kUtf8);
-    if (!corpus.ok()) throw StatusError(corpus.status());
-    VocabOptions options;
-    options.min_count = 3;
-    Vocab vocab = BuildVocab({&*corpus}, options);
+    const MalagasyRawText& raw = MalagasyRaw();
     Setup s;
-    s.symbols = CorpusSymbols(vocab, *corpus);
-    s.features = BuildWordFeatures(vocab);
-    s.tokens = static_cast<int64_t>(corpus->num_tokens());
+    s.features = BuildWordFeatures(*raw.vocab);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> u(0.1, 1.0);
-    const int v = vocab.size();
+    const int v = raw.vocab->size();
     s.hmm.initial = Eigen::VectorXd::NullaryExpr(kStates, [&] { return u(rng); });
     s.hmm.initial /= s.hmm.initial.sum();
     s.hmm.transition = Eigen::MatrixXd::NullaryExpr(kStates, kStates, [&] { return u(rng); });
@@ -65,17 +51,17 @@ const Setup& Malagasy() {
 void BM_FhmmEStep(benchmark::State& state) {
   const Setup& s = Malagasy();
   for (auto _ : state) {
-    ExpectedCounts c = CorpusExpectedCounts(s.hmm, s.symbols, static_cast<int>(state.range(0)));
+    ExpectedCounts c = CorpusExpectedCounts(s.hmm, MalagasyRaw().symbols, static_cast<int>(state.range(0)));
     benchmark::DoNotOptimize(c.log_likelihood);
   }
   state.counters["tokens/s"] = benchmark::Counter(
-      static_cast<double>(s.tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+      static_cast<double>(MalagasyRaw().tokens) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_FhmmEStep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FhmmMStep(benchmark::State& state) {
   const Setup& s = Malagasy();
-  static const ExpectedCounts counts = CorpusExpectedCounts(s.hmm, s.symbols, 0);
+  static const ExpectedCounts counts = CorpusExpectedCounts(s.hmm, MalagasyRaw().symbols, 0);
   FhmmEmOptions options;
   options.threads = static_cast<int>(state.range(0));
   Eigen::MatrixXd fitted = Eigen::MatrixXd::Zero(kStates, s.features.phi.cols());

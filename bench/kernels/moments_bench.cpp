@@ -12,49 +12,19 @@
 
 #include <cstdlib>
 
-#include "engine/base/env.h"
-#include "nodes/features/vocab_builder.h"
-#include "nodes/hmm/hmm_model.h"
-#include "nodes/io/conll_reader.h"
+#include "bench/kernels/malagasy_raw.h"
 #include "nodes/moments/anchor_emissions.h"
 #include "nodes/moments/context_features.h"
 
 namespace seqflow {
 namespace {
 
-struct RawText {
-  std::vector<std::vector<int32_t>> symbols;
-  int32_t num_symbols = 0;
-  int64_t tokens = 0;
-  std::shared_ptr<const Vocab> vocab;
-};
-
-const RawText& MalagasyRaw() {
-  static const RawText raw = [] {
-    const char* env = std::getenv("SEQFLOW_DATA");
-    const std::string path = JoinPath(env && *env ? env : SEQFLOW_DEFAULT_DATA, "malagasy_pos/raw.txt");
-    Result<std::string> bytes = Env::Default()->ReadFile(path);
-    if (!bytes.ok()) throw StatusError(bytes.status());
-    Result<Corpus> corpus = ParseTextLines(*bytes, path, 0, FileEncoding::kUtf8);
-    if (!corpus.ok()) throw StatusError(corpus.status());
-    VocabOptions options;
-    options.min_count = 3;
-    Vocab vocab = BuildVocab({&*corpus}, options);
-    RawText out;
-    out.symbols = CorpusSymbols(vocab, *corpus);
-    out.num_symbols = vocab.size();
-    out.tokens = static_cast<int64_t>(corpus->num_tokens());
-    out.vocab = std::make_shared<Vocab>(std::move(vocab));
-    return out;
-  }();
-  return raw;
-}
 
 void BM_CollectMoments(benchmark::State& state) {
-  const RawText& raw = MalagasyRaw();
+  const MalagasyRawText& raw = MalagasyRaw();
   for (auto _ : state) {
     MomentCounts m =
-        std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, static_cast<int>(state.range(0)), CancelToken()))
+        std::move(CollectMomentCounts(raw.symbols, raw.vocab->size(), static_cast<int>(state.range(0)), CancelToken()))
             .value();
     benchmark::DoNotOptimize(m.tokens);
   }
@@ -64,9 +34,9 @@ void BM_CollectMoments(benchmark::State& state) {
 BENCHMARK(BM_CollectMoments)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FeatureContexts(benchmark::State& state) {
-  const RawText& raw = MalagasyRaw();
+  const MalagasyRawText& raw = MalagasyRaw();
   static const MomentCounts onehot =
-      std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, 0, CancelToken())).value();
+      std::move(CollectMomentCounts(raw.symbols, raw.vocab->size(), 0, CancelToken())).value();
   const WordFeatures features = BuildWordFeatures(*raw.vocab);
   for (auto _ : state) {
     ContextFeatures f = std::move(BuildContextFeatures(features, onehot, 5)).value();
@@ -79,9 +49,9 @@ void BM_FeatureContexts(benchmark::State& state) {
 BENCHMARK(BM_FeatureContexts)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AnchorEmissions(benchmark::State& state) {
-  const RawText& raw = MalagasyRaw();
+  const MalagasyRawText& raw = MalagasyRaw();
   static const MomentCounts moments =
-      std::move(CollectMomentCounts(raw.symbols, raw.num_symbols, 0, CancelToken())).value();
+      std::move(CollectMomentCounts(raw.symbols, raw.vocab->size(), 0, CancelToken())).value();
   std::vector<std::vector<int32_t>> anchors(12);
   for (int32_t w = 0; w < 240; ++w) anchors[w % 12].push_back(w);
   std::vector<std::string> labels;
@@ -89,7 +59,7 @@ void BM_AnchorEmissions(benchmark::State& state) {
   AnchorEmissionOptions options;
   options.lambda = 0;
   options.threads = static_cast<int>(state.range(0));
-  const LabeledMoments labeled{Eigen::MatrixXd::Zero(raw.num_symbols, 12), {}};
+  const LabeledMoments labeled{Eigen::MatrixXd::Zero(raw.vocab->size(), 12), {}};
   int64_t qps = 0, iterations = 0;
   for (auto _ : state) {
     AnchorEmissions e = std::move(EstimateAnchorEmissions(moments, anchors, labeled, labels, options, {})).value();
