@@ -137,9 +137,8 @@ ArtifactPtr RunSweep(NodeContext& ctx, const SweepNodeOptions& options) {
 ParamTable<EmNodeOptions> EmParams() {
   using O = EmNodeOptions;
   ParamTable<O> table;
-  table.String("lambda", &O::lambda, "allocation in [0, 1], or mle = |U|/(|L|+|U|)")
-      .Check(CheckLambdaText)
-      .Include(&O::start, EmStartParams())
+  AddAllocation(table, &O::lambda);
+  table.Include(&O::start, EmStartParams())
       .Include(&O::em, EmIterationParams());
   return table;
 }

@@ -42,6 +42,13 @@ void AddDecoder(ParamTable<O>& table, F field, std::string doc) {
 FreeBlocks FreeBlocksOf(const std::vector<std::string>& freeze);
 // "mle" or a number in [0, 1].
 std::string CheckLambdaText(const ParamValue& value);
+
+// `lambda`: the EM allocation, "mle" (|U|/(|L|+|U|)) or a number in [0, 1] (LambdaOf), into
+// `field` of the table's options struct: the one declaration of hmm.em's and fhmm.em's.
+template <class O>
+void AddAllocation(ParamTable<O>& table, std::string O::*field) {
+  table.String("lambda", field, "allocation in [0, 1], or mle = |U|/(|L|+|U|)").Check(CheckLambdaText);
+}
 double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabeled);
 
 // What every node of the family reads from its ports.

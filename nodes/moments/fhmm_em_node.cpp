@@ -104,9 +104,8 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
 ParamTable<FhmmEmNodeOptions> FhmmEmParams() {
   using O = FhmmEmNodeOptions;
   ParamTable<O> table;
-  table.String("lambda", &O::lambda, "allocation in [0, 1], or mle = |U|/(|L|+|U|)")
-      .Check(CheckLambdaText)
-      .Include(&O::em, EmIterationParams())
+  AddAllocation(table, &O::lambda);
+  table.Include(&O::em, EmIterationParams())
       .Include(&O::loglinear, LogLinearParams())
       .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
       .Min(0)
