@@ -45,45 +45,74 @@ std::vector<Totals> Observed(const std::vector<PairedScores>& strata) {
   return totals;
 }
 
-// Swap pattern `bits(i)` for sentence i of each stratum, in order across strata.
-template <class Bits>
-std::vector<Totals> Swapped(const std::vector<PairedScores>& strata, const std::vector<Totals>& observed, Bits bits) {
-  std::vector<Totals> totals = observed;
+// A sentence that A and B score differently: swapping only those moves a total (the statistics
+// are integer counts, so skipping the others changes no sum), which makes a sample cost the
+// number of such sentences instead of the test set's size.
+struct Discordant {
+  size_t index;    // position across strata, in order: the bit of the swap pattern
+  size_t stratum;
+  SentenceStats b_minus_a;
+};
+
+std::vector<Discordant> DiscordantSentences(const std::vector<PairedScores>& strata) {
+  std::vector<Discordant> out;
   size_t i = 0;
   for (size_t s = 0; s < strata.size(); ++s)
     for (size_t j = 0; j < strata[s].a.size(); ++j, ++i) {
-      if (!bits(i)) continue;
       SentenceStats d = strata[s].b[j];
       d -= strata[s].a[j];
-      totals[s].a += d;
-      totals[s].b -= d;
+      if (d.correct != 0 || d.guessed != 0 || d.gold != 0 || d.correct_tokens != 0 || d.tokens != 0)
+        out.push_back({i, s, d});
     }
-  return totals;
+  return out;
 }
 
+// The totals under swap pattern `bits(i)` for sentence i (in order across strata), into *totals.
+template <class Bits>
+void Swapped(const std::vector<Totals>& observed, const std::vector<Discordant>& discordant, Bits bits,
+             std::vector<Totals>* totals) {
+  *totals = observed;
+  for (const Discordant& d : discordant) {
+    if (!bits(d.index)) continue;
+    (*totals)[d.stratum].a += d.b_minus_a;
+    (*totals)[d.stratum].b -= d.b_minus_a;
+  }
+}
+
+size_t SentenceCount(const std::vector<PairedScores>& strata) {
+  size_t n = 0;
+  for (const PairedScores& s : strata) n += s.a.size();
+  return n;
+}
+
+// Each sample draws one 64-bit word per 64 sentences, in sentence order (sentence i swaps when bit
+// i % 64 of word i / 64 is set).
 std::array<int64_t, kNumStatistics> Randomize(const std::vector<PairedScores>& strata, const Values& observed_abs,
                                               const SignificanceOptions& options) {
-  std::vector<Totals> observed = Observed(strata);
+  const std::vector<Totals> observed = Observed(strata);
+  const std::vector<Discordant> discordant = DiscordantSentences(strata);
+  std::vector<uint64_t> words((SentenceCount(strata) + 63) / 64);
+  std::vector<Totals> totals;
   std::array<int64_t, kNumStatistics> counts{};
   std::mt19937_64 rng(options.shuffle_seed);
-  uint64_t word = 0;
   for (int64_t r = 0; r < options.samples; ++r) {
-    auto coin = [&](size_t i) {
-      if (i % 64 == 0) word = rng();
-      return (word >> (i % 64)) & 1;
-    };
-    CountExtreme(MeanDifference(Swapped(strata, observed, coin)), observed_abs, counts);
+    for (uint64_t& w : words) w = rng();
+    Swapped(observed, discordant, [&](size_t i) { return (words[i / 64] >> (i % 64)) & 1; }, &totals);
+    CountExtreme(MeanDifference(totals), observed_abs, counts);
   }
   return counts;
 }
 
 std::array<int64_t, kNumStatistics> Enumerate(const std::vector<PairedScores>& strata, const Values& observed_abs,
                                               uint64_t patterns) {
-  std::vector<Totals> observed = Observed(strata);
+  const std::vector<Totals> observed = Observed(strata);
+  const std::vector<Discordant> discordant = DiscordantSentences(strata);
+  std::vector<Totals> totals;
   std::array<int64_t, kNumStatistics> counts{};
-  for (uint64_t mask = 0; mask < patterns; ++mask)
-    CountExtreme(MeanDifference(Swapped(strata, observed, [mask](size_t i) { return (mask >> i) & 1; })), observed_abs,
-                 counts);
+  for (uint64_t mask = 0; mask < patterns; ++mask) {
+    Swapped(observed, discordant, [mask](size_t i) { return (mask >> i) & 1; }, &totals);
+    CountExtreme(MeanDifference(totals), observed_abs, counts);
+  }
   return counts;
 }
 
@@ -193,9 +222,7 @@ Result<SignificanceResult> PairedSignificance(const std::vector<PairedScores>& s
   for (size_t k = 0; k < kNumStatistics; ++k) delta_abs[k] = std::abs(delta[k]);
   std::array<int64_t, kNumStatistics> counts;
   if (options.exact) {
-    size_t sentences = 0;
-    for (const PairedScores& s : strata) sentences += s.a.size();
-    result.samples = int64_t{1} << sentences;
+    result.samples = int64_t{1} << SentenceCount(strata);
     counts = Enumerate(strata, delta_abs, static_cast<uint64_t>(result.samples));
     for (size_t k = 0; k < kNumStatistics; ++k)
       result.p[k] = static_cast<double>(counts[k]) / static_cast<double>(result.samples);
