@@ -31,7 +31,8 @@ class FeatureDictionary::Builder {
         scratch_(dict.compiled_.views.size()),
         values_(dict.compiled_.views.size()),
         multi_values_(dict.compiled_.views.size()),
-        multi_offsets_(dict.compiled_.views.size()) {}
+        multi_offsets_(dict.compiled_.views.size()),
+        multi_valued_(dict.compiled_.multi_valued.begin(), dict.compiled_.multi_valued.end()) {}
 
   void Load(const Sentence& sentence) {
     size_ = static_cast<int32_t>(sentence.size());
@@ -59,7 +60,7 @@ class FeatureDictionary::Builder {
   // How many attributes template k has at token t: 1, or for a multi-valued template the number
   // of its values there (0 for a word shorter than the n-grams; 1 for a padding symbol).
   int32_t NumValues(int32_t t, size_t k) const {
-    if (!dict_.compiled_.multi_valued[k]) return 1;
+    if (!multi_valued_[k]) return 1;
     const TemplateAtom& atom = dict_.compiled_.atoms[k][0];
     const int32_t pos = t + atom.offset;
     if (pos < 0 || pos >= size_) return 1;
@@ -80,7 +81,7 @@ class FeatureDictionary::Builder {
         AppendPadding('-', -pos);
       } else if (pos >= size_) {
         AppendPadding('+', pos - size_ + 1);
-      } else if (dict_.compiled_.multi_valued[k]) {
+      } else if (multi_valued_[k]) {  // the template's only atom
         buffer_ += multi_values_[atom.view][multi_offsets_[atom.view][pos] + value];
       } else {
         buffer_ += values_[atom.view][pos];
@@ -104,6 +105,7 @@ class FeatureDictionary::Builder {
   std::vector<std::vector<std::string_view>> values_;        // [view][token]
   std::vector<std::vector<std::string_view>> multi_values_;  // [view][values of every token]
   std::vector<std::vector<int32_t>> multi_offsets_;          // [view][token + 1] into multi_values_
+  std::vector<uint8_t> multi_valued_;                        // [template], unpacked for the inner loops
   std::vector<std::string_view> token_values_;
   std::string buffer_;
   int32_t size_ = 0;
