@@ -2,8 +2,9 @@
 //   BM_Fit             FeatureDictionary::Fit (count, first-occurrence ids), one thread
 //   BM_ExtractCorpus   ExtractCorpus with a fitted dictionary, 1 and 2 threads
 //   BM_FitAndExtract   both, as features.templates runs them (Fit is serial)
-// for the template sets standard_chunking (19 templates) and hysol_ner (36, with lower, shape,
-// prefixes and suffixes). Rates are tokens/s. Data: $SEQFLOW_DATA, else ../shared/data.
+// for the template sets standard_chunking (19 templates), hysol_ner (36, with lower, shape,
+// prefixes and suffixes), multiview_ner (15) and multiview_ner_ngrams (10, three of them
+// multi-valued: every letter 2-, 3-, 4-gram of the word). Rates are tokens/s. Data: $SEQFLOW_DATA, else ../shared/data.
 // Run: build/bench/kernels/feature_templates_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -17,7 +18,7 @@
 namespace seqflow {
 namespace {
 
-const char* const kSets[] = {"standard_chunking", "hysol_ner"};
+const char* const kSets[] = {"standard_chunking", "hysol_ner", "multiview_ner", "multiview_ner_ngrams"};
 
 const Corpus& Train() { return bench::Conll2000Train(); }
 
@@ -59,8 +60,8 @@ void BM_FitAndExtract(benchmark::State& state) {
   SetRate(state, set, attributes);
 }
 
-BENCHMARK(BM_Fit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ExtractCorpus)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Fit)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExtractCorpus)->ArgsProduct({{0, 1, 2, 3}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FitAndExtract)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

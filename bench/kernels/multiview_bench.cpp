@@ -7,9 +7,12 @@
 //                              includes allocating the weights, (e3 - e1) / 2 is an epoch in training
 //   BM_PerceptronTrainedEpochEsp the same epoch measured inside one 3-epoch run: the thread's CPU
 //                              time of epochs 2 and 3 over 2 (the Time column; manual time)
+//   BM_CrfGradientEspNgrams, BM_PerceptronTrainedEpochEspNgrams  the same two on the paper's
+//                              views concatenated (multiview_ner_ngrams: every letter 2-4-gram)
 //   BM_MultiviewEpoch/m        a multi-view epoch (multiview_ner views) with 10 labeled sentences
 //                              and m x 1,000 unlabeled ones; the weights come from one epoch first,
 //                              so the views disagree and update as in training. Linear in m.
+//                              BM_MultiviewEpochNgrams: the same with multiview_ner_ngrams views.
 //   BM_HmSvmEpoch/v/d/m        one HM-SVM epoch (1-norm, C = 1, C_u = 0.001, r_max 10), primal (d = 0)
 //                              or dual (d = 1) form: multi-view (v = 2) over 10 labeled and m x 250
 //                              unlabeled sentences, or single-view (v = 1) over m x 50 labeled ones.
@@ -69,14 +72,16 @@ const Featurized& Standard() {
 
 int32_t NumLabels() { return static_cast<int32_t>(EspTrain().label_names.size()); }
 
-void BM_CrfGradientEsp(benchmark::State& state) {
-  const Featurized& f = Standard();
+void CrfGradient(benchmark::State& state, const Featurized& f) {
   const CrfLayout layout{f.dictionary->num_attributes(), NumLabels()};
   CrfLikelihood likelihood(f.sentences, f.labels, layout, 1.0, 1);
   const Eigen::VectorXd weights = Eigen::VectorXd::Constant(layout.size(), 0.01);
   Eigen::VectorXd g;
   for (auto _ : state) benchmark::DoNotOptimize(likelihood.Evaluate(weights, g));
+  state.counters["attributes"] = static_cast<double>(f.dictionary->num_attributes());
 }
+
+void BM_CrfGradientEsp(benchmark::State& state) { CrfGradient(state, Standard()); }
 BENCHMARK(BM_CrfGradientEsp)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PerceptronEpochEsp(benchmark::State& state) {
@@ -100,8 +105,7 @@ double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-void BM_PerceptronTrainedEpochEsp(benchmark::State& state) {
-  const Featurized& f = Standard();
+void PerceptronTrainedEpoch(benchmark::State& state, const Featurized& f) {
   const std::vector<SentenceFeatures> none;
   const std::vector<int32_t> view(static_cast<size_t>(f.dictionary->num_attributes()), 0);
   HmPerceptronOptions options;
@@ -118,7 +122,26 @@ void BM_PerceptronTrainedEpochEsp(benchmark::State& state) {
     state.SetIterationTime((after_last - after_first) / (options.epochs - 1));
   }
 }
+
+void BM_PerceptronTrainedEpochEsp(benchmark::State& state) { PerceptronTrainedEpoch(state, Standard()); }
 BENCHMARK(BM_PerceptronTrainedEpochEsp)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// The same pair on the paper's views concatenated (multiview_ner_ngrams: every letter 2-, 3-,
+// 4-gram of the token, so about twice the attributes per token of standard_chunking).
+const Featurized& Ngrams() {
+  static const Featurized f = [] {
+    Featurized mv = Featurize("multiview_ner_ngrams");
+    mv.view = ValueOrThrow(AssignViews(*mv.dictionary, ViewSplit::kTokenSurface, 1));
+    return mv;
+  }();
+  return f;
+}
+
+void BM_CrfGradientEspNgrams(benchmark::State& state) { CrfGradient(state, Ngrams()); }
+BENCHMARK(BM_CrfGradientEspNgrams)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_PerceptronTrainedEpochEspNgrams(benchmark::State& state) { PerceptronTrainedEpoch(state, Ngrams()); }
+BENCHMARK(BM_PerceptronTrainedEpochEspNgrams)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // Two epochs minus one: the second epoch starts from trained weights, so unlabeled sentences
 // disagree. Reported per epoch as the difference of a 2-epoch and a 1-epoch run.
@@ -131,8 +154,7 @@ const Featurized& MultiviewNer() {
   return f;
 }
 
-void BM_MultiviewEpoch(benchmark::State& state) {
-  const Featurized& f = MultiviewNer();
+void MultiviewEpoch(benchmark::State& state, const Featurized& f) {
   const size_t m = static_cast<size_t>(state.range(0)) * 1000;
   const std::vector<SentenceFeatures> labeled(f.sentences.begin(), f.sentences.begin() + 10);
   const std::vector<std::vector<int32_t>> labels(f.labels.begin(), f.labels.begin() + 10);
@@ -145,7 +167,16 @@ void BM_MultiviewEpoch(benchmark::State& state) {
     disagreements = ValueOrThrow(TrainHmPerceptron(data, options, {}, {})).epochs.back().disagreements;
   state.counters["disagreements"] = static_cast<double>(disagreements);
 }
+
+void BM_MultiviewEpoch(benchmark::State& state) { MultiviewEpoch(state, MultiviewNer()); }
 BENCHMARK(BM_MultiviewEpoch)
+    ->ArgsProduct({{1, 2, 4, 8}, {1, 2}})
+    ->ArgNames({"pool_k", "epochs"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_MultiviewEpochNgrams(benchmark::State& state) { MultiviewEpoch(state, Ngrams()); }
+BENCHMARK(BM_MultiviewEpochNgrams)
     ->ArgsProduct({{1, 2, 4, 8}, {1, 2}})
     ->ArgNames({"pool_k", "epochs"})
     ->Unit(benchmark::kMillisecond)

@@ -34,6 +34,15 @@ void SaveArtifact(ByteWriter& w, const Artifact& a) {
 
 }  // namespace
 
+Status GenerativeSymbols::CheckOneValuePerToken(const FeatureDictionary& dictionary) {
+  for (size_t k = 0; k < dictionary.templates().size(); ++k)
+    if (dictionary.multi_valued(k))
+      return Status::Invalid("crf.hysol: template '" + dictionary.templates()[k].text +
+                             "' has several values per token, but each feature type's HMM emits one symbol per "
+                             "token; drop it from the HMMs' features (set / templates)");
+  return Status();
+}
+
 GenerativeSymbols::GenerativeSymbols(std::shared_ptr<const FeatureDictionary> dictionary)
     : dictionary_(std::move(dictionary)) {
   vocabulary_sizes_.assign(dictionary_->templates().size(), 1);

@@ -30,6 +30,10 @@ namespace seqflow {
 // does not know is symbol 0 of its template, so V_j = 1 + the template's attribute count.
 class GenerativeSymbols {
  public:
+  // Status::Invalid naming the first template of `dictionary` with several values per token (an
+  // ngramsN() atom): HMM j emits one symbol per token, so it cannot take such a template.
+  static Status CheckOneValuePerToken(const FeatureDictionary& dictionary);
+
   GenerativeSymbols() = default;
   explicit GenerativeSymbols(std::shared_ptr<const FeatureDictionary> dictionary);
 

@@ -106,6 +106,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   // The symbol tables cover every text the HMMs see in training, labeled or not.
   auto dictionary = std::make_shared<FeatureDictionary>(
       ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(declared.features)), unlabeled->columns)));
+  ThrowIfError(GenerativeSymbols::CheckOneValuePerToken(*dictionary));
   ThrowIfError(dictionary->Fit({train.get(), heldout.get(), unlabeled.get()}, declared.min_count));
   model->symbols = GenerativeSymbols(std::move(dictionary));
   const int threads = ctx.threads();

@@ -21,20 +21,34 @@ std::string JoinColumns(const std::vector<std::string>& columns) {
 }  // namespace
 
 // The views of a sentence are computed once in Load; each attribute string is then assembled in
-// one reused buffer, so the per-token work allocates nothing once the buffers have grown.
+// one reused buffer, so the per-token work allocates nothing once the buffers have grown. A
+// multi-valued view keeps the values of all tokens in one list, CSR by token.
 class FeatureDictionary::Builder {
  public:
   Builder(const FeatureDictionary& dict, std::vector<int> column_map)
       : dict_(dict),
         column_map_(std::move(column_map)),
         scratch_(dict.compiled_.views.size()),
-        values_(dict.compiled_.views.size()) {}
+        values_(dict.compiled_.views.size()),
+        multi_values_(dict.compiled_.views.size()),
+        multi_offsets_(dict.compiled_.views.size()),
+        multi_valued_(dict.compiled_.multi_valued.begin(), dict.compiled_.multi_valued.end()) {}
 
   void Load(const Sentence& sentence) {
     size_ = static_cast<int32_t>(sentence.size());
     for (size_t v = 0; v < values_.size(); ++v) {
       const ColumnView& view = dict_.compiled_.views[v];
       const std::vector<std::string>& column = sentence.cols[column_map_[view.column]];
+      if (IsMultiValued(view)) {
+        multi_values_[v].clear();
+        multi_offsets_[v].assign(1, 0);
+        for (const std::string& token : column) {
+          LetterNgrams(token, view.length, &token_values_);
+          multi_values_[v].insert(multi_values_[v].end(), token_values_.begin(), token_values_.end());
+          multi_offsets_[v].push_back(static_cast<int32_t>(multi_values_[v].size()));
+        }
+        continue;
+      }
       scratch_[v].resize(column.size());
       values_[v].resize(column.size());
       for (size_t t = 0; t < column.size(); ++t) values_[v][t] = ViewValue(view, column[t], &scratch_[v][t]);
@@ -43,8 +57,19 @@ class FeatureDictionary::Builder {
 
   int32_t size() const { return size_; }
 
-  // "<name>=<values joined by '|'>" of template k at token t; valid until the next call.
-  const std::string& Attribute(int32_t t, size_t k) {
+  // How many attributes template k has at token t: 1, or for a multi-valued template the number
+  // of its values there (0 for a word shorter than the n-grams; 1 for a padding symbol).
+  int32_t NumValues(int32_t t, size_t k) const {
+    if (!multi_valued_[k]) return 1;
+    const TemplateAtom& atom = dict_.compiled_.atoms[k][0];
+    const int32_t pos = t + atom.offset;
+    if (pos < 0 || pos >= size_) return 1;
+    return multi_offsets_[atom.view][pos + 1] - multi_offsets_[atom.view][pos];
+  }
+
+  // "<name>=<values joined by '|'>" of template k at token t (its `value`-th value for a
+  // multi-valued template); valid until the next call.
+  const std::string& Attribute(int32_t t, size_t k, int32_t value = 0) {
     buffer_.assign(dict_.templates_[k].name);
     buffer_ += '=';
     bool first = true;
@@ -56,6 +81,8 @@ class FeatureDictionary::Builder {
         AppendPadding('-', -pos);
       } else if (pos >= size_) {
         AppendPadding('+', pos - size_ + 1);
+      } else if (multi_valued_[k]) {  // the template's only atom
+        buffer_ += multi_values_[atom.view][multi_offsets_[atom.view][pos] + value];
       } else {
         buffer_ += values_[atom.view][pos];
       }
@@ -73,9 +100,13 @@ class FeatureDictionary::Builder {
   }
 
   const FeatureDictionary& dict_;
-  std::vector<int> column_map_;                        // compiled column -> sentence column
-  std::vector<std::vector<std::string>> scratch_;      // [view][token] storage for lower()
-  std::vector<std::vector<std::string_view>> values_;  // [view][token]
+  std::vector<int> column_map_;                              // compiled column -> sentence column
+  std::vector<std::vector<std::string>> scratch_;            // [view][token] storage for lower()
+  std::vector<std::vector<std::string_view>> values_;        // [view][token]
+  std::vector<std::vector<std::string_view>> multi_values_;  // [view][values of every token]
+  std::vector<std::vector<int32_t>> multi_offsets_;          // [view][token + 1] into multi_values_
+  std::vector<uint8_t> multi_valued_;                        // [template], unpacked for the inner loops
+  std::vector<std::string_view> token_values_;
   std::string buffer_;
   int32_t size_ = 0;
 };
@@ -121,13 +152,15 @@ Status FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min
       builder.Load(sentence);
       for (int32_t t = 0; t < builder.size(); ++t) {
         for (size_t k = 0; k < templates_.size(); ++k) {
-          auto [id, added] = counted.Insert(builder.Attribute(t, k));
-          if (id < 0) return Status::Invalid("too many feature attributes for one dictionary");
-          if (added) {
-            templates.push_back(static_cast<int32_t>(k));
-            counts.push_back(0);
+          for (int32_t value = 0, n = builder.NumValues(t, k); value < n; ++value) {
+            auto [id, added] = counted.Insert(builder.Attribute(t, k, value));
+            if (id < 0) return Status::Invalid("too many feature attributes for one dictionary");
+            if (added) {
+              templates.push_back(static_cast<int32_t>(k));
+              counts.push_back(0);
+            }
+            ++counts[id];
           }
-          ++counts[id];
         }
       }
     }
@@ -159,8 +192,10 @@ SentenceFeatures FeatureDictionary::ExtractWith(const Sentence& sentence, Builde
   f.ids.reserve(sentence.size() * templates_.size());
   for (int32_t t = 0; t < builder.size(); ++t) {
     for (size_t k = 0; k < templates_.size(); ++k) {
-      const int32_t id = index_.Find(builder.Attribute(t, k));
-      if (id >= 0) f.ids.push_back(id);
+      for (int32_t value = 0, n = builder.NumValues(t, k); value < n; ++value) {
+        const int32_t id = index_.Find(builder.Attribute(t, k, value));
+        if (id >= 0) f.ids.push_back(id);
+      }
     }
     f.offsets.push_back(static_cast<int32_t>(f.ids.size()));
   }

@@ -7,6 +7,7 @@
 //   "lower(word[0])"      lowercased word
 //   "shape(word[0])"      word type: capitalisation / digits / punctuation classes (paper Table 1)
 //   "prefix3(word[0])"    first 3 characters (prefix1..prefix4; suffix1..suffix4 likewise)
+//   "ngrams3(word[0])"    every letter 3-gram of the word (ngrams1..ngrams4): several values
 //   "pos[2]"              any column name of the Corpus
 // Offsets outside the sentence read the padding symbols "_B-1", "_B-2", ... before and "_B+1",
 // "_B+2", ... after, as CRF++ does, so boundary templates still fire. Functions leave padding
@@ -14,10 +15,26 @@
 // Whitespace around atoms is ignored; offsets are integers with |offset| <= 1000.
 // The attribute string of a template at token t is "<template name>=<values joined by '|'>".
 //
+// Multi-valued atoms (ngramsN): a template "ngrams3(word[0])" gives a token one attribute
+// "ngrams3(word[0])=<g>" for each distinct letter 3-gram g of the word (n code points, not bytes),
+// in the order of g's first position. The attributes are Boolean, as the features ψ_j of Brefeld
+// et al. (2005) Eq. 3: a 3-gram occurring twice in a word ("banana": "ana") is one attribute,
+// counted once (in the CSR ids and in Fit's min_count, which counts tokens). A word shorter than n
+// has no n-grams, so no attribute: the word itself is already its own attribute (word[0]), and a
+// copy of it under the n-gram template would only double its weight for short words. A padding
+// symbol is one value, as for every function. An ngramsN() atom must be its template's only atom:
+// the paper's token view needs the n-grams alone, so a '|' join with other atoms is refused
+// (Status::Invalid naming the template) rather than taken as a cross product. Every other
+// template has exactly one attribute per token, so existing templates give the same attributes.
+// Consumers that need one symbol per template and token (crf.hysol's per-feature-type HMMs) check
+// multi_valued() and refuse such templates.
+//
 // Named sets (`TemplateSetByName`): "standard_chunking" = ../shared/bench/peers/chunk.tpl (19
 // templates: words and POS in a ±2 window, word bigrams, POS bigrams and trigrams),
-// "hysol_chunking" (Suzuki et al. 2007 Table 2), "hysol_ner" (Table 1) and "multiview_ner" (the
-// token and surface views of Brefeld et al. 2005).
+// "hysol_chunking" (Suzuki et al. 2007 Table 2), "hysol_ner" (Table 1), "multiview_ner_ngrams" (the
+// token and surface views of Brefeld et al. 2005: the token, its lowercase form and every letter
+// 2-, 3-, 4-gram vs shape classes) and "multiview_ner" (its ablation: letter strings at the word's
+// ends and the neighbouring words instead of the n-grams).
 //
 // Every template belongs to a feature type (`group`, e.g. "word", "pos", "word-bigram"); a template
 // without a group is its own group. (crf.hysol trains one HMM per template: in the hysol sets every
@@ -50,7 +67,8 @@ struct FeatureTemplate {
 Result<std::vector<FeatureTemplate>> TemplateSetByName(std::string_view name);
 
 // Attribute ids of the tokens of one sentence, CSR: token t has ids[offsets[t] .. offsets[t+1]).
-// Ids within a token are in template order (deterministic).
+// Ids within a token are in template order, a multi-valued template's in value order
+// (deterministic); the ids of one token are distinct.
 struct SentenceFeatures {
   std::vector<int32_t> offsets;  // [T + 1], offsets[0] == 0
   std::vector<int32_t> ids;      // attribute ids
@@ -89,6 +107,8 @@ class FeatureDictionary {
   // Template index of an attribute (its feature type is templates()[...].group).
   int32_t attribute_template(int32_t id) const { return attribute_template_[id]; }
   const std::vector<FeatureTemplate>& templates() const { return templates_; }
+  // True when template k has an ngramsN() atom: several attributes per token.
+  bool multi_valued(size_t k) const { return compiled_.multi_valued[k]; }
   const std::vector<std::string>& columns() const { return columns_; }
   // The distinct groups in first-appearance order, and each template's index into it.
   std::vector<std::string> groups() const;

@@ -21,7 +21,8 @@ ParamTable<TemplateChoice> TemplateParams() {
   ParamTable<O> table;
   table
       .String("set", &O::set,
-              "named set: standard_chunking, hysol_chunking, hysol_ner, multiview_ner, or none (only `templates`)")
+              "named set: standard_chunking, hysol_chunking, hysol_ner, multiview_ner, multiview_ner_ngrams, or "
+              "none (only `templates`)")
       .Check(CheckTemplateSet)
       .StringList("templates", &O::templates, "extra templates, each its own feature type (group)");
   return table;

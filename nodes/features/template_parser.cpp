@@ -14,7 +14,7 @@ namespace seqflow {
 namespace {
 
 constexpr int32_t kMaxAffix = 4;
-constexpr std::string_view kKnownFunctions = "lower, shape, prefix1..prefix4, suffix1..suffix4";
+constexpr std::string_view kKnownFunctions = "lower, shape, prefix1..prefix4, suffix1..suffix4, ngrams1..ngrams4";
 
 Status Fail(const FeatureTemplate& t, const std::string& problem) {
   std::string who = t.name == t.text ? "'" + t.text + "'" : "'" + t.name + "' (" + t.text + ")";
@@ -39,7 +39,8 @@ Result<ColumnView> ParseFunction(const FeatureTemplate& t, std::string_view name
   if (name == "lower") view.function = TokenFunction::kLower;
   if (name == "shape") view.function = TokenFunction::kShape;
   for (auto [stem, fn] : {std::pair{std::string_view("prefix"), TokenFunction::kPrefix},
-                          std::pair{std::string_view("suffix"), TokenFunction::kSuffix}}) {
+                          std::pair{std::string_view("suffix"), TokenFunction::kSuffix},
+                          std::pair{std::string_view("ngrams"), TokenFunction::kNgrams}}) {
     if (name.size() == stem.size() + 1 && name.substr(0, stem.size()) == stem && name.back() >= '1' &&
         name.back() < '1' + kMaxAffix) {
       view.function = fn;
@@ -151,7 +152,15 @@ Result<CompiledTemplates> CompileTemplates(const std::vector<FeatureTemplate>& t
       if (bar == std::string_view::npos) break;
       start = bar + 1;
     }
+    const bool multi_valued = std::any_of(atoms.begin(), atoms.end(),
+                                          [&](const TemplateAtom& a) { return IsMultiValued(c.views[a.view]); });
+    // The paper's token view needs n-grams alone; a cross product with other atoms would multiply
+    // the attributes per token for no use we have, so it is refused rather than guessed at.
+    if (multi_valued && atoms.size() > 1)
+      return Fail(t, "an ngramsN() atom has several values per token and cannot be joined with other atoms by '|'; "
+                     "make it a template of its own");
     c.atoms.push_back(std::move(atoms));
+    c.multi_valued.push_back(multi_valued);
   }
   return c;
 }
@@ -184,8 +193,28 @@ std::string_view ViewValue(const ColumnView& view, std::string_view token, std::
       return Prefix(token, view.length);
     case TokenFunction::kSuffix:
       return Suffix(token, view.length);
+    case TokenFunction::kNgrams:
+      break;  // multi-valued: LetterNgrams
   }
   return token;
+}
+
+void LetterNgrams(std::string_view token, int32_t n, std::vector<std::string_view>* out) {
+  out->clear();
+  auto next = [&](size_t i) {
+    do ++i;
+    while (i < token.size() && IsContinuationByte(token[i]));
+    return i;
+  };
+  for (size_t begin = 0; begin < token.size(); begin = next(begin)) {
+    size_t end = begin;
+    int32_t letters = 0;
+    for (; letters < n && end < token.size(); ++letters) end = next(end);
+    if (letters < n) break;
+    const std::string_view gram = token.substr(begin, end - begin);
+    // Words are short (a few dozen n-grams at most), so a linear scan beats a hash set here.
+    if (std::find(out->begin(), out->end(), gram) == out->end()) out->push_back(gram);
+  }
 }
 
 }  // namespace seqflow

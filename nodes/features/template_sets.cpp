@@ -96,18 +96,35 @@ std::vector<FeatureTemplate> HysolNer() {
   });
 }
 
-// Brefeld, Büscher & Scheffer (2005, §6): a token view (the word, its lowercase form and letter
-// strings, the neighbouring words; one value per template, so the paper's letter 2-4-grams are the
-// ones at the word's ends) and a surface view (word-type classes of the token and its neighbours).
+// Brefeld, Büscher & Scheffer (2005, §6), the surface view of both sets below: word-type classes
+// of the token and its neighbours.
+void AddSurfaceView(std::vector<FeatureTemplate>& templates) {
+  for (const char* t : {"shape(word[0])", "shape(word[-1])", "shape(word[1])", "shape(word[-1])|shape(word[0])",
+                        "shape(word[0])|shape(word[1])"})
+    templates.push_back({t, t, "surface"});
+}
+
+// The first token view: the word, its lowercase form and letter strings of one value each, so the
+// paper's letter 2-4-grams are the ones at the word's ends, and the neighbouring words. Kept as the
+// ablation of multiview_ner_ngrams.
 std::vector<FeatureTemplate> MultiviewNer() {
   std::vector<FeatureTemplate> templates;
   for (const char* t :
        {"word[0]", "lower(word[0])", "prefix2(word[0])", "prefix3(word[0])", "prefix4(word[0])", "suffix2(word[0])",
         "suffix3(word[0])", "suffix4(word[0])", "lower(word[-1])", "lower(word[1])"})
     templates.push_back({t, t, "token"});
-  for (const char* t : {"shape(word[0])", "shape(word[-1])", "shape(word[1])", "shape(word[-1])|shape(word[0])",
-                        "shape(word[0])|shape(word[1])"})
-    templates.push_back({t, t, "surface"});
+  AddSurfaceView(templates);
+  return templates;
+}
+
+// The paper's token view: "the token itself together with letter 2, 3 and 4-grams" (§6), every
+// n-gram of the word (multi-valued templates). Features of the token alone: the label-observation
+// features of Eq. 3 read ψ_j(x_t) (s = 0), so no neighbouring words.
+std::vector<FeatureTemplate> MultiviewNerNgrams() {
+  std::vector<FeatureTemplate> templates;
+  for (const char* t : {"word[0]", "lower(word[0])", "ngrams2(word[0])", "ngrams3(word[0])", "ngrams4(word[0])"})
+    templates.push_back({t, t, "token"});
+  AddSurfaceView(templates);
   return templates;
 }
 
@@ -118,11 +135,14 @@ Result<std::vector<FeatureTemplate>> TemplateSetByName(std::string_view name) {
   if (name == "hysol_chunking") return HysolChunking();
   if (name == "hysol_ner") return HysolNer();
   if (name == "multiview_ner") return MultiviewNer();
-  const std::vector<std::string> known = {"standard_chunking", "hysol_chunking", "hysol_ner", "multiview_ner"};
+  if (name == "multiview_ner_ngrams") return MultiviewNerNgrams();
+  const std::vector<std::string> known = {"standard_chunking", "hysol_chunking", "hysol_ner", "multiview_ner",
+                                          "multiview_ner_ngrams"};
   std::string message = "unknown template set '" + std::string(name) + "'";
   std::string near = NearestName(name, known);
   if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  return Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner, multiview_ner");
+  return Status::Invalid(message + "; known sets: standard_chunking, hysol_chunking, hysol_ner, multiview_ner, "
+                         "multiview_ner_ngrams");
 }
 
 }  // namespace seqflow

@@ -290,6 +290,16 @@ TEST(GenerativeSymbols, KnownTokensFollowTheDictionaryOrder) {
   }
 }
 
+// An HMM emits one symbol per token: a template with several values per token is refused by name.
+TEST(GenerativeSymbols, MultiValuedTemplatesAreRefused) {
+  auto corpus = HandCorpus();
+  EXPECT_TRUE(GenerativeSymbols::CheckOneValuePerToken(*FitDictionary(kSymbolTemplates, *corpus)).ok());
+  const Status refused = GenerativeSymbols::CheckOneValuePerToken(
+      *FitDictionary({{"w", "word[0]", "w"}, {"g", "ngrams2(word[0])", "g"}}, *corpus));
+  EXPECT_EQ(refused.code(), StatusCode::kInvalid);
+  EXPECT_THAT(refused.message(), HasSubstr("'ngrams2(word[0])' has several values per token"));
+}
+
 TEST(GenerativeSymbols, UnknownValuesAreSymbolZero) {
   const GenerativeSymbols symbols(FitDictionary(kSymbolTemplates, *HandCorpus()));
   auto other = MakeCorpus({Sentence{{{"zzz", "b"}, {"N", "Q"}}, {}}}, {}, "mem://other");

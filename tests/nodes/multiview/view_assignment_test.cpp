@@ -33,22 +33,24 @@ TEST(IsSurfaceTemplate, OnlyWhenEveryAtomIsAShapeClass) {
   EXPECT_FALSE(IsSurfaceTemplate("prefix3(word[0])"));
 }
 
-TEST(IsSurfaceTemplate, AgreesWithTheGroupsOfTheMultiviewNerSet) {
-  Result<std::vector<FeatureTemplate>> set = TemplateSetByName("multiview_ner");
-  ASSERT_OK(set);
-  int surface = 0;
-  for (const FeatureTemplate& t : set.value()) {
-    EXPECT_EQ(IsSurfaceTemplate(t.text), t.group == "surface") << t.text;
-    surface += t.group == "surface" ? 1 : 0;
+TEST(IsSurfaceTemplate, AgreesWithTheGroupsOfTheMultiviewNerSets) {
+  for (auto [name, size] : {std::pair{"multiview_ner", 15u}, std::pair{"multiview_ner_ngrams", 10u}}) {
+    Result<std::vector<FeatureTemplate>> set = TemplateSetByName(name);
+    ASSERT_OK(set);
+    int surface = 0;
+    for (const FeatureTemplate& t : set.value()) {
+      EXPECT_EQ(IsSurfaceTemplate(t.text), t.group == "surface") << t.text;
+      surface += t.group == "surface" ? 1 : 0;
+    }
+    EXPECT_EQ(surface, 5) << name;
+    EXPECT_EQ(set.value().size(), size) << name;
+    EXPECT_OK(FeatureDictionary::Compile(set.value(), {"word", "pos", "ne"}));
   }
-  EXPECT_EQ(surface, 5);
-  EXPECT_EQ(set.value().size(), 15u);
-  EXPECT_OK(FeatureDictionary::Compile(set.value(), {"word", "pos", "ne"}));
 }
 
 TEST(AssignViews, TokenSurfaceFollowsTheTemplates) {
   const FeatureDictionary dict =
-      Fitted({"word[0]", "shape(word[0])", "suffix2(word[0])", "shape(word[-1])|shape(word[0])"});
+      Fitted({"word[0]", "shape(word[0])", "suffix2(word[0])", "ngrams3(word[0])", "shape(word[-1])|shape(word[0])"});
   Result<std::vector<int32_t>> views = AssignViews(dict, ViewSplit::kTokenSurface, 1);
   ASSERT_OK(views);
   for (int32_t a = 0; a < dict.num_attributes(); ++a) {
