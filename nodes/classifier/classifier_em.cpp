@@ -1,7 +1,9 @@
 #include "nodes/classifier/classifier_em.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <type_traits>
 
@@ -106,50 +108,114 @@ S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::ve
   return log_p;
 }
 
-// One class on one sequence: log p, g = ∂ log p/∂θ [D], n [D] and N = ∂n/∂θ [D x D].
+// One class on one sequence: log p, g = ∂ log p/∂θ [D], n [D] and N = ∂n/∂θ restricted to the
+// parameters the sequence reads (`read`): every other row and column of N is zero.
 struct ClassStats {
   double log_p = 0;  // log |p(x | θ)|
   double sign = 1;   // of p(x | θ): -1 only off the simplex
   Eigen::VectorXd g;
   Eigen::VectorXd n;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dn;  // filled by rows, one count's derivatives each
+  std::vector<int> read;  // indices into θ, ascending: π, A, then the emissions of x's symbols
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dn;  // [read x read], N's nonzero block
 };
 
+// The number of derivatives of the dual numbers that carry m of them.
+int DualSize(size_t m) {
+  for (int n : {16, 24, 32, 64})
+    if (m <= static_cast<size_t>(n)) return n;
+  return kMaxClassDerivatives;
+}
+
+// The parameters to differentiate on x: π, A and each state's emissions of the symbols in x (the
+// forward-backward reads no others, so every other derivative is zero), in index order — or all D
+// when that takes duals as wide anyway (the whole N is then one contiguous block). A sequence of 8
+// symbols over 10 reads 16 or 22 of a 2-state class's 26 parameters: 16 or 24 lanes instead of 32.
+void ParametersToDifferentiate(int K, int V, const std::vector<int32_t>& x, std::vector<int>* read) {
+  thread_local std::vector<char> seen;
+  const int D = K + K * K + K * V;
+  seen.assign(V, 0);
+  int distinct = 0;
+  for (int32_t v : x) distinct += seen[v] ? 0 : (seen[v] = 1);
+  read->clear();
+  if (DualSize(K + K * K + K * distinct) == DualSize(D)) {
+    for (int d = 0; d < D; ++d) read->push_back(d);
+    return;
+  }
+  for (int d = 0; d < K + K * K; ++d) read->push_back(d);
+  for (int i = 0; i < K; ++i)
+    for (int v = 0; v < V; ++v)
+      if (seen[v]) read->push_back(K + K * K + i * V + v);
+}
+
+// Seeds *v in place as the variable θ with derivative 1 in direction `index` (a FixedDual built on
+// the stack and copied stalled the wide load of the copy on the narrow stores that built it: a
+// sixth of the time of the dual pass).
+template <int N, int B>
+void SetVariable(FixedDual<N, B>& v, double theta, int index) {
+  SetZero(v);
+  v.value = theta;
+  v.d[index] = 1;
+}
+
 // log p, g, n and N of one class's HMM on x by forward-mode differentiation in FixedDual<N, Bytes>,
-// N >= D, Bytes the native vector width of the ISA clone running it.
-// The seeded variables are kept per class and rebuilt only when that class's θ changes (it is the
-// same for every sequence of an evaluation).
+// N >= s->read.size() (derivative i is with respect to θ[read[i]]), Bytes the native vector width
+// of the ISA clone running it. Each derivative is computed apart from the others, so carrying only
+// the read ones gives the same bits as carrying all. With all D read, the seeded variables are kept
+// per class and rebuilt only when its θ changes (it is the same for every sequence of an
+// evaluation); otherwise only the read ones are seeded, per sequence (the recurrences touch no
+// others, neither in θ nor in the counts).
 template <int N, int Bytes>
 void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const std::vector<int32_t>& x,
                   ClassStats* s) {
   using D = FixedDual<N, Bytes>;
   thread_local std::vector<std::vector<D>> dual_of_class;
   thread_local std::vector<std::vector<double>> theta_of_class;
+  thread_local std::vector<D> dual;
   thread_local std::vector<D> counts;
   thread_local ChainScratch<D> scratch;
   const int n = static_cast<int>(theta.size());
-  if (dual_of_class.size() <= static_cast<size_t>(y)) {
-    dual_of_class.resize(y + 1);
-    theta_of_class.resize(y + 1);
-  }
-  std::vector<D>& dual = dual_of_class[y];
-  if (theta_of_class[y] != theta) {
-    dual.resize(n);
-    for (int d = 0; d < n; ++d) dual[d] = D::Variable(theta[d], d);
-    theta_of_class[y] = theta;
-  }
+  const std::vector<int>& read = s->read;
+  const int m = static_cast<int>(read.size());
   counts.resize(n);
-  // One fill of the whole table: per-entry zeroing was a string store per dual.
-  static_assert(std::is_trivially_copyable_v<D>);
-  std::memset(static_cast<void*>(counts.data()), 0, counts.size() * sizeof(D));
-  const D log_p = ForwardBackwardCounts<D>(dual, K, V, x, &counts, &scratch, &s->sign);
+  const std::vector<D>* variables = &dual;
+  if (m == n) {
+    if (dual_of_class.size() <= static_cast<size_t>(y)) {
+      dual_of_class.resize(y + 1);
+      theta_of_class.resize(y + 1);
+    }
+    if (theta_of_class[y] != theta) {
+      dual_of_class[y].resize(n);
+      for (int d = 0; d < n; ++d) SetVariable(dual_of_class[y][d], theta[d], d);
+      theta_of_class[y] = theta;
+    }
+    variables = &dual_of_class[y];
+    static_assert(std::is_trivially_copyable_v<D>);
+    std::memset(static_cast<void*>(counts.data()), 0, counts.size() * sizeof(D));
+  } else {
+    dual.resize(n);
+    for (int i = 0; i < m; ++i) {
+      SetVariable(dual[read[i]], theta[read[i]], i);
+      SetZero(counts[read[i]]);
+    }
+  }
+  const D log_p = ForwardBackwardCounts<D>(*variables, K, V, x, &counts, &scratch, &s->sign);
   s->log_p = log_p.value;
-  s->g = Eigen::Map<const Eigen::VectorXd>(log_p.derivatives(), n);
-  s->n.resize(n);
-  s->dn.resize(n, n);
-  for (int d = 0; d < n; ++d) {
-    s->n[d] = counts[d].value;
-    s->dn.row(d) = Eigen::Map<const Eigen::RowVectorXd>(counts[d].derivatives(), n);
+  s->dn.resize(m, m);
+  if (m == n) {
+    s->g = Eigen::Map<const Eigen::VectorXd>(log_p.derivatives(), n);
+    s->n.resize(n);
+    for (int d = 0; d < n; ++d) {
+      s->n[d] = counts[d].value;
+      s->dn.row(d) = Eigen::Map<const Eigen::RowVectorXd>(counts[d].derivatives(), n);
+    }
+    return;
+  }
+  s->g.setZero(n);
+  s->n.setZero(n);
+  for (int i = 0; i < m; ++i) {
+    s->g[read[i]] = log_p.d[i];
+    s->n[read[i]] = counts[read[i]].value;
+    s->dn.row(i) = Eigen::Map<const Eigen::RowVectorXd>(counts[read[i]].derivatives(), m);
   }
 }
 
@@ -167,6 +233,7 @@ void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const s
                             const std::vector<int32_t>& x, ClassStats* s),                                 \
                            EvaluateDual##N##Wide, (theta, y, K, V, x, s))
 SEQFLOW_CLASSIFIER_DUAL_CLONES(16)
+SEQFLOW_CLASSIFIER_DUAL_CLONES(24)
 SEQFLOW_CLASSIFIER_DUAL_CLONES(32)
 SEQFLOW_CLASSIFIER_DUAL_CLONES(64)
 #undef SEQFLOW_CLASSIFIER_DUAL_CLONES
@@ -174,7 +241,11 @@ SEQFLOW_CLASSIFIER_DUAL_CLONES(64)
 class SequenceEvaluator {
  public:
   SequenceEvaluator(const ClassifierLayout& layout, const HmmClassifier& model, bool jacobians)
-      : K_(layout.num_states()), V_(layout.num_symbols()), D_(layout.block_size() - 1), jacobians_(jacobians) {
+      : K_(layout.num_states()),
+        V_(layout.num_symbols()),
+        D_(layout.block_size() - 1),
+        jacobians_(jacobians),
+        may_compact_(DualSize(K_ + K_ * K_ + K_) < DualSize(D_)) {
     const Eigen::VectorXd stacked = layout.Stack(model);
     for (int y = 0; y < layout.num_classes(); ++y) {
       const Eigen::VectorXd theta = stacked.segment(layout.initial_offset(y), D_);
@@ -190,20 +261,32 @@ class SequenceEvaluator {
       counts.assign(D_, 0.0);
       s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, &counts, &scratch, &s->sign);
       s->n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
-    } else if (D_ <= 16) {
-      EvaluateDual16Isa(plain_[y], y, K_, V_, x, s);
-    } else if (D_ <= 32) {
-      EvaluateDual32Isa(plain_[y], y, K_, V_, x, s);
-    } else if (D_ <= 64) {
-      EvaluateDual64Isa(plain_[y], y, K_, V_, x, s);
-    } else {
-      EvaluateDual<kMaxClassDerivatives, 16>(plain_[y], y, K_, V_, x, s);
+      return;
+    }
+    if (may_compact_) {
+      ParametersToDifferentiate(K_, V_, x, &s->read);
+    } else if (s->read.size() != static_cast<size_t>(D_)) {
+      s->read.resize(D_);
+      std::iota(s->read.begin(), s->read.end(), 0);
+    }
+    switch (DualSize(s->read.size())) {
+      case 16:
+        return EvaluateDual16Isa(plain_[y], y, K_, V_, x, s);
+      case 24:
+        return EvaluateDual24Isa(plain_[y], y, K_, V_, x, s);
+      case 32:
+        return EvaluateDual32Isa(plain_[y], y, K_, V_, x, s);
+      case 64:
+        return EvaluateDual64Isa(plain_[y], y, K_, V_, x, s);
+      default:
+        return EvaluateDual<kMaxClassDerivatives, 16>(plain_[y], y, K_, V_, x, s);
     }
   }
 
  private:
   int K_, V_, D_;
   bool jacobians_;
+  bool may_compact_;  // a sequence with one distinct symbol would take narrower duals than all D
   std::vector<std::vector<double>> plain_;
 };
 
@@ -233,23 +316,35 @@ void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, c
   const int D = layout.block_size() - 1;
   out->em[p] += 1;
   out->em.segment(p + 1, D) += s.n;
-  if (out->jacobian.size() > 0) out->jacobian.block(p + 1, p + 1, D, D) += s.dn;
+  if (out->jacobian.size() > 0 && s.read.size() == static_cast<size_t>(D)) {
+    out->jacobian.block(p + 1, p + 1, D, D) += s.dn;
+  } else if (out->jacobian.size() > 0) {
+    const int m = static_cast<int>(s.read.size());
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i) out->jacobian(p + 1 + s.read[i], p + 1 + s.read[j]) += s.dn(i, j);
+  }
   out->log_likelihood += Log(model.prior[y]) + s.log_p;
 }
 
-// The posterior coupling's part of the EM_1 Jacobian of a shard,
-//   Σ_j Σ_y,y' r_jy (δ_yy' − r_jy') [1, n_jy] [1/w_y', g_jy']ᵀ
-//   = Σ_y U_y H_yᵀ (block y, y) − Σ_y,y' U_y (R H)_y'ᵀ (block y, y'),
-// with per class the columns U_y = r_jy [1, n_jy], H_y = [1/w_y, g_jy] and (R H)_y = r_jy H_y over
-// the shard's sequences j: C + C² matrix products per shard instead of C² rank-1 updates per
-// sequence (those were a fifth of an evaluation).
-// acc[i] += r dn[i], i < n: the counts' derivatives of one sequence and class, weighted by its
-// posterior, into the shard's sum — compiled per instruction set (elementwise, so the same bits).
+// acc[i] += r dn[i], i < n: the counts' derivatives of one sequence and class with respect to all
+// D parameters, weighted by its posterior, into the shard's sum — compiled per instruction set
+// (elementwise, so the same bits).
 void AddScaledKernel(double* acc, const double* dn, double r, int n) {
   for (int i = 0; i < n; ++i) acc[i] += r * dn[i];
 }
 SEQFLOW_ISA_CLONES(void, AddScaled, (double* acc, const double* dn, double r, int n), AddScaledKernel,
                    (acc, dn, r, n))
+
+// acc[read[i] D + read[j]] += r dn[i, j]: the same for derivatives with respect to the parameters
+// `read` only. Adding only the nonzero block gives the sums of adding the whole D x D matrix.
+void AddScaledBlock(double* acc, int D, const double* dn, const std::vector<int>& read, double r) {
+  const int m = static_cast<int>(read.size());
+  for (int i = 0; i < m; ++i) {
+    double* row = acc + static_cast<ptrdiff_t>(read[i]) * D;
+    const double* in = dn + static_cast<ptrdiff_t>(i) * m;
+    for (int j = 0; j < m; ++j) row[read[j]] += r * in[j];
+  }
+}
 
 // Per class, Σ_j r_jy N_jy over a shard's sequences in order, in the row-major layout of
 // ClassStats::dn (contiguous, where adding into a block of the column-major Jacobian strides).
@@ -260,7 +355,11 @@ class WeightedCountDerivatives {
     for (auto& m : sums_) m.setZero(D, D);
   }
   void Add(int y, double r, const ClassStats& s) {
-    AddScaled(sums_[y].data(), s.dn.data(), r, static_cast<int>(s.dn.size()));
+    const int D = static_cast<int>(sums_[y].cols());
+    if (s.read.size() == static_cast<size_t>(D))
+      AddScaled(sums_[y].data(), s.dn.data(), r, D * D);
+    else
+      AddScaledBlock(sums_[y].data(), D, s.dn.data(), s.read, r);
   }
   // Adds each class's sum into its block of the shard's Jacobian (zero there until now, so the
   // sums are those of adding sequence by sequence into the block).
@@ -276,6 +375,12 @@ class WeightedCountDerivatives {
   std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> sums_;
 };
 
+// The posterior coupling's part of the EM_1 Jacobian of a shard,
+//   Σ_j Σ_y,y' r_jy (δ_yy' − r_jy') [1, n_jy] [1/w_y', g_jy']ᵀ
+//   = Σ_y U_y H_yᵀ (block y, y) − Σ_y,y' U_y (R H)_y'ᵀ (block y, y'),
+// with per class the columns U_y = r_jy [1, n_jy], H_y = [1/w_y, g_jy] and (R H)_y = r_jy H_y over
+// the shard's sequences j: C + C² matrix products per shard instead of C² rank-1 updates per
+// sequence (those were a fifth of an evaluation).
 class CouplingColumns {
  public:
   void Reset(int classes, int rows, int capacity) {

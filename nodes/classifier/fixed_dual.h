@@ -30,17 +30,6 @@ struct FixedDual {
   double value = 0;
   std::array<double, N> d{};
 
-  static FixedDual Constant(double v) {
-    FixedDual r;
-    r.value = v;
-    return r;
-  }
-  // The variable with derivative 1 in direction `index`.
-  static FixedDual Variable(double v, int index) {
-    FixedDual r = Constant(v);
-    r.d[index] = 1;
-    return r;
-  }
   const double* derivatives() const { return d.data(); }
 };
 

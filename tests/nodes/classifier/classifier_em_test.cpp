@@ -4,6 +4,7 @@
 #include "nodes/classifier/classifier_em.h"
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <cmath>
 #include <utility>
@@ -131,11 +132,11 @@ TEST(ClassifierEm, Em0AndEm1MatchEnumeration) {
   EXPECT_EQ(plain.em1_jacobian.size(), 0);
 }
 
-TEST(ClassifierEm, JacobiansMatchCentralDifferences) {
-  const ClassifierLayout layout(kClasses, kStates, kSymbols);
-  const ClassifierData d = TinyData();
-  // An unnormalised Θ̃ with uneven row sums, so the normalisation's chain rule is exercised.
-  Eigen::VectorXd theta = layout.Stack(RandomClassifier(9));
+// The Jacobians at an unnormalised Θ̃ with uneven row sums (so the normalisation's chain rule is
+// exercised) against central differences of EM_0 and EM_1.
+void ExpectJacobiansMatchCentralDifferences(const ClassifierLayout& layout, const HmmClassifier& model,
+                                            const ClassifierData& d) {
+  Eigen::VectorXd theta = layout.Stack(model);
   for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] *= 1.0 + 0.3 * std::sin(1.7 * static_cast<double>(k));
   const ClassifierEmValue at =
       ValueOrThrow(EvaluateClassifierEm(layout, theta, d, ClassifierEmOptions{0.01, true, true, 1}));
@@ -157,6 +158,34 @@ TEST(ClassifierEm, JacobiansMatchCentralDifferences) {
   EXPECT_LE(worst1, 1e-8);
 }
 
+TEST(ClassifierEm, JacobiansMatchCentralDifferences) {
+  ExpectJacobiansMatchCentralDifferences(ClassifierLayout(kClasses, kStates, kSymbols), RandomClassifier(9),
+                                         TinyData());
+}
+
+// With D = 26 (2 states, 10 symbols) a sequence of few distinct symbols is differentiated with
+// respect to the parameters it reads only (16 or 24 derivatives instead of 32), one with all ten
+// with respect to all D: both kinds of sequence in both terms.
+ClassifierData FewAndManySymbols(int V, int unlabeled, uint64_t seed) {
+  ClassifierData d;
+  d.labeled = RandomCorpus(6, 1, 4, V, seed);
+  std::vector<int32_t> every_symbol;
+  for (int v = 0; v < V; ++v) every_symbol.push_back((3 * v) % V);
+  d.labeled.push_back(every_symbol);
+  d.labels = {0, 1, 1, 0, 1, 0, 1};
+  d.unlabeled = RandomCorpus(unlabeled, 1, 9, V, seed + 1);
+  d.unlabeled.push_back(every_symbol);
+  return d;
+}
+
+TEST(ClassifierEm, JacobiansMatchCentralDifferencesWithTheReadParametersOnly) {
+  const int V = 10;
+  HmmClassifier m;
+  m.prior = Eigen::Vector2d(0.45, 0.55);
+  for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(2, V, 50 + y, 0.1));
+  ExpectJacobiansMatchCentralDifferences(ClassifierLayout(2, 2, V), m, FewAndManySymbols(V, 12, 51));
+}
+
 TEST(ClassifierEm, ThreadCountDoesNotChangeTheResult) {
   const ClassifierLayout layout(kClasses, kStates, kSymbols);
   ClassifierData d;
@@ -169,6 +198,27 @@ TEST(ClassifierEm, ThreadCountDoesNotChangeTheResult) {
   EXPECT_EQ(one.em1, two.em1);
   EXPECT_EQ(one.em1_jacobian, two.em1_jacobian);
   EXPECT_EQ(one.em0_jacobian, two.em0_jacobian);
+}
+
+// 300 sequences of few and of all symbols in 10 shards, on 2 and 3 threads: the same bits as one.
+TEST(ClassifierEm, ThreadCountDoesNotChangeTheResultOnManyShards) {
+  const int V = 10;
+  const ClassifierLayout layout(2, 2, V);
+  HmmClassifier m;
+  m.prior = Eigen::Vector2d(0.45, 0.55);
+  for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(2, V, 60 + y, 0.1));
+  const ClassifierData d = FewAndManySymbols(V, 300, 61);
+  const Eigen::VectorXd theta = layout.Stack(m);
+  const ClassifierEmValue one = ValueOrThrow(EvaluateClassifierEm(layout, theta, d, {0.01, true, true, 1}));
+  tbb::task_arena arena(3);
+  arena.execute([&] {
+    for (int threads : {2, 3}) {
+      const ClassifierEmValue many = ValueOrThrow(EvaluateClassifierEm(layout, theta, d, {0.01, true, true, threads}));
+      EXPECT_TRUE(one.em1 == many.em1) << threads;
+      EXPECT_TRUE(one.em1_jacobian == many.em1_jacobian) << threads;
+      EXPECT_TRUE(one.em0_jacobian == many.em0_jacobian) << threads;
+    }
+  });
 }
 
 // Baum-Welch per class with ε keeps Θ = Normalize(EM_0(Θ)); the kept restart is the best one.
