@@ -132,20 +132,24 @@ int DualSize(size_t m) {
 // symbols over 10 reads 16 or 22 of a 2-state class's 26 parameters: 16 or 24 lanes instead of 32.
 void ParametersToDifferentiate(int K, int V, const std::vector<int32_t>& x, std::vector<int>* read) {
   thread_local std::vector<char> seen;
-  const int D = K + K * K + K * V;
   seen.assign(V, 0);
   int distinct = 0;
-  for (int32_t v : x) distinct += seen[v] ? 0 : (seen[v] = 1);
-  read->clear();
+  for (int32_t v : x)
+    if (!seen[v]) seen[v] = 1, ++distinct;
+  const int D = K + K * K + K * V;
   if (DualSize(K + K * K + K * distinct) == DualSize(D)) {
-    for (int d = 0; d < D; ++d) read->push_back(d);
+    read->resize(D);
+    std::iota(read->begin(), read->end(), 0);
     return;
   }
-  for (int d = 0; d < K + K * K; ++d) read->push_back(d);
+  read->resize(K + K * K + K * distinct);
+  int* out = read->data();
+  for (int d = 0; d < K + K * K; ++d) *out++ = d;
   for (int i = 0; i < K; ++i)
     for (int v = 0; v < V; ++v)
-      if (seen[v]) read->push_back(K + K * K + i * V + v);
+      if (seen[v]) *out++ = K + K * K + i * V + v;
 }
+
 
 // Seeds *v in place as the variable θ with derivative 1 in direction `index` (a FixedDual built on
 // the stack and copied stalled the wide load of the copy on the narrow stores that built it: a
@@ -253,7 +257,19 @@ class SequenceEvaluator {
     }
   }
 
-  // Fills *s (whose storage is reused when it has the sizes already).
+  // The parameters to differentiate on x (the same for every class), into *read.
+  void SetParameters(const std::vector<int32_t>& x, std::vector<int>* read) const {
+    if (!jacobians_) return;
+    if (may_compact_) {
+      ParametersToDifferentiate(K_, V_, x, read);
+    } else if (read->size() != static_cast<size_t>(D_)) {
+      read->resize(D_);
+      std::iota(read->begin(), read->end(), 0);
+    }
+  }
+
+  // Fills *s (whose storage is reused when it has the sizes already); with Jacobians, s->read must
+  // have been set by SetParameters.
   void Evaluate(int y, const std::vector<int32_t>& x, ClassStats* s) const {
     if (!jacobians_) {
       thread_local std::vector<double> counts;
@@ -262,12 +278,6 @@ class SequenceEvaluator {
       s->log_p = ForwardBackwardCounts<double>(plain_[y], K_, V_, x, &counts, &scratch, &s->sign);
       s->n = Eigen::Map<const Eigen::VectorXd>(counts.data(), D_);
       return;
-    }
-    if (may_compact_) {
-      ParametersToDifferentiate(K_, V_, x, &s->read);
-    } else if (s->read.size() != static_cast<size_t>(D_)) {
-      s->read.resize(D_);
-      std::iota(s->read.begin(), s->read.end(), 0);
     }
     switch (DualSize(s->read.size())) {
       case 16:
@@ -311,6 +321,7 @@ struct Partial {
 void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, const HmmClassifier& model,
                 const std::vector<int32_t>& x, int y, Partial* out) {
   thread_local ClassStats s;
+  eval.SetParameters(x, &s.read);
   eval.Evaluate(y, x, &s);
   const int p = layout.prior_index(y);
   const int D = layout.block_size() - 1;
@@ -431,7 +442,9 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
   thread_local std::vector<ClassStats> stats;
   stats.resize(C);
   Eigen::VectorXd score(C);
+  eval.SetParameters(x, &stats[0].read);
   for (int y = 0; y < C; ++y) {
+    if (y > 0) stats[y].read = stats[0].read;
     eval.Evaluate(y, x, &stats[y]);
     score[y] = Log(model.prior[y]) + stats[y].log_p;
   }
