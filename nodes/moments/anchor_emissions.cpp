@@ -75,7 +75,7 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   const Eigen::MatrixXd r =
       context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
   // β's data term (P_Cᵀ R̂)ᵀ P_Cᵀ q_w = (P_C P_Cᵀ R̂)ᵀ q_w: one row of `fit` per context, so a word's
-  // non-zero contexts each add K' numbers instead of D, (P_C P_Cᵀ R̂ once: C x D x K').
+  // non-zero contexts each add K' numbers instead of D (P_C P_Cᵀ R̂ costs C x D x K', once).
   const Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
   const Eigen::MatrixXd gram = r.transpose() * r;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kp, kp);
