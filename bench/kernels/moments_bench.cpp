@@ -7,6 +7,8 @@
 //   over BM_CollectMoments. Counter: tokens/s.
 // BM_AnchorEmissions/threads: R̂, one QP per symbol (K = 12 synthetic labels whose anchors are
 //   12 disjoint blocks of 20 frequent words) and Bayes' rule. Counters: QPs/s, iterations per QP.
+// BM_ContextCca/dims: features.cca's randomized SVD (context_cca.h) of the feature-context
+//   moments above, the pipelines' 200 dims. Counters: contexts C, non-zeros of M.
 // Run: build/bench/kernels/moments_bench
 #include <benchmark/benchmark.h>
 
@@ -14,6 +16,7 @@
 
 #include "bench/kernels/malagasy_raw.h"
 #include "nodes/moments/anchor_emissions.h"
+#include "nodes/moments/context_cca.h"
 #include "nodes/moments/context_features.h"
 
 namespace seqflow {
@@ -70,6 +73,25 @@ void BM_AnchorEmissions(benchmark::State& state) {
   state.counters["iterations"] = static_cast<double>(iterations) / static_cast<double>(qps);
 }
 BENCHMARK(BM_AnchorEmissions)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ContextCca(benchmark::State& state) {
+  const MalagasyRawText& raw = MalagasyRaw();
+  static const MomentCounts features = [&] {
+    const MomentCounts onehot =
+        std::move(CollectMomentCounts(raw.symbols, raw.vocab->size(), 0, CancelToken())).value();
+    ContextFeatures f = std::move(BuildContextFeatures(BuildWordFeatures(*raw.vocab), onehot, 5)).value();
+    return MapContexts(onehot, f.map);
+  }();
+  ContextCcaOptions options;
+  options.dims = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    ContextCca cca = std::move(ComputeContextCca(features, options, CancelToken())).value();
+    benchmark::DoNotOptimize(cca.correlations.data());
+  }
+  state.counters["contexts"] = static_cast<double>(features.num_contexts());
+  state.counters["nonzeros"] = static_cast<double>(features.cooccurrence.nonZeros());
+}
+BENCHMARK(BM_ContextCca)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow

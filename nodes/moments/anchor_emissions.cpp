@@ -74,6 +74,9 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   // The columns the QPs fit q_w with: R̂ itself, or its projection P_Cᵀ R̂.
   const Eigen::MatrixXd r =
       context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
+  // β's data term (P_Cᵀ R̂)ᵀ P_Cᵀ q_w = (P_C P_Cᵀ R̂)ᵀ q_w: one row of `fit` per context, so a word's
+  // non-zero contexts each add K' numbers instead of D (P_C P_Cᵀ R̂ costs C x D x K', once).
+  const Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
   const Eigen::MatrixXd gram = r.transpose() * r;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kp, kp);
   const double lambda = options.lambda;
@@ -91,7 +94,7 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   ParallelShards(static_cast<size_t>(v), kShardSymbols, options.threads, [&](size_t shard, size_t begin, size_t end) {
     if (failed || cancel.requested()) return;
     SimplexQp qp0 = unsupervised, qp_lambda = interpolated;  // per-shard scratch space
-    Eigen::VectorXd b(kp), beta(kp), prior(kp), gamma(kp), projected(context_projection ? r.rows() : 0);
+    Eigen::VectorXd b(kp), beta(kp), prior(kp), gamma(kp);
     for (size_t wi = begin; wi < end; ++wi) {
       const auto w = static_cast<Eigen::Index>(wi);
       const bool seen_labeled = labeled_totals[w] > 0;
@@ -100,16 +103,9 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
         out.posterior(present, w) = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
         continue;
       }
-      if (context_projection) {
-        projected.setZero();
-        for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-          projected += it.value() * context_projection->row(it.row()).transpose();
-        b.noalias() = r.transpose() * projected;
-      } else {
-        b.setZero();
-        for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-          b += it.value() * r.row(it.row()).transpose();
-      }
+      b.setZero();
+      for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+        b += it.value() * fit.row(it.row()).transpose();
       b /= moments.word_counts[w];
       const double lw = seen_labeled ? lambda : 0;
       beta = (1 - lw) * b;

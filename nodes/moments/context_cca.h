@@ -7,8 +7,10 @@
 // The canonical correlations are the singular values (the first is always 1: the constant pair).
 //
 // Solver: randomized SVD (Halko, Martinsson & Tropp 2011, Alg. 4.4 + 5.1) with `oversample`
-// extra columns and `power_iterations` re-orthonormalized power steps, from a seeded uniform
-// [-1, 1) test matrix. A context never seen gets a zero row. Pure; thread safety: stateless.
+// extra columns and `power_iterations` power steps, from a seeded uniform [-1, 1) test matrix;
+// the smaller side is re-orthonormalized at every step (CholeskyQR2), the larger once, and the
+// singular vectors come from the l x l matrix B Bᵀ, their signs fixed (largest entry positive).
+// The same approximation as the textbook algorithm to rounding (tested). A context never seen gets a zero row. Pure; thread safety: stateless.
 // Feature contexts (context_features.h) go through unchanged: only M is read, and for binary
 // features D_c is the diagonal of the contexts' second moment — the co-firing of one word's
 // features is left out, as the one-hot form leaves out that of the previous and next word.

@@ -75,20 +75,13 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   const Eigen::MatrixXd r =
       context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
 
-  // Σ_c M[c, w] r[c, :] per word (Eq. 20's numerator through R̂ᵀ), then summed over each feature.
+  // Σ_c M[c, w] r[c, :] per word (Eq. 20's numerator through R̂ᵀ), then summed over each feature;
+  // with a projection (P_C P_Cᵀ R̂)ᵀ M: K' numbers per non-zero instead of D (as anchor_emissions.cpp).
+  const Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
   Eigen::MatrixXd word_fit = Eigen::MatrixXd::Zero(kp, v);
-  Eigen::VectorXd projected(context_projection ? r.rows() : 0);
-  for (Eigen::Index w = 0; w < v; ++w) {
-    if (context_projection) {
-      projected.setZero();
-      for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-        projected += it.value() * context_projection->row(it.row()).transpose();
-      word_fit.col(w) = r.transpose() * projected;
-    } else {
-      for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-        word_fit.col(w) += it.value() * r.row(it.row()).transpose();
-    }
-  }
+  for (Eigen::Index w = 0; w < v; ++w)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+      word_fit.col(w) += it.value() * fit.row(it.row()).transpose();
   const Eigen::MatrixXd feature_fit = word_fit * phi_ext;                            // [K' x W']
   const Eigen::VectorXd feature_tokens = phi_ext.transpose() * moments.word_counts;  // Σ_w φ_j(w) n_w
   const Eigen::MatrixXd feature_label = phi_ext.transpose() * labeled.word_label;    // [W' x K]

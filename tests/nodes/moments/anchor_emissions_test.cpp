@@ -109,6 +109,32 @@ TEST(AnchorEmissions, IdentityContextProjectionGivesTheOneHotFit) {
             StatusCode::kInvalid);
 }
 
+// A projection P (C x D) fits each word on Pᵀ q_w with columns Pᵀ R̂: the same QPs as the one-hot
+// fit on the projected counts Pᵀ M (whose anchor columns give Pᵀ R̂), however β is grouped.
+TEST(AnchorEmissions, ProjectedFitEqualsTheFitOnProjectedCounts) {
+  auto text = Sample(TrueHmm(), 2000, nullptr);
+  Result<MomentCounts> m = CollectMomentCounts(text, 8, 0, CancelToken());
+  ASSERT_OK(m);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  const Eigen::MatrixXd p = Eigen::MatrixXd::NullaryExpr(m->num_contexts(), 5, [&] { return uniform(rng); });
+  MomentCounts projected_counts = *m;
+  projected_counts.cooccurrence = (p.transpose() * Eigen::MatrixXd(m->cooccurrence)).sparseView();
+  const Eigen::MatrixXd labeled = Eigen::MatrixXd::Zero(8, 3);
+  for (double lambda : {0.0, 0.5}) {
+    AnchorEmissionOptions options;
+    options.lambda = lambda;
+    Result<AnchorEmissions> projected =
+        EstimateAnchorEmissions(*m, kAnchors, {labeled, {}}, kLabels, options, {}, &p);
+    Result<AnchorEmissions> reference =
+        EstimateAnchorEmissions(projected_counts, kAnchors, {labeled, {}}, kLabels, options, {});
+    ASSERT_OK(projected);
+    ASSERT_OK(reference);
+    EXPECT_LE((projected->posterior - reference->posterior).cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_EQ(projected->qps, reference->qps);
+  }
+}
+
 TEST(AnchorEmissions, DoNotDependOnTheThreadCount) {
   auto text = Sample(TrueHmm(), 3000, nullptr);
   // Many symbols, so the QPs span several shards: each word w is split into w + 8 j copies.

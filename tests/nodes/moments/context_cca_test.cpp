@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "nodes/common/random.h"
 #include "nodes/moments/context_features.h"
 #include "nodes/moments/projection.h"
 #include "tests/testutil/status_matchers.h"
@@ -90,6 +91,67 @@ TEST(ContextCca, MatchesTheDenseCcaOnFeatureContexts) {
   Eigen::MatrixXd ours = cca->context_projection * cca->context_projection.transpose();
   Eigen::MatrixXd theirs = dense.projection * dense.projection.transpose();
   EXPECT_LE((ours - theirs).cwiseAbs().maxCoeff(), 1e-3 * theirs.cwiseAbs().maxCoeff());
+}
+
+// The randomized SVD as first written (Halko et al. 2011, Alg. 4.4 + 5.1 verbatim: Householder QR
+// of both sides at every step, Eigen's sparse x dense products, a Jacobi SVD of B): the kernel
+// computes the same approximation (the same subspace in exact arithmetic) faster.
+ContextCca Textbook(const MomentCounts& m, const ContextCcaOptions& options) {
+  const Eigen::Index c = m.num_contexts(), v = m.num_symbols;
+  Eigen::MatrixXd cross(m.cooccurrence);
+  auto inverse_sqrt = [](const Eigen::VectorXd& x) {
+    return x.unaryExpr([](double d) { return d > 0 ? 1 / std::sqrt(d) : 0.0; }).eval();
+  };
+  const Eigen::VectorXd dc = inverse_sqrt(cross.rowwise().sum()), dw = inverse_sqrt(cross.colwise().sum());
+  const Eigen::MatrixXd omega = dc.asDiagonal() * cross * dw.asDiagonal();
+  const Eigen::Index l = std::min<Eigen::Index>(options.dims + options.oversample, std::min(c, v));
+  Rng rng(options.seed);
+  const Eigen::MatrixXd test = Eigen::MatrixXd::NullaryExpr(v, l, [&] { return 2 * Uniform01(rng) - 1; });
+  auto orth = [](const Eigen::MatrixXd& y) {
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(y);
+    return Eigen::MatrixXd(qr.householderQ() * Eigen::MatrixXd::Identity(y.rows(), y.cols()));
+  };
+  Eigen::MatrixXd q = orth(omega * test);
+  for (int i = 0; i < options.power_iterations; ++i) q = orth(omega * orth(omega.transpose() * q));
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(q.transpose() * omega, Eigen::ComputeThinU);
+  return {dc.asDiagonal() * (q * svd.matrixU().leftCols(options.dims)), svd.singularValues().head(options.dims)};
+}
+
+void ExpectSameCca(const ContextCca& ours, const ContextCca& theirs) {
+  EXPECT_LE((ours.correlations - theirs.correlations).cwiseAbs().maxCoeff(), 1e-10)
+      << ours.correlations.transpose() << "\n"
+      << theirs.correlations.transpose();
+  const Eigen::MatrixXd a = ours.context_projection * ours.context_projection.transpose();
+  const Eigen::MatrixXd b = theirs.context_projection * theirs.context_projection.transpose();
+  EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-8 * b.cwiseAbs().maxCoeff());
+  // Column signs are fixed: each column's largest entry is positive.
+  for (Eigen::Index j = 0; j < ours.context_projection.cols(); ++j) {
+    Eigen::Index at = 0;
+    ours.context_projection.col(j).cwiseAbs().maxCoeff(&at);
+    EXPECT_GT(ours.context_projection(at, j), 0);
+  }
+}
+
+// Few power steps (the node's default 3), so both stop short of the exact SVD at the same place:
+// one-hot contexts (C > V: the words' side orthonormalized at every step) and a context set cut
+// to fewer rows than words (C < V: the contexts' side).
+TEST(ContextCca, MatchesTheTextbookRandomizedSvdToRounding) {
+  for (uint64_t seed : {1u, 2u}) {
+    const MomentCounts m = RandomCounts(300, 4000, seed);
+    ContextCcaOptions options;
+    options.dims = 20;
+    options.seed = seed;
+    Result<ContextCca> cca = ComputeContextCca(m, options, CancelToken());
+    ASSERT_OK(cca);
+    ExpectSameCca(*cca, Textbook(m, options));
+
+    MomentCounts few = m;
+    few.cooccurrence = Eigen::SparseMatrix<double>(m.cooccurrence.topRows(150));
+    ASSERT_LT(few.num_contexts(), few.num_symbols);
+    Result<ContextCca> cut = ComputeContextCca(few, options, CancelToken());
+    ASSERT_OK(cut);
+    ExpectSameCca(*cut, Textbook(few, options));
+  }
 }
 
 TEST(ProjectionArtifact, RoundTripsBitExactAndRejectsTruncation) {

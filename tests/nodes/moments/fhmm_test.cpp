@@ -182,6 +182,20 @@ TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
                                                               FeaturePrior::kTemplate, options, {}, &projection);
   ASSERT_OK(projected);
   EXPECT_LE((projected->mu - means->mu).cwiseAbs().maxCoeff(), 1e-9);
+  // A projection P (C x D) gives the fit on the projected counts Pᵀ M, however β is grouped.
+  std::mt19937_64 projection_rng(11);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  const Eigen::MatrixXd p =
+      Eigen::MatrixXd::NullaryExpr(m->num_contexts(), 4, [&] { return uniform(projection_rng); });
+  MomentCounts projected_counts = *m;
+  projected_counts.cooccurrence = (p.transpose() * Eigen::MatrixXd(m->cooccurrence)).sparseView();
+  Result<FeatureMeans> through_p = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                              FeaturePrior::kTemplate, options, {}, &p);
+  Result<FeatureMeans> on_projected = EstimateAnchorFeatureMeans(
+      projected_counts, {{0, 1}, {4, 5}}, labeled, labels, phi, templates, FeaturePrior::kTemplate, options, {});
+  ASSERT_OK(through_p);
+  ASSERT_OK(on_projected);
+  EXPECT_LE((through_p->mu - on_projected->mu).cwiseAbs().maxCoeff(), 1e-9);
   // Two features of one template on a word are refused.
   std::vector<std::string> clash = names;
   clash[10] = "pair=odd3";

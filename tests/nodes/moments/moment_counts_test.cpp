@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "nodes/moments/moments.h"
@@ -56,6 +57,29 @@ TEST(MomentCounts, DoNotDependOnTheThreadCount) {
   EXPECT_EQ(Eigen::MatrixXd(one->cooccurrence), Eigen::MatrixXd(two->cooccurrence));
   EXPECT_EQ(Eigen::MatrixXd(one->cooccurrence), DirectCounts(sentences, 50));
   EXPECT_EQ(one->word_counts, two->word_counts);
+}
+
+// Many symbols, so the keys' radix sort takes two digits of the context and two of the symbol
+// (11 bits a digit): every (context, word) count against a direct count in a map.
+TEST(MomentCounts, MatchTheDirectCountWithManySymbols) {
+  constexpr int32_t v = 100000;
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int32_t> word(0, v - 1), length(1, 30);
+  std::vector<std::vector<int32_t>> sentences(5000);
+  std::map<std::pair<int32_t, int32_t>, double> direct;
+  for (auto& s : sentences) {
+    s.resize(static_cast<size_t>(length(rng)));
+    // Half the tokens from 300 words, so pairs repeat.
+    for (auto& w : s) w = rng() % 2 ? word(rng) : v - 1 - word(rng) % 300;
+    for (size_t t = 0; t < s.size(); ++t) {
+      direct[{t > 0 ? s[t - 1] : v, s[t]}] += 1;
+      direct[{v + 1 + (t + 1 < s.size() ? s[t + 1] : v), s[t]}] += 1;
+    }
+  }
+  Result<MomentCounts> m = CollectMomentCounts(sentences, v, 1, CancelToken());
+  ASSERT_OK(m);
+  ASSERT_EQ(m->cooccurrence.nonZeros(), static_cast<Eigen::Index>(direct.size()));
+  for (const auto& [key, count] : direct) EXPECT_EQ(m->cooccurrence.coeff(key.first, key.second), count);
 }
 
 TEST(MomentCounts, Errors) {
