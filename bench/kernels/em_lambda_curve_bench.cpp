@@ -5,7 +5,9 @@
 //                       blocks of word_block_preconditioner.h
 //   BM_CurveNormalFlowInexact  the same with the Newton steps solved to 1e-4 (tangents to 1e-9)
 //   BM_CurvePseudoArclength    Inexact with the pseudo-arclength corrector (Newton rows fixed to
-//                       the predictor's tangent: one tangent solve per step, normal_flow.h)
+//                       the predictor's direction: one tangent solve per step, normal_flow.h)
+//   BM_CurvePseudoRecycled     PseudoArclength with GMRES recycling up to 300 directions between the
+//                       restarts of each solve (GCRO; recycling_gmres.h): the same points
 //   BM_CurveChordRecycled      PseudoArclength with the chord corrector (every Newton step with the
 //                       first iterate's Jacobian) and GMRES recycling 300 directions between its
 //                       restarts and the chord's solves (recycling_gmres.h)
@@ -71,6 +73,9 @@ void BM_CurveNormalFlowInexact(benchmark::State& state) { CurveNormalFlow(state,
 void BM_CurvePseudoArclength(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true});
 }
+void BM_CurvePseudoRecycled(benchmark::State& state) {
+  CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300});
+}
 void BM_CurveChordRecycled(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .chord = true, .recycle = 300});
 }
@@ -92,6 +97,7 @@ BENCHMARK(BM_CurveNormalFlow)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSec
 BENCHMARK(BM_CurveNormalFlowPreconditioned)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveNormalFlowInexact)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurvePseudoArclength)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurvePseudoRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveChordRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveEuler)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 
