@@ -104,8 +104,11 @@ class Tracker {
     const bool row_is_tangent = !fixed_lambda && !options_.pseudo_arclength;
     const bool chord = !fixed_lambda && options_.pseudo_arclength && options_.chord;
     std::unique_ptr<CurveLinearization> first;  // chord: the first iterate's Jacobian, for every step
+    // The pseudo-arclength row is also the tangent's closest start (a Krylov back end's first
+    // guess): the predicted direction is nearer the new tangent than t_k is.
+    const Eigen::VectorXd& tangent_start = row_is_tangent || fixed_lambda ? orient : row_direction;
     auto take_tangent = [&](const CurveLinearization& lin) {
-      c.t = lin.Tangent(orient);
+      c.t = lin.Tangent(tangent_start);
       c.orientation = lin.OrientationSign(c.t);
     };
     while (c.iterations < max_iterations) {
