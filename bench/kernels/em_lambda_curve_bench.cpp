@@ -4,6 +4,13 @@
 //   BM_CurveNormalFlowPreconditioned  the same with GMRES right-preconditioned by the per-word
 //                       blocks of word_block_preconditioner.h
 //   BM_CurveNormalFlowInexact  the same with the Newton steps solved to 1e-4 (tangents to 1e-9)
+//   BM_CurvePseudoArclength    Inexact with the pseudo-arclength corrector (Newton rows fixed to
+//                       the predictor's direction: one tangent solve per step, normal_flow.h)
+//   BM_CurvePseudoRecycled     PseudoArclength with GMRES recycling up to 300 directions between the
+//                       restarts of each solve (GCRO; recycling_gmres.h): the same points
+//   BM_CurveChordRecycled      PseudoArclength with the chord corrector (every Newton step with the
+//                       first iterate's Jacobian) and GMRES recycling 300 directions between its
+//                       restarts and the chord's solves (recycling_gmres.h)
 //   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
 //                       node's defaults otherwise: the same path with the tracker it replaces
 // Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1), the largest
@@ -34,11 +41,22 @@ void Report(benchmark::State& state, const PathResult& r) {
   state.counters["stop"] = static_cast<double>(r.stop);
 }
 
-void CurveNormalFlow(benchmark::State& state, bool precondition, double step_gmres_tol = 0) {
+struct Variant {
+  bool precondition = false;
+  double step_gmres_tol = 0;
+  bool pseudo_arclength = false;
+  bool chord = false;
+  int recycle = 0;
+};
+
+void CurveNormalFlow(benchmark::State& state, const Variant& v) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
   EmLambdaCurveOptions options;
-  options.precondition = precondition;
-  options.step_gmres_tol = step_gmres_tol;
+  options.precondition = v.precondition;
+  options.step_gmres_tol = v.step_gmres_tol;
+  options.tracker.pseudo_arclength = v.pseudo_arclength;
+  options.tracker.chord = v.chord;
+  options.gmres_recycle = v.recycle;
   options.tracker.first_step = 0.01;
   options.tracker.max_step = 0.25;
   options.tracker.arc_rel_tol = options.tracker.arc_abs_tol = 1e-6;
@@ -49,9 +67,18 @@ void CurveNormalFlow(benchmark::State& state, bool precondition, double step_gmr
   Report(state, r);
 }
 
-void BM_CurveNormalFlow(benchmark::State& state) { CurveNormalFlow(state, false); }
-void BM_CurveNormalFlowPreconditioned(benchmark::State& state) { CurveNormalFlow(state, true); }
-void BM_CurveNormalFlowInexact(benchmark::State& state) { CurveNormalFlow(state, false, 1e-4); }
+void BM_CurveNormalFlow(benchmark::State& state) { CurveNormalFlow(state, {}); }
+void BM_CurveNormalFlowPreconditioned(benchmark::State& state) { CurveNormalFlow(state, {.precondition = true}); }
+void BM_CurveNormalFlowInexact(benchmark::State& state) { CurveNormalFlow(state, {.step_gmres_tol = 1e-4}); }
+void BM_CurvePseudoArclength(benchmark::State& state) {
+  CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true});
+}
+void BM_CurvePseudoRecycled(benchmark::State& state) {
+  CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300});
+}
+void BM_CurveChordRecycled(benchmark::State& state) {
+  CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .chord = true, .recycle = 300});
+}
 
 void BM_CurveEuler(benchmark::State& state) {
   const bench::HomotopyWorkload& w = GetHomotopyWorkload(static_cast<int>(state.range(0)));
@@ -69,6 +96,9 @@ void BM_CurveEuler(benchmark::State& state) {
 BENCHMARK(BM_CurveNormalFlow)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveNormalFlowPreconditioned)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveNormalFlowInexact)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurvePseudoArclength)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurvePseudoRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_CurveChordRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveEuler)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace

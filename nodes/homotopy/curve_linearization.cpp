@@ -1,6 +1,9 @@
 #include "nodes/homotopy/curve_linearization.h"
 
 #include <limits>
+#include <memory>
+
+#include "nodes/homotopy/recycling_gmres.h"
 
 namespace seqflow {
 namespace {
@@ -43,16 +46,19 @@ class DenseCurve final : public CurveLinearization {
 class KrylovCurve final : public CurveLinearization {
  public:
   KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options, LinearOperator precondition,
-              double solve_rel_tol)
+              double solve_rel_tol, int recycle)
       : apply_(std::move(apply)), n_(n), options_(options), precondition_(std::move(precondition)),
-        solve_options_(options) {
+        solve_options_(options), recycle_(precondition_ ? 0 : recycle) {
     if (solve_rel_tol > 0) solve_options_.rel_tol = solve_rel_tol;
   }
 
   Eigen::VectorXd Tangent(const Eigen::VectorXd& orient) const override {
     // orient / ‖orient‖² satisfies the border row and is close to the answer.
-    const GmresResult g =
-        Bordered(orient, Eigen::VectorXd::Unit(n_ + 1, n_), orient / orient.squaredNorm(), options_);
+    const Eigen::VectorXd x0 = orient / orient.squaredNorm();
+    const Eigen::VectorXd rhs = Eigen::VectorXd::Unit(n_ + 1, n_);
+    const GmresResult g = recycle_ > 0
+                              ? RecyclingGmres(BorderedOperator(orient), n_ + 1, recycle_).Solve(rhs, x0, options_)
+                              : Bordered(orient, rhs, x0, options_);
     if (!g.converged) return NotANumber();
     return g.x.normalized();  // orientᵀ w = 1 > 0 orients it
   }
@@ -62,7 +68,17 @@ class KrylovCurve final : public CurveLinearization {
   Eigen::VectorXd SolveAugmented(const Eigen::VectorXd& c, const Eigen::VectorXd& r, double s) const override {
     Eigen::VectorXd rhs(n_ + 1);
     rhs << r, s;
-    const GmresResult g = Bordered(c, rhs, Eigen::VectorXd(), solve_options_);
+    GmresResult g;
+    if (recycle_ > 0) {
+      // Later solves with the same border row start from the directions the earlier ones found.
+      if (!recycled_ || recycled_border_ != c) {
+        recycled_ = std::make_unique<RecyclingGmres>(BorderedOperator(c), n_ + 1, recycle_);
+        recycled_border_ = c;
+      }
+      g = recycled_->Solve(rhs, Eigen::VectorXd(), solve_options_);
+    } else {
+      g = Bordered(c, rhs, Eigen::VectorXd(), solve_options_);
+    }
     return g.converged ? g.x : NotANumber();
   }
 
@@ -92,6 +108,15 @@ class KrylovCurve final : public CurveLinearization {
     return g;
   }
 
+  // [Dρ; borderᵀ] as a product, holding its own copy of the border.
+  LinearOperator BorderedOperator(const Eigen::VectorXd& border) const {
+    return [this, border](const Eigen::VectorXd& d) -> Eigen::VectorXd {
+      Eigen::VectorXd out(n_ + 1);
+      out << apply_(d), border.dot(d);
+      return out;
+    };
+  }
+
   Eigen::VectorXd NotANumber() const {
     return Eigen::VectorXd::Constant(n_ + 1, std::numeric_limits<double>::quiet_NaN());
   }
@@ -101,6 +126,9 @@ class KrylovCurve final : public CurveLinearization {
   GmresOptions options_;
   LinearOperator precondition_;
   GmresOptions solve_options_;
+  int recycle_;
+  mutable std::unique_ptr<RecyclingGmres> recycled_;  // SolveAugmented's, for recycled_border_
+  mutable Eigen::VectorXd recycled_border_;
 };
 
 }  // namespace
@@ -111,8 +139,9 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
-                                                             LinearOperator precondition, double solve_rel_tol) {
-  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition), solve_rel_tol);
+                                                             LinearOperator precondition, double solve_rel_tol,
+                                                             int recycle) {
+  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition), solve_rel_tol, recycle);
 }
 
 }  // namespace seqflow

@@ -14,7 +14,8 @@
 //     preconditioner P⁻¹ on R^(n+1) (GMRES on [Dρ; cᵀ] P⁻¹ u = rhs, Δ = P⁻¹ u: the residual it
 //     declares converged is the true one of Δ).
 // A rank-deficient Dρ (or a c in its row space) gives non-finite results; callers check.
-// Thread safety: immutable after construction; products may use threads inside `apply`.
+// Thread safety: immutable after construction (but see `recycle` below); products may use threads
+// inside `apply`.
 #pragma once
 
 #include <Eigen/Dense>
@@ -43,10 +44,13 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 
 // `apply` computes Dρ d for d of size n + 1 (result of size n); `precondition` (optional, empty
 // for none) maps R^(n+1) to R^(n+1); `solve_rel_tol` > 0 replaces options.rel_tol in
-// SolveAugmented (an inexact Newton step), the tangent keeping options.rel_tol.
+// SolveAugmented (an inexact Newton step), the tangent keeping options.rel_tol. `recycle` > 0
+// (ignored with a preconditioner): GMRES recycles up to that many directions
+// (recycling_gmres.h) between its restarts, and between the SolveAugmented calls with the same
+// row c (a chord corrector's Newton steps), which makes SolveAugmented not thread-safe.
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
                                                              LinearOperator precondition = {},
-                                                             double solve_rel_tol = 0);
+                                                             double solve_rel_tol = 0, int recycle = 0);
 
 }  // namespace seqflow

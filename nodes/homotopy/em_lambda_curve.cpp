@@ -132,7 +132,8 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
       precondition = [blocks](const Eigen::VectorXd& v) { return blocks->Apply(v); };
     }
     e.linearization =
-        KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition), options.step_gmres_tol);
+        KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition), options.step_gmres_tol,
+                                 options.gmres_recycle);
     return e;
   };
 }

@@ -52,6 +52,9 @@ struct EmLambdaCurveOptions {
   LinearSolveOptions linear;
   // matrix-free: relative residual of the Newton-step solves (inexact Newton); 0: linear.gmres's.
   double step_gmres_tol = 0;
+  // matrix-free: GMRES keeps up to this many directions between restarts and between a chord
+  // corrector's Newton solves (recycling_gmres.h); 0: plain restarted GMRES.
+  int gmres_recycle = 0;
   bool precondition = false;  // matrix-free: GMRES with the per-word block preconditioner (measured slower on the citations)
   double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
   int end_em_iterations = 200;

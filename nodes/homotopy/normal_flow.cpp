@@ -19,6 +19,15 @@ Eigen::VectorXd Hermite(const Node& a, const Node& b, double s) {
   return (2 * u3 - 3 * u2 + 1) * a.y + (u3 - 2 * u2 + u) * h * a.t + (3 * u2 - 2 * u3) * b.y + (u3 - u2) * h * b.t;
 }
 
+// The unit direction of that cubic at s: the predicted curve's tangent there.
+Eigen::VectorXd HermiteDirection(const Node& a, const Node& b, double s) {
+  const double h = b.s - a.s;
+  const double u = (s - a.s) / h;
+  const double u2 = u * u;
+  return ((6 * u2 - 6 * u) / h * a.y + (3 * u2 - 4 * u + 1) * a.t + (6 * u - 6 * u2) / h * b.y + (3 * u2 - 2 * u) * b.t)
+      .normalized();
+}
+
 // The s in [a.s, b.s] where the Hermite cubic's λ component equals `target`, by regula falsi
 // with the Illinois modification (bisecting when it stalls), on the cubic alone.
 // REQUIRES: λ(a) < target <= λ(b).
@@ -82,33 +91,53 @@ class Tracker {
     return Node{node.s, node.y, t, e.linearization->OrientationSign(t), true};
   }
 
-  // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ).
+  // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ);
+  // with options.pseudo_arclength the row is `row` (the predicted tangent at w).
   Result<Correction> Correct(const Eigen::VectorXd& w, const Eigen::VectorXd& orient, double rel, double abs,
-                             int max_iterations, bool fixed_lambda = false) {
+                             int max_iterations, bool fixed_lambda = false,
+                             const Eigen::VectorXd& row_direction = Eigen::VectorXd()) {
     Correction c;
     c.y = w;
     double previous = std::numeric_limits<double>::infinity();
+    // With a fixed Newton row (λ held, or the pseudo-arclength row `orient`) the tangent is
+    // needed only at the last iterate, to step on from.
+    const bool row_is_tangent = !fixed_lambda && !options_.pseudo_arclength;
+    const bool chord = !fixed_lambda && options_.pseudo_arclength && options_.chord;
+    std::unique_ptr<CurveLinearization> first;  // chord: the first iterate's Jacobian, for every step
+    // The pseudo-arclength row is also the tangent's closest start (a Krylov back end's first
+    // guess): the predicted direction is nearer the new tangent than t_k is.
+    const Eigen::VectorXd& tangent_start = row_is_tangent || fixed_lambda ? orient : row_direction;
+    auto take_tangent = [&](const CurveLinearization& lin) {
+      c.t = lin.Tangent(tangent_start);
+      c.orientation = lin.OrientationSign(c.t);
+    };
     while (c.iterations < max_iterations) {
       SEQFLOW_ASSIGN_OR_RETURN(CurveEvaluation e, Evaluate(c.y));
       ++c.iterations;
       if (e.outside_domain) return c;
-      c.t = e.linearization->Tangent(orient);
-      c.orientation = e.linearization->OrientationSign(c.t);
-      const Eigen::VectorXd row = fixed_lambda ? Eigen::VectorXd::Unit(n_ + 1, n_) : c.t;
-      const Eigen::VectorXd delta = e.linearization->SolveAugmented(row, -e.rho, 0.0);
-      if (!delta.allFinite() || !c.t.allFinite()) return c;
+      if (row_is_tangent) take_tangent(*e.linearization);
+      const Eigen::VectorXd row =
+          fixed_lambda ? Eigen::VectorXd::Unit(n_ + 1, n_) : (row_is_tangent ? c.t : row_direction);
+      const CurveLinearization& newton = first ? *first : *e.linearization;
+      const Eigen::VectorXd delta = newton.SolveAugmented(row, -e.rho, 0.0);
+      if (!delta.allFinite() || (row_is_tangent && !c.t.allFinite())) return c;
       const double norm = delta.norm();
       if (c.iterations == 1) c.first = norm, c.residual0 = e.rho.norm();
       if (c.iterations == 2) c.second = norm, c.residual1 = e.rho.norm();
       c.y += delta;
       if (c.iterations == 1) c.z1 = c.y;
       if (norm <= rel * c.y.norm() + abs) {
+        if (!row_is_tangent) {
+          take_tangent(*e.linearization);
+          if (!c.t.allFinite()) return c;
+        }
         c.converged = true;
         return c;
       }
       // Newton that does not contract is heading away from the curve.
       if (norm >= previous) return c;
       previous = norm;
+      if (chord && !first) first = std::move(e.linearization);
     }
     return c;
   }
@@ -224,8 +253,12 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     }
     const Eigen::VectorXd predicted =
         have_previous ? Hermite(previous, current, current.s + h) : Eigen::VectorXd(current.y + h * current.t);
-    SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(predicted, current.t, options.arc_rel_tol,
-                                                           options.arc_abs_tol, options.corrector_iterations));
+    // The pseudo-arclength row: the predictor's direction at the prediction, so the hyperplane
+    // of the corrected points crosses the curve there at right angles even past a sharp turn.
+    const Eigen::VectorXd direction = have_previous ? HermiteDirection(previous, current, current.s + h) : current.t;
+    SEQFLOW_ASSIGN_OR_RETURN(Correction c,
+                             tracker.Correct(predicted, current.t, options.arc_rel_tol, options.arc_abs_tol,
+                                             options.corrector_iterations, /*fixed_lambda=*/false, direction));
     // Allgower & Georg's angle test: tangents more than acos(min_tangent_cosine) apart mean the
     // corrector has landed on another stretch of the zero set (a branch jump), not a turn.
     // And the orientation test: det [Dρ; tᵀ] keeps its sign along the curve, so a flip means the

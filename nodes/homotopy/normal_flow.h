@@ -11,8 +11,13 @@
 //      iterations, converged when ‖Δ‖ <= arc_rel_tol ‖z‖ + arc_abs_tol; a corrector that fails
 //      (no convergence, a growing step, a non-finite Δ, an iterate outside the map's domain)
 //      halves h and retries, giving up below
-//      min_step. The new tangent is the one at the last iterate (already factored: no extra
-//      Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
+//      min_step. (Options: `pseudo_arclength` fixes the Newton row to the predictor's direction
+//      at the prediction (the Hermite cubic's derivative; t_k on the first step), so the corrected
+//      point is the curve's on the hyperplane through the prediction normal to it, and the tangent
+//      is solved once, at the last iterate, from that direction; `chord` then solves every step with the first iterate's
+//      Jacobian — the same point, reached linearly — which a recycling Krylov back end turns into
+//      cheap later solves.) The new tangent is the one at the last iterate (already factored: no
+//      extra Jacobian), oriented by t · t_k > 0; a step whose tangent turned by more than
 //      acos(min_tangent_cosine) is also retried shorter (the angle test of Allgower & Georg:
 //      the corrector jumped to another stretch of the zero set) — but first, once per point, with
 //      the tangent re-evaluated at the point itself, since near a sharp turn the kept tangent
@@ -86,6 +91,16 @@ struct NormalFlowOptions {
   double order = 2.0;              // P, the exponent 1/P of the step-size law
   double first_step = 0.1;         // h on the first step
   int corrector_iterations = 4;    // LITFH
+  // Newton rows: false, HOMPACK's normal flow (the tangent at each iterate: the minimum-norm
+  // step, one tangent solve per iteration); true, the pseudo-arclength corrector (Keller): the
+  // row is the predictor's direction at the prediction, fixed for the step, so the corrected
+  // point lies on the hyperplane through the prediction normal to it and the tangent is solved
+  // once, at the last iterate.
+  bool pseudo_arclength = false;
+  // With pseudo_arclength: every Newton step of a correction solves with the Jacobian of its first
+  // iterate (the chord method; the same corrected point, reached linearly), so a Krylov back end
+  // that recycles (curve_linearization.h) starts each later step from the earlier ones' directions.
+  bool chord = false;
   double min_tangent_cosine = 0.5;  // a step whose tangent turns further (t_k+1 · t_k below) is retried shorter
   int end_game_iterations = 40;    // root-finding steps on λ(s) − 1, and Newton steps at λ = 1
   int max_steps = 1000;            // LIMITD

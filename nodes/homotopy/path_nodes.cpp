@@ -38,6 +38,9 @@ struct PathNodeOptions {
   double end_gap = 1e-3;
   bool precondition = false;  // normal flow, matrix-free: per-word block preconditioner for GMRES
   double step_gmres_tol = 0;  // normal flow, matrix-free: Newton-step solves (0: gmres_tol)
+  bool pseudo_arclength = false;  // normal flow: the corrector's Newton row fixed per step (normal_flow.h)
+  bool chord = false;             // normal flow, with pseudo_arclength: Newton steps with the first Jacobian
+  int gmres_recycle = 0;          // normal flow, matrix-free: GMRES directions kept (recycling_gmres.h)
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
@@ -51,6 +54,9 @@ EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOpt
   o.end_gap = declared.end_gap;
   o.precondition = declared.precondition;
   o.step_gmres_tol = declared.step_gmres_tol;
+  o.tracker.pseudo_arclength = declared.pseudo_arclength;
+  o.tracker.chord = declared.chord;
+  o.gmres_recycle = declared.gmres_recycle;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
   o.tracker.max_steps = euler.max_steps;
@@ -209,6 +215,14 @@ ParamTable<PathNodeOptions> PathParams() {
       .Greater(0)
       .Double("step_gmres_tol", &O::step_gmres_tol,
               "normal_flow, matrix_free: relative residual of the Newton-step solves (inexact Newton; 0: gmres_tol)")
+      .Min(0)
+      .Bool("pseudo_arclength", &O::pseudo_arclength,
+            "normal_flow: Newton rows fixed to the step's predictor tangent (one tangent solve per step) instead of "
+            "the tangent at each iterate (HOMPACK)")
+      .Bool("chord", &O::chord,
+            "normal_flow with pseudo_arclength: every Newton step of a correction with its first iterate's Jacobian")
+      .Int("gmres_recycle", &O::gmres_recycle,
+           "normal_flow, matrix_free: GMRES directions kept between restarts and a chord's Newton solves (0: none)")
       .Min(0)
       .Bool("precondition", &O::precondition,
             "normal_flow, matrix_free: right-precondition GMRES by the per-word emission blocks")

@@ -166,6 +166,47 @@ TEST(EmLambdaCurve, InexactNewtonStepsStayOnTheCurve) {
   EXPECT_LE((inexact.points.back().theta_tilde - exact.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
 }
 
+// The pseudo-arclength corrector (one tangent solve per step instead of one per Newton iterate)
+// follows the same curve through the same folds, dense and matrix-free, and ends where the normal
+// flow ends.
+TEST(EmLambdaCurve, PseudoArclengthCorrectorFollowsTheSameCurve) {
+  const Problem p = FoldingProblem();
+  const PathResult normal = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  for (PathSolver solver : {PathSolver::kDense, PathSolver::kMatrixFree}) {
+    EmLambdaCurveOptions o = CurveOptions(solver);
+    o.tracker.pseudo_arclength = true;
+    o.step_gmres_tol = solver == PathSolver::kMatrixFree ? 1e-4 : 0;
+    const PathResult r = TraceCurve(p, o);
+    ASSERT_EQ(r.stop, PathStop::kReachedEnd);
+    EXPECT_EQ(r.points.back().lambda, 1.0);
+    EXPECT_EQ(Turns(r), 2);
+    if (solver == PathSolver::kDense) EXPECT_EQ(DetChanges(r), 2);
+    for (const PathPoint& q : r.points) {
+      EXPECT_LE(q.residual, 1e-8);
+      if (solver == PathSolver::kDense) EXPECT_EQ(q.dlambda_ds > 0, q.det_sign > 0);
+    }
+    EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
+  }
+}
+
+// The chord corrector (every Newton step of a correction with its first iterate's Jacobian) with
+// GMRES recycling its directions between those steps lands on the pseudo-arclength corrector's
+// curve: same folds, every point on the curve, the same end.
+TEST(EmLambdaCurve, ChordCorrectorWithRecycledGmresFollowsTheSameCurve) {
+  const Problem p = FoldingProblem();
+  const PathResult normal = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
+  o.tracker.pseudo_arclength = true;
+  o.tracker.chord = true;
+  o.gmres_recycle = 100;
+  o.step_gmres_tol = 1e-4;
+  const PathResult r = TraceCurve(p, o);
+  ASSERT_EQ(r.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(Turns(r), 2);
+  for (const PathPoint& q : r.points) EXPECT_LE(q.residual, 1e-8);
+  EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
+}
+
 // A point of the curve is a fixed point of EM_λ at its λ: EM_λ warm-started there stays there.
 TEST(EmLambdaCurve, PointsAreEmLambdaFixedPoints) {
   const Problem p = FoldingProblem();

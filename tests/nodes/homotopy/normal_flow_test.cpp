@@ -212,6 +212,64 @@ TEST(NormalFlow, FollowsBothTurningPoints) {
     EXPECT_EQ(ValueOrThrow(map(p.y)).linearization->OrientationSign(p.tangent), start) << "lambda " << p.y[1];
 }
 
+// The pseudo-arclength corrector (Newton rows fixed to the predictor's tangent, one tangent solve
+// per step) follows the same curves: around the circle and through both folds of the S-curve, with
+// the augmented determinant's sign constant and the same ends; Brown's system from the same start
+// to the same zero, and the Krylov back end along the same points as the dense one.
+TEST(NormalFlow, PseudoArclengthCorrectorFollowsTheSameCurves) {
+  NormalFlowOptions o;
+  o.pseudo_arclength = true;
+  const HomotopyMap circle = CircleMap(1.2);
+  const NormalFlowResult round = Track(circle, Point(1.2, 0.0), o);
+  ASSERT_EQ(round.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(round.points.back().y[0], std::sqrt(1.2 * 1.2 - 1), 1e-10);
+  EXPECT_LE(MaxResidual(circle, round), 1e-4);
+
+  const HomotopyMap s_curve = TurningPointMap();
+  const NormalFlowResult r = Track(s_curve, Point(0.0, 0.0), o);
+  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
+  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
+  int turns = 0;
+  for (size_t j = 1; j < r.points.size(); ++j) {
+    EXPECT_GT(r.points[j].y[0], r.points[j - 1].y[0]);
+    turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
+  }
+  EXPECT_EQ(turns, 2);
+  const int start = ValueOrThrow(s_curve(r.points[0].y)).linearization->OrientationSign(r.points[0].tangent);
+  for (const NormalFlowPoint& p : r.points)
+    EXPECT_EQ(ValueOrThrow(s_curve(p.y)).linearization->OrientationSign(p.tangent), start) << "lambda " << p.y[1];
+
+  const Eigen::VectorXd a = Eigen::VectorXd::Zero(5);
+  const NormalFlowResult brown = Track(BrownFixedPointMap(a), Eigen::VectorXd::Zero(6), o);
+  ASSERT_EQ(brown.stop, NormalFlowStop::kReachedEnd);
+  const NormalFlowResult normal = Track(BrownFixedPointMap(a), Eigen::VectorXd::Zero(6));
+  EXPECT_LE((brown.points.back().y - normal.points.back().y).norm(), 1e-9);
+  const NormalFlowResult krylov = Track(BrownFixedPointKrylovMap(a), Eigen::VectorXd::Zero(6), o);
+  ASSERT_EQ(krylov.points.size(), brown.points.size());
+  for (size_t j = 0; j < brown.points.size(); ++j) EXPECT_LE((krylov.points[j].y - brown.points[j].y).norm(), 1e-9);
+}
+
+// The chord corrector (Newton steps with the first iterate's Jacobian, rows fixed) converges to the
+// pseudo-arclength points, so it follows the S-curve through both folds and around the circle.
+TEST(NormalFlow, ChordCorrectorFollowsTheSameCurves) {
+  NormalFlowOptions o;
+  o.pseudo_arclength = true;
+  o.chord = true;
+  const HomotopyMap s_curve = TurningPointMap();
+  const NormalFlowResult r = Track(s_curve, Point(0.0, 0.0), o);
+  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
+  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
+  int turns = 0;
+  for (size_t j = 1; j < r.points.size(); ++j) turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
+  EXPECT_EQ(turns, 2);
+  const HomotopyMap circle = CircleMap(1.2);
+  const NormalFlowResult round = Track(circle, Point(1.2, 0.0), o);
+  ASSERT_EQ(round.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(round.points.back().y[0], std::sqrt(1.2 * 1.2 - 1), 1e-10);
+}
+
 // Natural-parameter continuation (λ increasing, Newton in x from the previous x) cannot turn at
 // the upper fold: past λ = 0.7236 it lands on the far branch, skipping the fold section.
 TEST(NormalFlow, NaturalParameterContinuationJumpsTheFold) {

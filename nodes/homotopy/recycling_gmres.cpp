@@ -1,0 +1,127 @@
+#include "nodes/homotopy/recycling_gmres.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace seqflow {
+namespace {
+
+// As gmres.cpp: the rotation mapping (a, b) to (r, 0), with sqrt rather than libm's hypot.
+void Givens(double a, double b, double* c, double* s) {
+  const double scale = std::max(std::abs(a), std::abs(b));
+  if (scale == 0) {
+    *c = 1;
+    *s = 0;
+    return;
+  }
+  const double u = a / scale, v = b / scale;
+  const double r = scale * std::sqrt(u * u + v * v);
+  *c = a / r;
+  *s = b / r;
+}
+
+}  // namespace
+
+RecyclingGmres::RecyclingGmres(LinearOperator apply, Eigen::Index n, int max_kept)
+    : apply_(std::move(apply)), n_(n), max_kept_(max_kept), z_(n, 0), w_(n, 0) {}
+
+int RecyclingGmres::Cycle(const Eigen::VectorXd& r, double beta, double target, int max_steps, Eigen::VectorXd* x) {
+  const Eigen::Index k_old = w_.cols();
+  Eigen::MatrixXd basis(n_, max_steps + 1);
+  Eigen::MatrixXd hessenberg = Eigen::MatrixXd::Zero(max_steps + 1, max_steps);  // H̄, kept unrotated
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(max_steps + 1, max_steps);           // rotated to triangular
+  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(k_old, max_steps);                   // Wᵀ A V
+  Eigen::VectorXd cs(max_steps), sn(max_steps);
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(max_steps + 1);
+  g[0] = beta;
+  basis.col(0) = r / beta;
+  int k = 0;
+  bool invariant = false;
+  while (k < max_steps) {
+    Eigen::VectorXd w = apply_(basis.col(k));
+    if (k_old > 0) {
+      b.col(k) = w_.transpose() * w;
+      w -= w_ * b.col(k);
+    }
+    for (int i = 0; i <= k; ++i) {
+      hessenberg(i, k) = w.dot(basis.col(i));
+      w -= hessenberg(i, k) * basis.col(i);
+    }
+    const double norm = w.norm();
+    hessenberg(k + 1, k) = norm;
+    if (norm > 0) basis.col(k + 1) = w / norm;
+    h.col(k).head(k + 2) = hessenberg.col(k).head(k + 2);
+    for (int i = 0; i < k; ++i) {
+      const double hi = h(i, k);
+      h(i, k) = cs[i] * hi + sn[i] * h(i + 1, k);
+      h(i + 1, k) = -sn[i] * hi + cs[i] * h(i + 1, k);
+    }
+    Givens(h(k, k), h(k + 1, k), &cs[k], &sn[k]);
+    h(k, k) = cs[k] * h(k, k) + sn[k] * h(k + 1, k);
+    h(k + 1, k) = 0;
+    g[k + 1] = -sn[k] * g[k];
+    g[k] = cs[k] * g[k];
+    ++k;
+    invariant = norm == 0;
+    if (std::abs(g[k]) <= target || invariant) break;
+  }
+  const Eigen::VectorXd y = h.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
+  *x += basis.leftCols(k) * y;
+  if (k_old > 0) *x -= z_ * (b.leftCols(k) * y);
+  // Keep the cycle's directions: A (V − Z B) = V_k+1 H̄ = (V_k+1 Q) R.
+  const int rows = invariant ? k : k + 1;  // an invariant space has no (k+1)-th vector
+  const int keep = std::min<int>(k, max_kept_ - static_cast<int>(k_old));
+  if (keep <= 0) return k;
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(hessenberg.topLeftCorner(rows, k));
+  const Eigen::MatrixXd r_factor = qr.matrixQR().topLeftCorner(k, k).triangularView<Eigen::Upper>();
+  for (int i = 0; i < k; ++i)
+    if (!(std::abs(r_factor(i, i)) > 1e-14 * std::abs(r_factor(0, 0)))) return k;  // (nearly) dependent
+  const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(rows, k);
+  Eigen::MatrixXd v_minus_zb = basis.leftCols(k);
+  if (k_old > 0) v_minus_zb -= z_ * b.leftCols(k);
+  // Z_new = (V − Z B) R⁻¹, i.e. Z_new R = V − Z B: solve Rᵀ Z_newᵀ = (V − Z B)ᵀ.
+  const Eigen::MatrixXd z_new =
+      r_factor.triangularView<Eigen::Upper>().transpose().solve(v_minus_zb.transpose()).transpose();
+  const Eigen::MatrixXd w_new = basis.leftCols(rows) * q;
+  z_.conservativeResize(Eigen::NoChange, k_old + keep);
+  w_.conservativeResize(Eigen::NoChange, k_old + keep);
+  z_.rightCols(keep) = z_new.leftCols(keep);
+  w_.rightCols(keep) = w_new.leftCols(keep);
+  return k;
+}
+
+GmresResult RecyclingGmres::Solve(const Eigen::VectorXd& b, const Eigen::VectorXd& x0, const GmresOptions& options) {
+  GmresResult result;
+  result.x = Eigen::VectorXd::Zero(n_);
+  const double b_norm = b.norm();
+  if (b_norm == 0) {
+    result.converged = true;
+    return result;
+  }
+  if (x0.size() > 0) {
+    result.x = x0;
+  } else if (w_.cols() > 0) {
+    result.x = z_ * (w_.transpose() * b);
+  }
+  const double target = options.rel_tol * b_norm;
+  while (true) {
+    Eigen::VectorXd r = b - apply_(result.x);
+    // The residual's part along W is removed within span Z at no product.
+    if (w_.cols() > 0) {
+      const Eigen::VectorXd along = w_.transpose() * r;
+      result.x += z_ * along;
+      r -= w_ * along;
+    }
+    const double beta = r.norm();
+    result.relative_residual = beta / b_norm;
+    if (beta <= target) {
+      result.converged = true;
+      return result;
+    }
+    const int budget = std::min(options.restart, options.max_iter - result.iterations);
+    if (budget <= 0) return result;
+    result.iterations += Cycle(r, beta, target, budget, &result.x);
+  }
+}
+
+}  // namespace seqflow
