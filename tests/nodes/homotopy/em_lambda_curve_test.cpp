@@ -180,10 +180,14 @@ TEST(EmLambdaCurve, PseudoArclengthCorrectorFollowsTheSameCurve) {
     ASSERT_EQ(r.stop, PathStop::kReachedEnd);
     EXPECT_EQ(r.points.back().lambda, 1.0);
     EXPECT_EQ(Turns(r), 2);
-    if (solver == PathSolver::kDense) EXPECT_EQ(DetChanges(r), 2);
+    if (solver == PathSolver::kDense) {
+      EXPECT_EQ(DetChanges(r), 2);
+    }
     for (const PathPoint& q : r.points) {
       EXPECT_LE(q.residual, 1e-8);
-      if (solver == PathSolver::kDense) EXPECT_EQ(q.dlambda_ds > 0, q.det_sign > 0);
+      if (solver == PathSolver::kDense) {
+        EXPECT_EQ(q.dlambda_ds > 0, q.det_sign > 0);
+      }
     }
     EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
   }
