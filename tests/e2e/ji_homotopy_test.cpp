@@ -47,10 +47,10 @@ TEST(JiHomotopy, MismatchedDrawsImproveOnTheSupervisedStart) {
 namespace seqflow::testutil {
 namespace {
 
-// Draw 45 of Table I at arc 1e-5 and HMAX 1 (the kind's defaults since, set here explicitly): near
-// λ = 0.93 its curve turns so sharply that the tangent kept from the corrector's last iterate (one
-// Newton step off the curve) disagrees by 62° with the tangent at the point itself, so every step,
-// however short, failed the angle test and the path stopped below HMIN. The tracker now re-takes the tangent at
+// Draw 45 of Table I at looser tracking tolerances (arc 1e-5, HMAX 1): near λ = 0.93 its curve turns
+// so sharply that the tangent kept from the corrector's last iterate (one Newton step off the
+// curve) disagrees by 62° with the tangent at the point itself, so every step, however short,
+// failed the angle test and the path stopped below HMIN. The tracker now re-takes the tangent at
 // the point once before shrinking the step; measured 2026-11-24: λ = 1 reached, accuracy of
 // λ = U/(L+U) .8929 (supervised .7700).
 TEST(JiHomotopy, ASharpTurnNearLambdaPoint93IsFollowedAtLooseTolerances) {
