@@ -3,24 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nodes/homotopy/givens_hessenberg.h"
+
 namespace seqflow {
 namespace {
-
-// The rotation [c s; −s c] that maps (a, b) to (r, 0). r = |(a, b)| scaled by the larger part
-// against overflow, with sqrt (exact in IEEE) rather than libm's hypot, whose bits may depend on
-// the CPU (nodes/common/portable_math.h).
-void Givens(double a, double b, double* c, double* s) {
-  const double scale = std::max(std::abs(a), std::abs(b));
-  if (scale == 0) {
-    *c = 1;
-    *s = 0;
-    return;
-  }
-  const double u = a / scale, v = b / scale;
-  const double r = scale * std::sqrt(u * u + v * v);
-  *c = a / r;
-  *s = b / r;
-}
 
 // One GMRES cycle from x with residual r (‖r‖ = beta); returns the steps taken and adds the
 // minimiser to x. Stops early when the estimated residual drops to `target`.
@@ -43,16 +29,7 @@ int GmresCycle(const LinearOperator& apply, const Eigen::VectorXd& r, double bet
     const double norm = w.norm();
     h(k + 1, k) = norm;
     if (norm > 0) basis.col(k + 1) = w / norm;
-    for (int i = 0; i < k; ++i) {
-      const double hi = h(i, k);
-      h(i, k) = cs[i] * hi + sn[i] * h(i + 1, k);
-      h(i + 1, k) = -sn[i] * hi + cs[i] * h(i + 1, k);
-    }
-    Givens(h(k, k), h(k + 1, k), &cs[k], &sn[k]);
-    h(k, k) = cs[k] * h(k, k) + sn[k] * h(k + 1, k);
-    h(k + 1, k) = 0;
-    g[k + 1] = -sn[k] * g[k];
-    g[k] = cs[k] * g[k];
+    RotateHessenbergColumn(k, &h, &cs, &sn, &g);
     ++k;
     // norm == 0: the Krylov space is invariant and holds the exact solution.
     if (std::abs(g[k]) <= target || norm == 0) break;

@@ -3,24 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nodes/homotopy/givens_hessenberg.h"
+
 namespace seqflow {
-namespace {
-
-// As gmres.cpp: the rotation mapping (a, b) to (r, 0), with sqrt rather than libm's hypot.
-void Givens(double a, double b, double* c, double* s) {
-  const double scale = std::max(std::abs(a), std::abs(b));
-  if (scale == 0) {
-    *c = 1;
-    *s = 0;
-    return;
-  }
-  const double u = a / scale, v = b / scale;
-  const double r = scale * std::sqrt(u * u + v * v);
-  *c = a / r;
-  *s = b / r;
-}
-
-}  // namespace
 
 RecyclingGmres::RecyclingGmres(LinearOperator apply, Eigen::Index n, int max_kept)
     : apply_(std::move(apply)), n_(n), max_kept_(max_kept), z_(n, 0), w_(n, 0) {}
@@ -51,16 +36,7 @@ int RecyclingGmres::Cycle(const Eigen::VectorXd& r, double beta, double target, 
     hessenberg(k + 1, k) = norm;
     if (norm > 0) basis.col(k + 1) = w / norm;
     h.col(k).head(k + 2) = hessenberg.col(k).head(k + 2);
-    for (int i = 0; i < k; ++i) {
-      const double hi = h(i, k);
-      h(i, k) = cs[i] * hi + sn[i] * h(i + 1, k);
-      h(i + 1, k) = -sn[i] * hi + cs[i] * h(i + 1, k);
-    }
-    Givens(h(k, k), h(k + 1, k), &cs[k], &sn[k]);
-    h(k, k) = cs[k] * h(k, k) + sn[k] * h(k + 1, k);
-    h(k + 1, k) = 0;
-    g[k + 1] = -sn[k] * g[k];
-    g[k] = cs[k] * g[k];
+    RotateHessenbergColumn(k, &h, &cs, &sn, &g);
     ++k;
     invariant = norm == 0;
     if (std::abs(g[k]) <= target || invariant) break;
