@@ -220,7 +220,7 @@ class CorrectionHistory {
     state.AppendImmutable(bytes);
   }
   static bool LoadVector(ByteReader& r, Vector& v) {
-    const std::string bytes = r.Str();
+    const std::string_view bytes = r.StrView();
     if (bytes.size() != static_cast<size_t>(v.size()) * sizeof(Scalar)) return false;
     std::memcpy(v.data(), bytes.data(), bytes.size());
     return true;
