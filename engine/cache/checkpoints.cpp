@@ -79,7 +79,10 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
   std::deque<std::string> framing;
   std::vector<std::string_view> payload;
   std::set<std::string> named;
-  auto frame = [&](ByteWriter& w) { payload.push_back(framing.emplace_back(w.Take())); };
+  auto frame = [&](ByteWriter& w) {
+    payload.push_back(framing.emplace_back(w.Take()));
+    w = ByteWriter();
+  };
   const std::vector<StatePieces::Piece>& pieces = state.Pieces();
   ByteWriter w;
   w.U64(state.size()), w.U64(pieces.size());
