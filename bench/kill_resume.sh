@@ -91,4 +91,5 @@ total=$(awk -v a="$total" -v b="$(cpu_of "$WORK/final.time")" 'BEGIN { print a +
 echo "kills: $kills (checkpoint every $CHECKPOINT_SECONDS s, delays U[$MIN_DELAY, $MAX_DELAY] s, seed $SEED)"
 echo "F1: uninterrupted $(f1_of "$WORK/ref.log"), killed and resumed $(f1_of "$WORK/final.log")"
 echo "model hash: uninterrupted $(model_hash "$WORK/ref"), killed and resumed $(model_hash "$WORK/killed")"
+echo "checkpoint files left in the cache: $(find "$WORK/killed/checkpoints" -type f 2>/dev/null | wc -l)"
 echo "cpu: all runs $total s / uninterrupted $(cpu_of "$WORK/ref.time") s = $(awk -v a="$total" -v b="$(cpu_of "$WORK/ref.time")" 'BEGIN { printf "%.2f", a / b }')x"

@@ -16,6 +16,7 @@
 #include "engine/api/params.h"
 #include "engine/base/cancel.h"
 #include "engine/base/process_group.h"
+#include "engine/base/state_pieces.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -52,11 +53,12 @@ class NodeContext {
   // interrupted. Checkpoint offers the current state after an iteration; the engine calls
   // `state` and saves what it returns only when the checkpoint interval has passed since the
   // last save (`--checkpoint-seconds`), keeps it beside the cache, and removes it once the
-  // node's entry is published. KeepFinalState offers the state the iteration ended in (after
+  // node's entry is published. The state comes in pieces (engine/base/state_pieces.h: a string
+  // is one piece), so a large one is written from where it lives and its immutable parts once. KeepFinalState offers the state the iteration ended in (after
   // `iteration` iterations), in the same form; the engine keeps it as long as the entry for kinds
   // with budget parameters and ignores it for others.
   virtual std::optional<std::string> ResumeState() { return std::nullopt; }
-  virtual void Checkpoint(const std::function<std::string()>& state) {}
+  virtual void Checkpoint(const std::function<StatePieces()>& state) {}
   virtual void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) {}
   // Reads a file through the engine's Env (the one door to files).
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;

@@ -167,25 +167,36 @@ ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, Byte
   return it->second.loader(r);
 }
 
-static size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+// The edit distance of a and b when it is below `bound`, else `bound`. A distance is at least the
+// difference of the lengths and at least the smallest entry of any row of the table, so a
+// candidate that cannot come closer than the best so far costs O(1) or stops at the first row
+// past it: a long misspelt word (a fuzzer's 64 KB kind name) is no longer O(|word| |name|) per
+// registered name.
+static size_t BoundedEditDistance(std::string_view a, std::string_view b, size_t bound, std::vector<size_t>& prev,
+                                  std::vector<size_t>& cur) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >= bound) return bound;
+  prev.resize(b.size() + 1), cur.resize(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      row_min = std::min(row_min, cur[j]);
     }
+    if (row_min >= bound) return bound;
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return std::min(prev[b.size()], bound);
 }
 
 std::string NearestName(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  std::vector<size_t> prev, cur;
   for (const auto& c : candidates) {
-    size_t d = EditDistance(word, c);
+    size_t d = BoundedEditDistance(word, c, best_d, prev, cur);
     if (d < best_d) {
       best_d = d;
       best = c;

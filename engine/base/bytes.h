@@ -62,7 +62,21 @@ class ByteReader {
     pos_ += n;
     return s;
   }
+  // A Str's bytes where they are (valid as long as the reader's input).
+  std::string_view StrView() {
+    size_t n = Count(1);
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
   std::vector<double> F64s() { return Array<double>(); }
+  // F64s' bytes where they are (8 per double; valid as long as the reader's input).
+  std::string_view F64sView() {
+    size_t n = Count(sizeof(double)) * sizeof(double);
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
   std::vector<int32_t> I32s() { return Array<int32_t>(); }
   std::vector<std::string> Strs() {
     size_t n = Count(sizeof(uint64_t));

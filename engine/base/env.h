@@ -32,6 +32,9 @@ class Env {
   // Writes `data` to a temporary file beside `path`, fsyncs it, renames it onto `path` and
   // fsyncs the directory: readers see the old file or the whole new one, never a part.
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;
+  // The same for the concatenation of `parts`, written from where they are (a checkpoint of
+  // hundreds of MB is not copied into one buffer). The default joins them.
+  virtual Status WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts);
   virtual Result<FileStat> Stat(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
   virtual Status CreateDirs(const std::string& path) = 0;

@@ -46,11 +46,17 @@ class PosixEnv final : public Env {
   }
 
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
+    return WriteFileAtomicParts(path, {data});
+  }
+
+  Status WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts) override {
     static std::atomic<uint64_t> counter{0};
     std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     int fd = calls_->Open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoStatus("cannot create", tmp);
-    Status s = WriteAll(fd, tmp, data);
+    Status s;
+    for (std::string_view data : parts)
+      if (s.ok()) s = WriteAll(fd, tmp, data);
     if (s.ok() && calls_->Fsync(fd, tmp) != 0) s = ErrnoStatus("cannot fsync", tmp);
     ::close(fd);
     if (s.ok() && calls_->Rename(tmp, path) != 0) s = ErrnoStatus("cannot rename onto", path);
@@ -171,6 +177,12 @@ int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); 
 int FileCalls::Rmdir(const std::string& path) { return ::rmdir(path.c_str()); }
 int FileCalls::Mkdir(const std::string& path, int mode) { return ::mkdir(path.c_str(), static_cast<mode_t>(mode)); }
 int FileCalls::Utimens(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+Status Env::WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts) {
+  std::string joined;
+  for (std::string_view part : parts) joined += part;
+  return WriteFileAtomic(path, joined);
+}
 
 std::unique_ptr<Env> NewPosixEnv(FileCalls* calls) { return std::make_unique<PosixEnv>(calls); }
 

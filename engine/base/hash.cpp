@@ -40,4 +40,13 @@ std::string HashHex(std::string_view bytes) { return Hex128(XXH3_128bits(bytes.d
 
 uint64_t Checksum64(std::string_view bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
 
+uint64_t Checksum64(const std::vector<std::string_view>& parts) {
+  XXH64_state_t* state = XXH64_createState();
+  XXH64_reset(state, 0);
+  for (std::string_view part : parts) XXH64_update(state, part.data(), part.size());
+  const uint64_t sum = XXH64_digest(state);
+  XXH64_freeState(state);
+  return sum;
+}
+
 }  // namespace seqflow

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace seqflow {
 
@@ -32,5 +33,7 @@ class Hasher {
 std::string HashHex(std::string_view bytes);
 // XXH64 of `bytes`, for checksums.
 uint64_t Checksum64(std::string_view bytes);
+// XXH64 of the concatenation of `parts`.
+uint64_t Checksum64(const std::vector<std::string_view>& parts);
 
 }  // namespace seqflow

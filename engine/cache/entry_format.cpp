@@ -50,6 +50,14 @@ std::string EncodeFrame(std::string_view magic, std::string_view payload) {
   return file;
 }
 
+std::string FrameHeader(std::string_view magic, uint64_t payload_length, uint64_t payload_checksum) {
+  ByteWriter header;
+  header.U32(kEntryFormatVersion);
+  header.U64(payload_length);
+  header.U64(payload_checksum);
+  return std::string(magic) + header.bytes();
+}
+
 std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload) {
   ByteWriter header;
   header.U32(kEntryFormatVersion);

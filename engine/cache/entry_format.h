@@ -33,6 +33,8 @@ std::string EncodeEntry(const CacheEntry& entry);
 std::string EncodeFrame(std::string_view magic, std::string_view payload);
 // The same, framing `payload` where it is: no second copy of a large one (a checkpoint).
 std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload);
+// The header of such a frame (magic, version, length, checksum) for a payload written apart.
+std::string FrameHeader(std::string_view magic, uint64_t payload_length, uint64_t payload_checksum);
 // Verifies magic, format version, length and checksum; returns the payload (a view into `file`).
 Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic = kEntryMagic);
 

@@ -69,7 +69,7 @@ void ExecContext::KeepFinalState(int64_t iteration, const std::function<std::str
   if (!kept.ok()) LogWarning("node '" + node_.name + "': cannot keep its final state: " + kept.ToString());
 }
 
-void ExecContext::Checkpoint(const std::function<std::string()>& state) {
+void ExecContext::Checkpoint(const std::function<StatePieces()>& state) {
   const ProcessGroup* processes = run_.options.processes;
   if (processes != nullptr && processes->rank() != 0) return;  // rank 0 writes for the job
   const auto now = std::chrono::steady_clock::now();

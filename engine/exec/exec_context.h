@@ -35,7 +35,7 @@ class ExecContext final : public NodeContext {
   const ProcessGroup* processes() const override { return run_.options.processes; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
   std::optional<std::string> ResumeState() override;
-  void Checkpoint(const std::function<std::string()>& state) override;
+  void Checkpoint(const std::function<StatePieces()>& state) override;
   void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) override;
 
   // What the body reported; call after it returned.

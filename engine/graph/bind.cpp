@@ -25,16 +25,17 @@ std::string Suggest(const std::string& word, const std::vector<std::string>& nam
 std::string NodeText(const NodeSpec& node) { return "node " + Quoted(node.name) + " (" + node.kind + ")"; }
 
 Result<std::vector<const KindSpec*>> ResolveKinds(const PipelineSpec& spec, const Registry& registry) {
-  std::vector<std::string> names;
-  for (const KindSpec* k : registry.Kinds()) names.push_back(k->name);
   std::vector<const KindSpec*> kinds;
   for (const auto& node : spec.nodes) {
     const KindSpec* kind = registry.FindKind(node.kind);
-    if (kind == nullptr)
+    if (kind == nullptr) {
+      std::vector<std::string> names;
+      for (const KindSpec* k : registry.Kinds()) names.push_back(k->name);
       return Status::Invalid("unknown kind " + Quoted(node.kind) +
                                  Suggest(node.kind, names, "; `seqflow kinds` lists the kinds") + " (node " +
                                  Quoted(node.name) + ")",
                              node.kind_loc);
+    }
     kinds.push_back(kind);
   }
   return kinds;

@@ -89,8 +89,13 @@ ArtifactPtr RunClassifier(NodeContext& ctx, const ClassifierTrainOptions& option
   auto data = ctx.In<ClassSequences>("data");
   ClassifierTrainOptions o = options;
   o.threads = ctx.threads();
+  // Checkpoints after each restart (a killed run resumes after the last saved).
+  const std::optional<std::string> saved = ctx.ResumeState();
+  KernelCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
   const ClassifierTrainResult r = ValueOrThrow(TrainHmmClassifier(data->sequences, data->labels, data->num_classes,
-                                                                  data->num_symbols, o, ctx.cancellation()));
+                                                                  data->num_symbols, o, ctx.cancellation(), checkpoints));
   for (size_t y = 0; y < r.best_restart.size(); ++y)
     ctx.Metric("objective." + std::to_string(y), r.restart_objectives[y][r.best_restart[y]]);
   ctx.Metric("iterations", r.iterations);

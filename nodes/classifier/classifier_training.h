@@ -18,6 +18,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/classifier/hmm_classifier.h"
+#include "nodes/common/kernel_checkpoints.h"
 
 namespace seqflow {
 
@@ -41,8 +42,13 @@ struct ClassifierTrainResult {
 
 // REQUIRES: labels.size() == sequences.size(); labels in [0, num_classes); symbols in
 // [0, num_symbols); no empty sequence. Invalid when a class has no labeled sequence.
+// Checkpoints (KernelCheckpoints) after each restart but the last: the restarts finished (their
+// objectives, the classes done, the best fit so far of the class under way). Resumed from one,
+// the remaining restarts run to the same bits as a run never interrupted; a state of other data
+// shapes or options is Status::Invalid. (No keep_final: a larger max_iterations changes every
+// restart, not only the last.)
 Result<ClassifierTrainResult> TrainHmmClassifier(const SymbolSequences& sequences, const std::vector<int32_t>& labels,
                                                  int num_classes, int num_symbols, const ClassifierTrainOptions& options,
-                                                 const CancelToken& cancel = {});
+                                                 const CancelToken& cancel = {}, const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -28,13 +28,11 @@ void CheckLabeled(const FeatureSet& data) {
 }
 
 // crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state
-// (LbfgsCheckpoints) of an iteration, then the objective trace so far and its length — appended,
-// so the state (hundreds of MB on CoNLL-2000) is not copied again.
-std::string EncodeTrainState(std::string optimizer, const std::string& trace) {
-  ByteWriter length;
-  length.U64(trace.size());
-  optimizer.append(trace);
-  optimizer.append(length.bytes());
+// (LbfgsCheckpoints) of an iteration, then the objective trace so far and its length — appended
+// as pieces of their own, so the state (hundreds of MB on CoNLL-2000) is not copied again.
+StatePieces EncodeTrainState(StatePieces optimizer, const std::string& trace) {
+  optimizer.Append(trace);
+  optimizer.writer().U64(trace.size());
   return optimizer;
 }
 
@@ -64,7 +62,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(std::move(*saved));
   LbfgsCheckpoints checkpoints;
   if (resume) checkpoints.resume_from = &resume->first, trace = resume->second;
-  checkpoints.offer = [&](const std::function<std::string()>& encode) {
+  checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
     ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });
   };
   checkpoints.keep_final_state = true;
@@ -79,7 +77,8 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
                                                  record_iteration, ctx.cancellation(), checkpoints));
   const LbfgsResult& r = trained.optimizer;
   if (!r.final_state.empty())
-    ctx.KeepFinalState(r.iterations, [&] { return EncodeTrainState(std::move(trained.optimizer.final_state), trace); });
+    ctx.KeepFinalState(r.iterations,
+                       [&] { return EncodeTrainState(std::move(trained.optimizer.final_state), trace).Join(); });
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);

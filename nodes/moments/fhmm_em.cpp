@@ -1,8 +1,10 @@
 #include "nodes/moments/fhmm_em.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "engine/base/bytes.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
 
@@ -113,10 +115,57 @@ Result<HmmParams> EstimateTaggedFhmm(const std::vector<std::vector<int32_t>>& wo
   return FhmmMStep(counts, phi, options, cancel, theta);
 }
 
+namespace {
+
+constexpr uint64_t kStateMagic = 0x31534d4545484653;  // "SFHEEMS1"
+
+// After the M-step of iteration `iterations` - 1: the model and θ it made and the objectives of
+// the models before it; the next E-step follows from the model.
+std::string EncodeState(const FhmmEmResult& r) {
+  ByteWriter w;
+  w.U64(kStateMagic);
+  w.I64(r.iterations);
+  w.F64s(r.objective.data(), r.objective.size());
+  w.F64s(r.model.initial.data(), static_cast<size_t>(r.model.initial.size()));
+  w.F64s(r.model.transition.data(), static_cast<size_t>(r.model.transition.size()));
+  w.F64s(r.model.emission.data(), static_cast<size_t>(r.model.emission.size()));
+  w.F64s(r.theta.data(), static_cast<size_t>(r.theta.size()));
+  return w.Take();
+}
+
+// REQUIRES: r holds the start (model and θ of the run's shapes).
+Status DecodeState(const std::string& bytes, const FhmmEmOptions& options, FhmmEmResult& r) {
+  const Status unfit = Status::Invalid("FHMM EM: the state to resume from does not fit these data and options");
+  auto take = [](ByteReader& reader, auto& m) {
+    const std::vector<double> values = reader.F64s();
+    if (values.size() != static_cast<size_t>(m.size())) return false;
+    std::copy(values.begin(), values.end(), m.data());
+    return true;
+  };
+  try {
+    ByteReader reader(bytes);
+    if (reader.U64() != kStateMagic) return unfit;
+    const int64_t iterations = reader.I64();
+    r.objective = reader.F64s();
+    if (iterations < 1 || iterations > options.max_iter || r.objective.size() != static_cast<size_t>(iterations) ||
+        !take(reader, r.model.initial) || !take(reader, r.model.transition) || !take(reader, r.model.emission) ||
+        !take(reader, r.theta))
+      return unfit;
+    reader.ExpectEnd();
+    r.iterations = static_cast<int>(iterations);
+    return Status::Ok();
+  } catch (const StatusError&) {
+    return unfit;
+  }
+}
+
+}  // namespace
+
 Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& start_theta,
                                const Eigen::SparseMatrix<double>& phi, const ExpectedCounts& labeled,
                                int64_t num_labeled, const std::vector<std::vector<int32_t>>& unlabeled, double lambda,
-                               const FhmmEmOptions& options, const CancelToken& cancel, const FhmmEmObserver& observe) {
+                               const FhmmEmOptions& options, const CancelToken& cancel, const FhmmEmObserver& observe,
+                               const KernelCheckpoints& checkpoints) {
   if (!(lambda >= 0 && lambda <= 1)) return Status::Invalid("FHMM EM: lambda must be in [0, 1]");
   if (num_labeled < 1) return Status::Invalid("FHMM EM: no labeled sentences");
   if (lambda > 0 && unlabeled.empty()) return Status::Invalid("FHMM EM: lambda > 0 needs unlabeled sentences");
@@ -125,7 +174,8 @@ Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& st
   result.model = start;
   result.theta = start_theta;
   const double n_unlabeled = static_cast<double>(unlabeled.size());
-  for (int iter = 0;; ++iter) {
+  if (checkpoints.resume_from != nullptr) SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, options, result));
+  for (int iter = result.iterations;; ++iter) {
     if (Status s = cancel.Check("FHMM EM"); !s.ok()) return s;
     ExpectedCounts expected = ExpectedCounts::Zero(start.num_states(), start.num_symbols());
     if (lambda > 0) {
@@ -153,6 +203,7 @@ Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& st
     if (lambda > 0) mixed.Add(expected, lambda / n_unlabeled);
     SEQFLOW_ASSIGN_OR_RETURN(result.model, FhmmMStep(mixed, phi, options, cancel, result.theta));
     result.iterations = iter + 1;
+    if (checkpoints.offer) checkpoints.offer([&] { return EncodeState(result); });
   }
   return result;
 }

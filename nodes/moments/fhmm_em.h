@@ -25,6 +25,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
+#include "nodes/common/kernel_checkpoints.h"
 #include "nodes/hmm/forward_backward.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
@@ -73,10 +74,14 @@ using FhmmEmObserver = std::function<Status(int iteration, const HmmParams& mode
 // REQUIRES: 0 <= lambda <= 1; start of K states over V = phi.rows() symbols with positive
 // emissions; labeled from LabeledSentenceCounts over num_labeled >= 1 sentences; unlabeled
 // non-empty when lambda > 0; start_theta K x phi.cols().
+// Checkpoints (KernelCheckpoints) after each M-step: the model and θ it made, the objectives so far
+// and the count. Resumed from one, EM goes on from the next E-step to the same bits as a run never
+// interrupted (`observe` sees only the iterations it runs); a state of other shapes or past
+// max_iter is Status::Invalid. No keep_final: the stopping iteration's E-step is not kept.
 Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& start_theta,
                                const Eigen::SparseMatrix<double>& phi, const ExpectedCounts& labeled,
                                int64_t num_labeled, const std::vector<std::vector<int32_t>>& unlabeled, double lambda,
                                const FhmmEmOptions& options, const CancelToken& cancel = {},
-                               const FhmmEmObserver& observe = {});
+                               const FhmmEmObserver& observe = {}, const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

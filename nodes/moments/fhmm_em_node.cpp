@@ -12,15 +12,18 @@
 // decoded on it and the best is returned, the earliest on ties.
 #include "nodes/moments/fhmm_em_node.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/api/node.h"
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/semi_supervised_data.h"
+#include "nodes/moments/fhmm_dev_trace.h"
 #include "nodes/moments/fhmm_em.h"
 #include "nodes/moments/loglinear_params.h"
 #include "nodes/moments/word_features.h"
@@ -52,9 +55,22 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
   em.smoothing = options.smoothing;
   em.threads = ctx.threads();
 
-  std::vector<double> dev_accuracy;
-  std::optional<HmmParams> best;
-  int best_iteration = 0;
+  // Checkpoints after each M-step (a killed run resumes after the last saved), with the dev trace.
+  FhmmDevTrace trace;
+  std::optional<std::pair<std::string, FhmmDevTrace>> resume;
+  if (std::optional<std::string> saved = ctx.ResumeState()) {
+    resume = SplitDevTrace(*saved, start.params);
+    if (!resume) throw StatusError(Status::Invalid("fhmm.em: the state to resume from is not one of its states"));
+    trace = std::move(resume->second);
+  }
+  KernelCheckpoints checkpoints;
+  if (resume) checkpoints.resume_from = &resume->first;
+  checkpoints.offer = [&](const std::function<std::string()>& encode) {
+    ctx.Checkpoint([&] { return AppendDevTrace(encode(), trace); });
+  };
+  std::vector<double>& dev_accuracy = trace.accuracy;
+  std::optional<HmmParams>& best = trace.best;
+  int& best_iteration = trace.best_iteration;
   auto observe = [&](int iteration, const HmmParams& params) -> Status {
     ctx.Progress(iteration, options.em.max_iter);
     if (!dev) return Status::Ok();
@@ -71,7 +87,8 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
   FhmmEmResult result = ValueOrThrow(RunFhmmEm(
       start.params, Eigen::MatrixXd::Zero(start.num_states(), static_cast<Eigen::Index>(features.names.size())),
       features.phi, LabeledSentenceCounts(start.num_states(), start.num_symbols(), in.data.words, in.data.labels),
-      static_cast<int64_t>(in.data.words.size()), in.data.unlabeled, lambda, em, ctx.cancellation(), observe));
+      static_cast<int64_t>(in.data.words.size()), in.data.unlabeled, lambda, em, ctx.cancellation(), observe,
+      checkpoints));
   auto model = std::make_shared<HmmModel>(start);
   model->params = best ? std::move(*best) : std::move(result.model);
   ThrowIfError(ValidateHmmModel(*model, 1e-8));

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
+#include "engine/base/bytes.h"
 #include "nodes/chain/viterbi_one_chain.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/crf/crf_likelihood.h"
@@ -17,6 +19,8 @@ namespace {
 bool InView(const std::vector<int32_t>* view_of, int32_t a, int v) {
   return view_of == nullptr ? v == 0 : (*view_of)[static_cast<size_t>(a)] == v;
 }
+
+constexpr uint64_t kStateMagic = 0x3143525048464d53;  // "SMFHPRC1"
 
 }  // namespace
 
@@ -101,6 +105,35 @@ class PerceptronState {
     }
   }
   void Visited() { visits_ += 1; }
+
+  // w, U and the visit count: all the next epoch reads (the decoder's tables follow from w).
+  void Save(ByteWriter& w) const {
+    auto matrix = [&](const RowMatrixXd& m) { w.F64s(m.data(), static_cast<size_t>(m.size())); };
+    w.F64(visits_);
+    matrix(w_.observation);
+    for (const RowMatrixXd& t : w_.transition) matrix(t);
+    if (!averaged_) return;
+    matrix(u_.observation);
+    for (const RowMatrixXd& t : u_.transition) matrix(t);
+  }
+  // False when the bytes are not a state of these dimensions (the reader may throw StatusError).
+  bool Load(ByteReader& r) {
+    auto matrix = [&](RowMatrixXd& m) {
+      const std::vector<double> values = r.F64s();
+      if (values.size() != static_cast<size_t>(m.size())) return false;
+      std::copy(values.begin(), values.end(), m.data());
+      return true;
+    };
+    visits_ = r.F64();
+    if (!matrix(w_.observation)) return false;
+    for (RowMatrixXd& t : w_.transition)
+      if (!matrix(t)) return false;
+    if (!averaged_) return true;
+    if (!matrix(u_.observation)) return false;
+    for (RowMatrixXd& t : u_.transition)
+      if (!matrix(t)) return false;
+    return true;
+  }
 
   // Takes the weights (the state is spent): the average is formed in place of w.
   HmPerceptronWeights TakeFinal() {
@@ -210,9 +243,52 @@ void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* vie
   }
 }
 
+namespace {
+
+// The state after `epochs` epochs (KernelCheckpoints): its shape, the epochs' counts, then w, U
+// and the visit count.
+std::string EncodeState(const HmPerceptronOptions& options, int32_t A, int32_t K,
+                        const std::vector<HmPerceptronEpoch>& epochs, const PerceptronState& state) {
+  ByteWriter w;
+  w.U64(kStateMagic);
+  w.I64(options.views), w.U8(options.averaged ? 1 : 0), w.I64(A), w.I64(K);
+  w.U64(epochs.size());
+  for (const HmPerceptronEpoch& e : epochs) w.I64(e.epoch), w.F64(e.c_u), w.I64(e.labeled_errors), w.I64(e.disagreements);
+  state.Save(w);
+  return w.Take();
+}
+
+Status DecodeState(const std::string& bytes, const HmPerceptronOptions& options, int32_t A, int32_t K,
+                   std::vector<HmPerceptronEpoch>& epochs, PerceptronState& state) {
+  const Status unfit = Status::Invalid("multiview.perceptron: the state to resume from does not fit these data and options");
+  try {
+    ByteReader r(bytes);
+    if (r.U64() != kStateMagic || r.I64() != options.views || r.U8() != (options.averaged ? 1 : 0) || r.I64() != A ||
+        r.I64() != K)
+      return unfit;
+    const uint64_t done = r.U64();
+    if (done < 1 || done > 1u << 30) return unfit;
+    epochs.resize(done);
+    for (HmPerceptronEpoch& e : epochs) {
+      e.epoch = static_cast<int>(r.I64()), e.c_u = r.F64(), e.labeled_errors = r.I64(), e.disagreements = r.I64();
+      if (e.epoch != static_cast<int>(&e - epochs.data()) + 1) return unfit;
+    }
+    if (!state.Load(r)) return unfit;
+    r.ExpectEnd();
+  } catch (const StatusError&) {
+    return unfit;
+  }
+  if (static_cast<int>(epochs.size()) > options.epochs)
+    return Status::Invalid("multiview.perceptron: the state to resume from (epoch " + std::to_string(epochs.size()) +
+                           ") is past these options' " + std::to_string(options.epochs) + " epochs");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const HmPerceptronOptions& options,
                                              const std::function<void(const HmPerceptronEpoch&)>& after_epoch,
-                                             const CancelToken& cancel) {
+                                             const CancelToken& cancel, const KernelCheckpoints& checkpoints) {
   SEQFLOW_RETURN_IF_ERROR(CheckSequenceData(data, options.views));
   const int V = options.views;
   // Each view decodes and updates on its own attributes, split off once: with views = 1 the
@@ -227,11 +303,15 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     }
     for (int v = 0; v < V; ++v) labeled[v] = &split_labeled[v], unlabeled[v] = &split_unlabeled[v];
   }
-  PerceptronState state(static_cast<int32_t>(data.view->size()), data.num_labels, V, options.averaged);
+  const auto A = static_cast<int32_t>(data.view->size());
+  PerceptronState state(A, data.num_labels, V, options.averaged);
   HmPerceptronResult result;
+  if (checkpoints.resume_from != nullptr)
+    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, options, A, data.num_labels, result.epochs, state));
+  auto encode = [&] { return EncodeState(options, A, data.num_labels, result.epochs, state); };
   ViewDecoder decoder(V);
   std::vector<std::vector<int32_t>> decoded(static_cast<size_t>(V));
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (int epoch = static_cast<int>(result.epochs.size()) + 1; epoch <= options.epochs; ++epoch) {
     SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.perceptron"));
     HmPerceptronEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0};
     for (size_t n = 0; n < data.labeled->size(); ++n) {
@@ -260,7 +340,9 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     }
     result.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
+    if (checkpoints.offer) checkpoints.offer(encode);
   }
+  if (checkpoints.keep_final) checkpoints.keep_final(static_cast<int64_t>(result.epochs.size()), encode);
   result.weights = state.TakeFinal();
   return result;
 }

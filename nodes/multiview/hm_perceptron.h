@@ -30,6 +30,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/common/kernel_checkpoints.h"
 #include "nodes/features/feature_templates.h"
 
 namespace seqflow {
@@ -109,8 +110,13 @@ void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* vie
 // Table 1 for options.epochs epochs; after_epoch (if set) sees each epoch's counts.
 // Status::Invalid on malformed data (label out of range, labels not matching a sentence's length,
 // an attribute id outside view, views not 1 or 2); Status::Cancelled between epochs.
+// Checkpoints (KernelCheckpoints) after each epoch: w, the average's U, the visit count and the
+// epochs' counts. Resumed from the state of epoch e, it runs epochs e + 1.. to the same bits as a
+// run never interrupted; the state the last epoch ended in (keep_final) continues to a run with
+// more epochs (C_u's schedule does not depend on the number of epochs). A state of other data,
+// views or averaging, or past options.epochs, is Status::Invalid.
 Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const HmPerceptronOptions& options,
                                              const std::function<void(const HmPerceptronEpoch&)>& after_epoch,
-                                             const CancelToken& cancel);
+                                             const CancelToken& cancel, const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

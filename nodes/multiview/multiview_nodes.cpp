@@ -162,9 +162,18 @@ std::shared_ptr<MultiViewModel> ModelOf(const TrainingInputs& in, int views, HmP
 ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) {
   const Clock::time_point start = Clock::now();
   const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.perceptron");
+  // Checkpoints after each epoch (a killed run resumes after the last saved); the state of the
+  // last epoch is kept for a run with more epochs to continue from.
+  const std::optional<std::string> saved = ctx.ResumeState();
+  KernelCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+  checkpoints.keep_final = [&ctx](int64_t epochs, const std::function<std::string()>& encode) {
+    ctx.KeepFinalState(epochs, encode);
+  };
   HmPerceptronResult trained = ValueOrThrow(TrainHmPerceptron(
       in->data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); },
-      ctx.cancellation()));
+      ctx.cancellation(), checkpoints));
   const HmPerceptronEpoch& last = trained.epochs.back();
   ctx.Metric("labeled_errors", static_cast<double>(last.labeled_errors));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
@@ -219,7 +228,8 @@ KindSpec PerceptronKind() {
        PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
        PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
       PerceptronParams(),
-      RunPerceptron};
+      RunPerceptron}
+      .Continuing({{"epochs", true}});
 }
 
 // ---- multiview.hmsvm ----

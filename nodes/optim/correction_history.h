@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/base/bytes.h"
+#include "engine/base/state_pieces.h"
 #include "nodes/optim/blocked_sum.h"
 #include "nodes/optim/mixed_dot.h"
 
@@ -108,13 +109,16 @@ class CorrectionHistory {
   // The history between a Complete and the next Direction, for checkpoints: the stored pairs in
   // their slots and every product and flag, so a loaded history gives the next direction to the
   // same bits. The unused slots are not saved (each is written before it is read).
-  void Save(ByteWriter& w) const {
+  // Each completed pair's s and y are immutable pieces of `state` (written once by checkpoints
+  // however many saves hold them), in the bytes of ByteWriter::Str.
+  void Save(StatePieces& state) const {
+    ByteWriter& w = state.writer();
     w.I64(Capacity()), w.I64(count_), w.I64(oldest_), w.U8(pending_ ? 1 : 0), w.F64(gamma_);
     w.F64s(sy_.data(), static_cast<size_t>(sy_.size()));
     w.F64s(yy_.data(), static_cast<size_t>(yy_.size()));
     w.F64s(sg_.data(), static_cast<size_t>(sg_.size()));
     w.F64s(yg_.data(), static_cast<size_t>(yg_.size()));
-    for (int k = 0; k < count_; ++k) SaveVector(w, s_[Slot(k)]), SaveVector(w, y_[Slot(k)]);
+    for (int k = 0; k < count_; ++k) SaveVector(state, s_[Slot(k)]), SaveVector(state, y_[Slot(k)]);
   }
   // False when the bytes are not a history of this capacity and length (the reader may throw
   // StatusError on truncated bytes).
@@ -210,11 +214,13 @@ class CorrectionHistory {
     });
   }
 
-  static void SaveVector(ByteWriter& w, const Vector& v) {
-    w.Str(std::string_view(reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar)));
+  static void SaveVector(StatePieces& state, const Vector& v) {
+    const std::string_view bytes(reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar));
+    state.writer().U64(bytes.size());
+    state.AppendImmutable(bytes);
   }
   static bool LoadVector(ByteReader& r, Vector& v) {
-    const std::string bytes = r.Str();
+    const std::string_view bytes = r.StrView();
     if (bytes.size() != static_cast<size_t>(v.size()) * sizeof(Scalar)) return false;
     std::memcpy(v.data(), bytes.data(), bytes.size());
     return true;

@@ -1,6 +1,7 @@
 #include "nodes/optim/lbfgs.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -40,21 +41,21 @@ struct Iterate {
 };
 
 // The gradient is not kept: it is evaluated again at x on resuming (the objective gives the same
-// bits at the same point), which costs one evaluation and saves a sixth of the state.
+// bits at the same point), which costs one evaluation and saves a sixth of the state. x is
+// written from where it is and the completed pairs as immutable pieces (StatePieces): a save
+// copies nothing large, and a pair still held at the next save is not written again.
 template <class Scalar>
-std::string EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
-  // With room for a caller to append its own bytes (a node's trace) without copying the state.
-  constexpr size_t kSuffixRoom = size_t{1} << 20;
-  ByteWriter w;
-  w.Reserve(static_cast<size_t>(x.size()) * (sizeof(double) + 2 * history.size() * sizeof(Scalar)) + 4096 +
-            it.objectives.size() * sizeof(double) + kSuffixRoom);
+StatePieces EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
+  StatePieces state;
+  ByteWriter& w = state.writer();
   w.U64(kStateMagic);
   w.U8(sizeof(Scalar));
   w.I64(it.iteration), w.I64(it.evaluations), w.F64(it.fx), w.F64(it.gradient_norm);
-  w.F64s(x.data(), static_cast<size_t>(x.size()));
-  w.F64s(it.objectives.data(), it.objectives.size());
-  history.Save(w);
-  return w.Take();
+  w.U64(static_cast<uint64_t>(x.size()));
+  state.AppendView(std::string_view(reinterpret_cast<const char*>(x.data()), static_cast<size_t>(x.size()) * sizeof(double)));
+  state.writer().F64s(it.objectives.data(), it.objectives.size());
+  history.Save(state);
+  return state;
 }
 
 // REQUIRES: x has the problem's size. The gradient is left to the caller.
@@ -66,13 +67,14 @@ Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, Co
     if (r.U64() != kStateMagic || r.U8() != sizeof(Scalar)) return unfit;
     it.iteration = static_cast<int>(r.I64()), it.evaluations = static_cast<int>(r.I64());
     it.fx = r.F64(), it.gradient_norm = r.F64();
-    const std::vector<double> xs = r.F64s();
+    // Read where they are, not copied twice: x is 42 MB on CoNLL-2000 (the pairs, four times that).
+    const std::string_view xs = r.F64sView();
     it.objectives = r.F64s();
-    if (xs.size() != static_cast<size_t>(x.size()) || it.iteration < 1 ||
+    if (xs.size() != static_cast<size_t>(x.size()) * sizeof(double) || it.iteration < 1 ||
         it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
       return unfit;
     r.ExpectEnd();
-    x = Eigen::Map<const Eigen::VectorXd>(xs.data(), x.size());
+    std::memcpy(x.data(), xs.data(), xs.size());
     return Status::Ok();
   } catch (const StatusError&) {
     return unfit;
@@ -94,7 +96,7 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
     r.iterations = it.iteration;
     r.evaluations = it.evaluations;
     if (checkpoints.keep_final_state && it.iteration > 0 && stop != LbfgsStop::kLineSearchFailed)
-      r.final_state = EncodeState(x, it, history);
+      r.final_state = EncodeState(x, it, history).Join();
     r.objectives = std::move(it.objectives);
     return r;
   };

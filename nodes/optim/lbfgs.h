@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/base/cancel.h"
+#include "engine/base/state_pieces.h"
 #include "engine/base/status.h"
 #include "nodes/optim/objective.h"
 
@@ -70,9 +71,10 @@ struct LbfgsCheckpoints {
   // A state from `offer` or final_state: the minimisation continues from it and x is ignored.
   // Invalid when it does not fit (size, memory, precision).
   const std::string* resume_from = nullptr;
-  // After every iteration: `encode` gives the state (it copies x and the history, so call it
-  // only to save; the string has room for 1 MiB more, for the caller's own bytes).
-  std::function<void(const std::function<std::string()>& encode)> offer;
+  // After every iteration: `encode` gives the state, its pieces viewing x and the history (valid
+  // until `offer` returns; call it only to save). Its completed correction pairs are immutable
+  // pieces, so a save writes each once (engine/base/state_pieces.h).
+  std::function<void(const std::function<StatePieces()>& encode)> offer;
   // The state it stopped in, into LbfgsResult::final_state, when it stopped on a stopping test
   // (not a failed line search) after at least one iteration.
   bool keep_final_state = false;

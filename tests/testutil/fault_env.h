@@ -53,6 +53,9 @@ class FaultEnv final : public Env {
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
     return posix_->WriteFileAtomic(path, data);
   }
+  Status WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts) override {
+    return posix_->WriteFileAtomicParts(path, parts);
+  }
   Result<FileStat> Stat(const std::string& path) override { return posix_->Stat(path); }
   bool Exists(const std::string& path) override { return posix_->Exists(path); }
   Status CreateDirs(const std::string& path) override { return posix_->CreateDirs(path); }

@@ -99,7 +99,7 @@ TEST_F(ContinuationTest, ACheckpointOfTheSameKeyComesFirst) {
   Run(IterateDag(Budget(3)));
   const Dag ten = IterateDag(Budget(10));
   Checkpoints checkpoints(dir_, Env::Default());
-  ASSERT_OK(checkpoints.Store(ten.nodes[0].key, "7 0x1.fcp+0 0x1p-6"));  // as a killed run saves it
+  ASSERT_OK(checkpoints.Store(ten.nodes[0].key, std::string("7 0x1.fcp+0 0x1p-6")));  // as a killed run saves it
   EXPECT_EQ(MetricOf(Run(ten), "started_at"), 7);
 }
 

@@ -58,7 +58,7 @@ Trained Train(const Problem& p, const CrfTrainOptions& options, const std::strin
   LbfgsCheckpoints checkpoints;
   checkpoints.resume_from = resume_from;
   checkpoints.keep_final_state = true;
-  if (keep_states) checkpoints.offer = [&](const std::function<std::string()>& encode) { t.states.push_back(encode()); };
+  if (keep_states) checkpoints.offer = [&](const std::function<StatePieces()>& encode) { t.states.push_back(encode().Join()); };
   auto record = [&](const LbfgsIteration& it) { t.trace.push_back(it.objective); };
   Result<CrfTrainResult> r =
       TrainCrf(p.sentences, p.labels, p.num_attributes, p.num_labels, options, record, {}, checkpoints);

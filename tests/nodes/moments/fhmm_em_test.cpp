@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/moments/feature_moments.h"
@@ -267,6 +269,65 @@ TEST(FhmmEm, Errors) {
           .status()
           .code(),
       StatusCode::kCancelled);
+}
+
+// fhmm.em's checkpoints: resumed from the state after any M-step, EM ends with the same bits
+// (model, θ, every objective, the count) as a run never interrupted, the observer seeing only
+// the iterations it runs; a state of other shapes or past max_iter is refused.
+TEST(FhmmEm, ResumesFromEveryMStepToTheSameBits) {
+  const int k = 3, v = 10;
+  TinyCorpus c = MakeCorpus(k, v, 17);
+  const Eigen::SparseMatrix<double> phi = IdentityAndSharedPhi(v, 3);
+  const ExpectedCounts labeled = LabeledSentenceCounts(k, v, c.words, c.labels);
+  FhmmEmOptions options = TightOptions(1e-4);
+  options.loglinear.lbfgs.max_iterations = 200;
+  options.max_iter = 6;
+  auto run = [&](const FhmmEmOptions& o, const std::string* from, std::vector<std::string>* states,
+                 std::vector<int>* observed) {
+    KernelCheckpoints checkpoints;
+    checkpoints.resume_from = from;
+    checkpoints.offer = [&](const std::function<std::string()>& encode) {
+      if (states) states->push_back(encode());
+    };
+    auto observe = [&](int iteration, const HmmParams&) {
+      if (observed) observed->push_back(iteration);
+      return Status::Ok();
+    };
+    return RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, phi.cols()), phi, labeled, 20, c.unlabeled, 0.7, o, {},
+                     observe, checkpoints);
+  };
+  std::vector<std::string> states;
+  const FhmmEmResult whole = run(options, nullptr, &states, nullptr).value();
+  ASSERT_EQ(whole.iterations, 6);
+  ASSERT_EQ(states.size(), 6u);
+  for (size_t i = 0; i < states.size(); ++i) {
+    SCOPED_TRACE("resumed after M-step " + std::to_string(i + 1));
+    std::vector<int> observed;
+    const FhmmEmResult resumed = run(options, &states[i], nullptr, &observed).value();
+    EXPECT_EQ(resumed.iterations, whole.iterations);
+    EXPECT_EQ(resumed.objective, whole.objective);
+    EXPECT_EQ(resumed.model.initial, whole.model.initial);
+    EXPECT_EQ(resumed.model.transition, whole.model.transition);
+    EXPECT_EQ(resumed.model.emission, whole.model.emission);
+    EXPECT_EQ(resumed.theta, whole.theta);
+    ASSERT_FALSE(observed.empty());
+    EXPECT_EQ(observed.front(), static_cast<int>(i + 1));
+    EXPECT_EQ(observed.back(), 6);
+  }
+  FhmmEmOptions fewer = options;
+  fewer.max_iter = 3;
+  EXPECT_EQ(run(fewer, &states[4], nullptr, nullptr).status().code(), StatusCode::kInvalid);
+  std::string truncated = states[2];
+  truncated.resize(truncated.size() - 8);
+  EXPECT_EQ(run(options, &truncated, nullptr, nullptr).status().code(), StatusCode::kInvalid);
+  const Eigen::SparseMatrix<double> other_phi = IdentityAndSharedPhi(v, 4);
+  KernelCheckpoints from;
+  from.resume_from = &states[2];
+  EXPECT_EQ(RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, other_phi.cols()), other_phi, labeled, 20, c.unlabeled, 0.7,
+                      options, {}, {}, from)
+                .status()
+                .code(),
+            StatusCode::kInvalid);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ Minimisation Minimize(const LbfgsOptions& options, const std::string* resume_fro
   LbfgsCheckpoints checkpoints;
   checkpoints.resume_from = resume_from;
   checkpoints.keep_final_state = true;
-  if (keep_states) checkpoints.offer = [&](const std::function<std::string()>& encode) { run.states.push_back(encode()); };
+  if (keep_states) checkpoints.offer = [&](const std::function<StatePieces()>& encode) { run.states.push_back(encode().Join()); };
   Result<LbfgsResult> r = MinimizeLbfgs(f, run.x, options, nullptr, {}, checkpoints);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (r.ok()) run.result = *r;
@@ -99,6 +99,31 @@ TEST_P(LbfgsResume, FromEveryIterationToTheSameBits) {
     const Minimisation resumed = Minimize(Options(), &whole.states[k]);
     EXPECT_EQ(resumed.result.resumed_at, static_cast<int>(k + 1));
     ExpectSameBits(resumed, whole);
+  }
+}
+
+// A completed pair is an immutable piece of every state that holds it (the checkpoint store
+// writes it once): consecutive states share all but the newest pair, bytes and all.
+TEST_P(LbfgsResume, ConsecutiveStatesShareTheirOlderPairsAsImmutablePieces) {
+  Coupled f;
+  Eigen::VectorXd x = Start(12);
+  std::vector<std::vector<std::string>> immutable;  // per iteration
+  LbfgsCheckpoints checkpoints;
+  checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
+    StatePieces state = encode();
+    std::vector<std::string> pieces;
+    for (const StatePieces::Piece& piece : state.Pieces())
+      if (piece.immutable) pieces.emplace_back(piece.bytes);
+    immutable.push_back(std::move(pieces));
+  };
+  ASSERT_TRUE(MinimizeLbfgs(f, x, Options(), nullptr, {}, checkpoints).ok());
+  ASSERT_EQ(immutable.size(), 60u);
+  const size_t pair_bytes = 12 * (GetParam() ? sizeof(float) : sizeof(double));
+  for (size_t k = 10; k < immutable.size(); ++k) {
+    ASSERT_EQ(immutable[k].size(), 6u) << "s and y of 3 pairs, iteration " << k + 1;
+    for (const std::string& piece : immutable[k]) EXPECT_EQ(piece.size(), pair_bytes);
+    // The two older pairs of iteration k + 1 are the two newer of iteration k.
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(immutable[k][static_cast<size_t>(i)], immutable[k - 1][static_cast<size_t>(i + 2)]);
   }
 }
 
