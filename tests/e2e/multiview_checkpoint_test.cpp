@@ -9,51 +9,21 @@
 #include <signal.h>
 
 #include <chrono>
-#include <filesystem>
-#include <map>
 #include <thread>
 
-#include "tests/e2e/cli_runner.h"
-#include "tests/e2e/timeless_entry.h"
-#include "tests/testutil/status_matchers.h"
+#include "tests/e2e/checkpoint_pipeline_fixture.h"
 
 namespace seqflow::testutil {
 namespace {
 
-namespace fs = std::filesystem;
-
-class MultiviewCheckpointTest : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(MakeTempDir("seqflow-multiview-checkpoint"));
-    CliResult uninterrupted = RunSeqflow(Args("uninterrupted", 4));
-    ASSERT_EQ(uninterrupted.exit_code, 0) << uninterrupted.err;
-    EXPECT_EQ(uninterrupted.err.find("resuming"), std::string::npos);
-    EXPECT_EQ(uninterrupted.err.find("continues"), std::string::npos);
-  }
-  static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
-  }
-  static std::vector<std::string> Args(const std::string& cache, int epochs, const std::string& command = "run") {
-    std::vector<std::string> args{command, PipelinePath("conll2002_perceptron_full.yaml"), "--set",
-                                  "epochs=" + std::to_string(epochs), "--cache", (*dir_ / cache).string()};
-    if (command == "run") args.insert(args.end(), {"-j", "2", "--checkpoint-seconds", "0"});
-    return args;
-  }
-  // Every entry of the uninterrupted run is in `cache`, with the same bytes (timing aside).
-  static void ExpectUninterruptedEntriesIn(const std::string& cache) {
-    const std::map<std::string, std::string> all = ValueOrThrow(TimelessEntries((*dir_ / cache).string()));
-    for (const auto& [name, entry] : ValueOrThrow(TimelessEntries((*dir_ / "uninterrupted").string()))) {
-      auto found = all.find(name);
-      ASSERT_NE(found, all.end()) << name << " is missing from " << cache;
-      EXPECT_TRUE(found->second == entry) << name << " differs from the uninterrupted run's";
-    }
-  }
-  static fs::path* dir_;
+struct MultiviewCheckpointTraits {
+  static constexpr const char* kTempName = "seqflow-multiview-checkpoint";
+  static constexpr const char* kPipeline = "conll2002_perceptron_full.yaml";
+  static constexpr const char* kBudgetSet = "epochs";
+  static constexpr int kBudget = 4;
+  static constexpr const char* kCheckpointSeconds = "0";
 };
-
-fs::path* MultiviewCheckpointTest::dir_ = nullptr;
+using MultiviewCheckpointTest = CheckpointPipelineTest<MultiviewCheckpointTraits>;
 
 TEST_F(MultiviewCheckpointTest, MoreEpochsContinueFromTheCachedResult) {
   CliResult first = RunSeqflow(Args("continued", 2));
@@ -71,16 +41,16 @@ TEST_F(MultiviewCheckpointTest, MoreEpochsContinueFromTheCachedResult) {
 TEST_F(MultiviewCheckpointTest, AKilledTrainingResumesFromItsCheckpointToTheSameBits) {
   const int killed = StartSeqflow(Args("resumed", 4));
   ASSERT_GT(killed, 0);
-  for (int wait = 0; wait < 3000 && CheckpointCount((*dir_ / "resumed").string()) == 0; ++wait)
+  for (int wait = 0; wait < 3000 && CheckpointCount(Cache("resumed")) == 0; ++wait)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_EQ(::kill(killed, SIGKILL), 0);
   EXPECT_EQ(WaitSeqflow(killed), -SIGKILL);
-  ASSERT_GE(CheckpointCount((*dir_ / "resumed").string()), 1) << "the killed run's checkpoints";
+  ASSERT_GE(CheckpointCount(Cache("resumed")), 1) << "the killed run's checkpoints";
 
   CliResult resumed = RunSeqflow(Args("resumed", 4));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("node 'perceptron': resuming from its checkpoint"), std::string::npos) << resumed.err;
-  EXPECT_EQ(CheckpointCount((*dir_ / "resumed").string()), 0) << "removed once the entries are published";
+  EXPECT_EQ(CheckpointCount(Cache("resumed")), 0) << "removed once the entries are published";
   ExpectUninterruptedEntriesIn("resumed");
 }
 
