@@ -1,9 +1,9 @@
 #include "nodes/homotopy/gmres.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "nodes/homotopy/givens_hessenberg.h"
+#include "nodes/homotopy/gmres_restarts.h"
 
 namespace seqflow {
 namespace {
@@ -43,27 +43,18 @@ int GmresCycle(const LinearOperator& apply, const Eigen::VectorXd& r, double bet
 
 GmresResult Gmres(const LinearOperator& apply, const Eigen::VectorXd& b, const Eigen::VectorXd& x0,
                   const GmresOptions& options) {
-  GmresResult result;
-  result.x = x0.size() == 0 ? Eigen::VectorXd::Zero(b.size()) : x0;
-  const double b_norm = b.norm();
-  if (b_norm == 0) {
-    result.x.setZero();
+  if (b.norm() == 0) {
+    GmresResult result;
+    result.x = Eigen::VectorXd::Zero(b.size());
     result.converged = true;
     return result;
   }
-  const double target = options.rel_tol * b_norm;
-  while (true) {
-    const Eigen::VectorXd r = b - apply(result.x);
-    const double beta = r.norm();
-    result.relative_residual = beta / b_norm;
-    if (beta <= target) {
-      result.converged = true;
-      return result;
-    }
-    const int budget = std::min(options.restart, options.max_iter - result.iterations);
-    if (budget <= 0) return result;
-    result.iterations += GmresCycle(apply, r, beta, target, budget, &result.x);
-  }
+  return RunGmresRestarts(
+      apply, b, x0.size() == 0 ? Eigen::VectorXd::Zero(b.size()) : x0, options,
+      [](Eigen::VectorXd*, Eigen::VectorXd*) {},
+      [&](const Eigen::VectorXd& r, double beta, double target, int budget, Eigen::VectorXd* x) {
+        return GmresCycle(apply, r, beta, target, budget, x);
+      });
 }
 
 }  // namespace seqflow

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "nodes/homotopy/givens_hessenberg.h"
+#include "nodes/homotopy/gmres_restarts.h"
 
 namespace seqflow {
 
@@ -67,37 +68,29 @@ int RecyclingGmres::Cycle(const Eigen::VectorXd& r, double beta, double target, 
 }
 
 GmresResult RecyclingGmres::Solve(const Eigen::VectorXd& b, const Eigen::VectorXd& x0, const GmresOptions& options) {
-  GmresResult result;
-  result.x = Eigen::VectorXd::Zero(n_);
-  const double b_norm = b.norm();
-  if (b_norm == 0) {
+  if (b.norm() == 0) {
+    GmresResult result;
+    result.x = Eigen::VectorXd::Zero(n_);
     result.converged = true;
     return result;
   }
+  Eigen::VectorXd start = Eigen::VectorXd::Zero(n_);
   if (x0.size() > 0) {
-    result.x = x0;
+    start = x0;
   } else if (w_.cols() > 0) {
-    result.x = z_ * (w_.transpose() * b);
+    start = z_ * (w_.transpose() * b);
   }
-  const double target = options.rel_tol * b_norm;
-  while (true) {
-    Eigen::VectorXd r = b - apply_(result.x);
-    // The residual's part along W is removed within span Z at no product.
-    if (w_.cols() > 0) {
-      const Eigen::VectorXd along = w_.transpose() * r;
-      result.x += z_ * along;
-      r -= w_ * along;
-    }
-    const double beta = r.norm();
-    result.relative_residual = beta / b_norm;
-    if (beta <= target) {
-      result.converged = true;
-      return result;
-    }
-    const int budget = std::min(options.restart, options.max_iter - result.iterations);
-    if (budget <= 0) return result;
-    result.iterations += Cycle(r, beta, target, budget, &result.x);
-  }
+  // The residual's part along W is removed within span Z at no product.
+  const auto take_along_w = [this](Eigen::VectorXd* x, Eigen::VectorXd* r) {
+    if (w_.cols() == 0) return;
+    const Eigen::VectorXd along = w_.transpose() * *r;
+    *x += z_ * along;
+    *r -= w_ * along;
+  };
+  return RunGmresRestarts(apply_, b, std::move(start), options, take_along_w,
+                          [this](const Eigen::VectorXd& r, double beta, double target, int budget, Eigen::VectorXd* x) {
+                            return Cycle(r, beta, target, budget, x);
+                          });
 }
 
 }  // namespace seqflow
