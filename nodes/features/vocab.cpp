@@ -9,13 +9,12 @@ const char* UnknownSchemeName(UnknownScheme s) { return s == UnknownScheme::kSin
 
 Vocab::Vocab(std::vector<std::string> words, UnknownScheme scheme, bool lowercase)
     : words_(std::move(words)), unknown_classes_(UnknownClassNames(scheme)), scheme_(scheme), lowercase_(lowercase) {
-  index_.reserve(words_.size());
-  for (size_t i = 0; i < words_.size(); ++i) index_.emplace(words_[i], static_cast<int32_t>(i));
+  for (const std::string& w : words_) index_.Insert(w);
 }
 
 int32_t Vocab::Id(std::string_view word) const {
-  auto it = index_.find(lowercase_ ? LowercaseUtf8(word) : std::string(word));
-  if (it != index_.end()) return it->second;
+  const int32_t id = lowercase_ ? index_.Find(LowercaseUtf8(word)) : index_.Find(word);
+  if (id >= 0) return id;
   return num_known() + UnknownClassIndex(word, scheme_);
 }
 
@@ -47,7 +46,7 @@ std::shared_ptr<const Vocab> Vocab::Load(ByteReader& r) {
   std::vector<std::string> classes = r.Strs();
   r.ExpectEnd();
   auto vocab = std::make_shared<Vocab>(std::move(words), static_cast<UnknownScheme>(scheme), lowercase == 1);
-  if (vocab->index_.size() != vocab->words_.size()) throw StatusError(Status::Corruption("Vocab: duplicate words"));
+  if (static_cast<size_t>(vocab->index_.size()) != vocab->words_.size()) throw StatusError(Status::Corruption("Vocab: duplicate words"));
   // Ids of unknown words depend on this build's class list; an older list would shift them.
   if (classes != vocab->unknown_classes_)
     throw StatusError(Status::Corruption("Vocab: unknown-word classes differ from this build's"));

@@ -10,10 +10,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/api/artifact.h"
+#include "nodes/features/attribute_index.h"
 
 namespace seqflow {
 
@@ -51,7 +51,7 @@ class Vocab final : public Artifact {
   std::vector<std::string> unknown_classes_;
   UnknownScheme scheme_;
   bool lowercase_;
-  std::unordered_map<std::string, int32_t> index_;
+  AttributeIndex index_;  // word -> id: a lookup allocates nothing (Id runs once per token)
 };
 
 }  // namespace seqflow

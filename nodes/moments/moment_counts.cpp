@@ -69,6 +69,26 @@ void CountRuns(std::vector<uint64_t>& keys, std::vector<uint64_t>& scratch, int 
   }
 }
 
+// Two sorted runs merged, the counts of a key in both added.
+std::vector<KeyCount> MergeRuns(const std::vector<KeyCount>& a, const std::vector<KeyCount>& b) {
+  std::vector<KeyCount> merged;
+  merged.reserve(a.size() + b.size());
+  auto i = a.begin(), j = b.begin();
+  while (i != a.end() && j != b.end()) {
+    if (i->key < j->key) {
+      merged.push_back(*i++);
+    } else if (j->key < i->key) {
+      merged.push_back(*j++);
+    } else {
+      merged.push_back({i->key, i->count + j->count});
+      ++i, ++j;
+    }
+  }
+  merged.insert(merged.end(), i, a.end());
+  merged.insert(merged.end(), j, b.end());
+  return merged;
+}
+
 // A shard's sorted (key, count) runs as bytes, for rank 0 (distributed_shards.h).
 std::string EncodeRuns(const std::vector<KeyCount>& runs) {
   ByteWriter w;
@@ -117,7 +137,6 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
   std::vector<std::vector<uint64_t>> keys(slots), scratch(slots);
   const int symbol_bits = BitsFor(static_cast<uint64_t>(v)), context_bits = BitsFor(2 * (static_cast<uint64_t>(v) + 1));
   std::vector<std::vector<KeyCount>> runs(slots + 1);  // the last receives other processes' shards
-  std::vector<KeyCount> total, merged;
   std::atomic<bool> cancelled{false};
   DistributedShardsFns fns;
   fns.map = [&](size_t, size_t begin, size_t end, size_t slot) {
@@ -140,25 +159,24 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
   };
   fns.encode = [&](size_t slot) { return EncodeRuns(runs[slot]); };
   fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeRuns(bytes, &runs[slot]); };
+  // Shard runs merged as a binary counter in shard order: a run of 2^k shards is merged with the
+  // previous one of 2^k shards, so every count is merged O(log shards) times instead of once per
+  // later shard (the running total grows to millions of pairs). Counts are integers, exact in
+  // double, so the grouping changes no bit; it is fixed by the shard order anyway.
+  std::vector<std::pair<std::vector<KeyCount>, size_t>> pending;  // (runs, shards in them)
   fns.reduce = [&](size_t, size_t slot) {
-    // Merge this shard's sorted runs into the running total, in shard order.
-    merged.clear();
-    merged.reserve(total.size() + runs[slot].size());
-    auto a = total.begin(), b = runs[slot].begin();
-    while (a != total.end() || b != runs[slot].end()) {
-      if (b == runs[slot].end() || (a != total.end() && a->key < b->key)) {
-        merged.push_back(*a++);
-      } else if (a == total.end() || b->key < a->key) {
-        merged.push_back(*b++);
-      } else {
-        merged.push_back({a->key, a->count + b->count});
-        ++a, ++b;
-      }
+    pending.emplace_back(runs[slot], 1);  // a copy: the slot's buffer is reused by the next shard
+    while (pending.size() >= 2 && pending[pending.size() - 2].second == pending.back().second) {
+      auto& [left, left_shards] = pending[pending.size() - 2];
+      left = MergeRuns(left, pending.back().first);
+      left_shards *= 2;
+      pending.pop_back();
     }
-    total.swap(merged);
   };
   SEQFLOW_RETURN_IF_ERROR(
       DistributedShardsOrdered(processes, sentences.size(), kShardSentences, threads, slots, fns));
+  std::vector<KeyCount> total;
+  for (auto& [part, shards] : pending) total = total.empty() ? std::move(part) : MergeRuns(total, part);
   if (processes != nullptr && processes->size() > 1) {
     std::string bytes = processes->rank() == 0 ? EncodeRuns(total) : std::string();
     SEQFLOW_RETURN_IF_ERROR(processes->Broadcast(0, &bytes));
