@@ -2,11 +2,12 @@
 """Anchors against EM and self-training, HMM and FHMM: time and accuracy in one invocation
 (Marinho et al. 2016, "Runtime comparison").
 
-    python3 bench/anchors_speed.py [--seqflow build/seqflow] [--work /tmp/anchors_speed]
+    python3 bench/anchors_speed.py [--seqflow build/seqflow] [--work /tmp/anchors_speed] [--repeats N]
 
 Runs pipelines/anchors_speed_malagasy.yaml and pipelines/anchors_speed_twitter.yaml each once on a
 fresh cache with -j 1 (every node on one thread, one node at a time), and reads every node's wall
-seconds from the run record. A method's time is the time of the nodes only it needs:
+seconds from the run record (with --repeats N, each node's least over N runs on fresh caches).
+A method's time is the time of the nodes only it needs:
   anchors HMM   moments.collect + moments.anchors + moments.anchor_hmm (one-hot contexts), or
                 + the feature-context moments.collect + features.cca (the configuration chosen
                 on oct27.dev: feature contexts seen 5 times, 200 CCA dims)
@@ -47,6 +48,24 @@ def run(seqflow, pipeline, cache, out, sets=()):
     with open(os.path.join(out, "summary.json")) as f:
         nodes = json.load(f)["runs"][0]["nodes"]
     return nodes, cpu, wall
+
+
+def run_fastest(seqflow, pipeline, work, tag, repeats):
+    """The pipeline run `repeats` times, each on a fresh cache; every node's seconds are its least
+    over the runs (the machine is shared: the least is the closest to the node's own cost). Returns
+    the nodes, the last cache, the last output directory, and the runs' total CPU and wall."""
+    best, total_cpu, total_wall = None, 0.0, 0.0
+    for i in range(repeats):
+        cache = os.path.join(work, "cache_%s%d" % (tag, i))
+        out = os.path.join(work, "%s%d" % (tag, i))
+        nodes, cpu, wall = run(seqflow, pipeline, cache, out)
+        total_cpu, total_wall = total_cpu + cpu, total_wall + wall
+        if best is None:
+            best = nodes
+        else:
+            for name, node in nodes.items():
+                best[name]["seconds"] = min(best[name]["seconds"], node["seconds"])
+    return best, cache, out, total_cpu, total_wall
 
 
 def seconds(nodes, *names):
@@ -126,19 +145,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seqflow", default=os.path.join(REPO, "build", "seqflow"))
     parser.add_argument("--work", default="/tmp/anchors_speed")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of each pipeline; a node's time is its least over them")
     args = parser.parse_args()
     os.environ.setdefault("SEQFLOW_DATA", os.path.join(REPO, "..", "shared", "data"))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
 
-    cache = os.path.join(args.work, "cache_mlg")
-    out = os.path.join(args.work, "malagasy")
-    nodes, cpu, wall = run(args.seqflow, "anchors_speed_malagasy.yaml", cache, out)
+    nodes, _, _, cpu, wall = run_fastest(args.seqflow, "anchors_speed_malagasy.yaml", args.work, "malagasy",
+                                         args.repeats)
     table("Malagasy raw text", nodes, None, None, None, cpu, wall)
 
-    cache = os.path.join(args.work, "cache_tw")
-    out = os.path.join(args.work, "twitter")
-    nodes, cpu, wall = run(args.seqflow, "anchors_speed_twitter.yaml", cache, out)
+    nodes, cache, out, cpu, wall = run_fastest(args.seqflow, "anchors_speed_twitter.yaml", args.work, "twitter",
+                                               args.repeats)
     em_best, em_dev, em_best_accuracy = em_dev_best(args.seqflow, cache, args.work, nodes, [1, 2, 3, 5])
     fhmm_best, fhmm_dev = fhmm_em_dev_best(out)
     table("Twitter: Oct27 text + Reuters", nodes, em_best, em_best_accuracy, fhmm_best, cpu, wall)
