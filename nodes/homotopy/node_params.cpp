@@ -1,5 +1,7 @@
 #include "nodes/homotopy/node_params.h"
 
+#include "nodes/io/sharded_corpus.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -12,7 +14,9 @@ std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
   std::vector<PortSpec> ports = {
       {"start", "HmmModel", false, false, "the supervised model: vocab, states, frozen blocks, λ = 0 start"},
       {"labeled", "Corpus", false, false, "labeled sentences L (EM_0's counts)", PortUse::kFits},
-      {"unlabeled", "Corpus", true, false, "unlabeled sentences U (labels, if any, are ignored)", PortUse::kFitsInputs}};
+      {"unlabeled", std::string(kSentencesInterface), true, false,
+       "unlabeled sentences U (labels, if any, are ignored); a ShardedCorpus is read a shard at a time",
+       PortUse::kFitsInputs}};
   if (with_test) ports.push_back({"test", "Corpus", false, true, "labeled data scored at every point"});
   return ports;
 }
@@ -73,11 +77,14 @@ SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) 
   SemiSupervisedInputs in;
   in.start = ctx.In<HmmModel>("start");
   in.labeled = ctx.In<Corpus>("labeled");
-  in.unlabeled = ctx.InList<Corpus>("unlabeled");
   if (with_test) in.test = ctx.InOptional<Corpus>("test");
-  std::vector<const Corpus*> pools;
-  for (const auto& u : in.unlabeled) pools.push_back(u.get());
-  in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, pools));
+  in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, {}));
+  // Only the symbol ids of U are kept across iterations: each shard is dropped once mapped.
+  for (const ArtifactPtr& pool : ctx.inputs("unlabeled"))
+    ThrowIfError(ForEachCorpusShard(*pool, ctx.pieces(), [&](const Corpus& shard) {
+      AppendUnlabeledSymbols(*in.start, shard, in.data.unlabeled);
+      return Status::Ok();
+    }));
   if (in.data.words.empty()) throw StatusError(Status::Invalid("the labeled corpus is empty"));
   return in;
 }

@@ -55,7 +55,6 @@ double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabe
 struct SemiSupervisedInputs {
   std::shared_ptr<const HmmModel> start;
   std::shared_ptr<const Corpus> labeled;
-  std::vector<std::shared_ptr<const Corpus>> unlabeled;
   std::shared_ptr<const Corpus> test;  // null when the port is unconnected
   SemiSupervisedData data;
 };

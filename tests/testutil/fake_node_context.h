@@ -30,6 +30,8 @@ class FakeNodeContext final : public NodeContext {
   void AddInput(const std::string& port, ArtifactPtr artifact) { inputs_[port].push_back(std::move(artifact)); }
   void SetInput(const std::string& port, ArtifactPtr artifact) { inputs_[port] = {std::move(artifact)}; }
   void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
+  // The store pieces() gives (testutil/memory_piece_store.h); none by default.
+  void SetPieces(PieceStore* store) { pieces_ = store; }
   const std::map<std::string, double>& metrics() const { return metrics_; }
   const std::map<std::string, std::string>& attachments() const { return attachments_; }  // suffix -> text
 
@@ -50,6 +52,7 @@ class FakeNodeContext final : public NodeContext {
     if (it == files_.end()) return Status::NotFound("no such file: " + path);
     return it->second;
   }
+  PieceStore* pieces() const override { return pieces_; }
 
  private:
   std::string name_;
@@ -60,6 +63,7 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, double> metrics_;
   std::map<std::string, std::string> attachments_;
   std::atomic<bool> cancelled_{false};
+  PieceStore* pieces_ = nullptr;
 };
 
 }  // namespace seqflow::testutil
