@@ -205,9 +205,9 @@ Result<Corpus> ParseConll(std::string_view bytes, const std::string& file, const
   return parser.Finish();
 }
 
-Status ForEachTextSentence(std::string_view bytes, const std::string& file, int64_t max_sentences,
+Status ForEachTextSentence(std::string bytes, const std::string& file, int64_t max_sentences,
                            FileEncoding file_encoding, const std::function<Status(Sentence&&)>& fn) {
-  SEQFLOW_ASSIGN_OR_RETURN(std::string text, DecodeFileText(std::string(bytes), file, file_encoding));
+  SEQFLOW_ASSIGN_OR_RETURN(std::string text, DecodeFileText(std::move(bytes), file, file_encoding));
   int64_t sentences = 0;
   auto add_line = [&](std::string_view line, int) {
     if (max_sentences > 0 && sentences >= max_sentences) return Status::Ok();
@@ -227,7 +227,7 @@ Result<Corpus> ParseTextLines(std::string_view bytes, const std::string& file, i
   Corpus corpus;
   corpus.columns = {"word"};
   corpus.source = file;
-  SEQFLOW_RETURN_IF_ERROR(ForEachTextSentence(bytes, file, max_sentences, file_encoding, [&](Sentence&& s) {
+  SEQFLOW_RETURN_IF_ERROR(ForEachTextSentence(std::string(bytes), file, max_sentences, file_encoding, [&](Sentence&& s) {
     corpus.sentences.push_back(std::move(s));
     return Status::Ok();
   }));

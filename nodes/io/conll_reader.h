@@ -45,8 +45,9 @@ struct ConllOptions {
 Result<Corpus> ParseConll(std::string_view bytes, const std::string& file, const ConllOptions& options);
 
 // The sentences ParseTextLines makes, handed to `fn` one at a time as they are read (a streaming
-// reader keeps only what it has not yet stored); stops at fn's first error.
-Status ForEachTextSentence(std::string_view bytes, const std::string& file, int64_t max_sentences,
+// reader keeps only what it has not yet stored); stops at fn's first error. Takes the bytes so
+// that a caller moving them in holds the text once.
+Status ForEachTextSentence(std::string bytes, const std::string& file, int64_t max_sentences,
                            FileEncoding file_encoding, const std::function<Status(Sentence&&)>& fn);
 // An unlabeled corpus with the single column "word": each non-blank line is a sentence of
 // whitespace-separated tokens. max_sentences = 0 reads all.

@@ -126,13 +126,12 @@ ArtifactPtr RunReadTextShards(NodeContext& ctx, const ReadTextShardsNodeOptions&
   std::vector<int64_t> matches(rules ? rules->rules.size() : 0, 0);
   int64_t read = 0, tokens_before = 0;
   const CancelToken cancel = ctx.cancellation();
-  ThrowIfError(ForEachTextSentence(bytes, text.path, text.max_sentences, text.file_encoding, [&](Sentence&& s) {
+  ThrowIfError(ForEachTextSentence(std::move(bytes), text.path, text.max_sentences, text.file_encoding, [&](Sentence&& s) {
     if (++read % 4096 == 0) SEQFLOW_RETURN_IF_ERROR(cancel.Check("reading " + text.path));
     tokens_before += static_cast<int64_t>(s.size());
     if (rules) SEQFLOW_RETURN_IF_ERROR(RewriteTokens(*rules, s.cols[0], memo, matches));
     return s.size() == 0 ? Status::Ok() : writer.Add(std::move(s));
   }));
-  bytes = std::string();
   auto corpus = ValueOrThrow(std::move(writer).Finish());
   if (read == 0) throw StatusError(Status::Invalid("empty file: no sentences", SourceLoc{text.path}));
   if (corpus->shards.empty())
