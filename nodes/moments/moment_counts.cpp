@@ -12,7 +12,6 @@ namespace seqflow {
 
 namespace {
 
-constexpr size_t kShardSentences = 2048;
 
 // A (symbol, context) pair packed so that sorting orders by symbol, then context: the
 // column-major order of the sparse matrix.
@@ -158,7 +157,7 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
     total.swap(merged);
   };
   SEQFLOW_RETURN_IF_ERROR(
-      DistributedShardsOrdered(processes, sentences.size(), kShardSentences, threads, slots, fns));
+      DistributedShardsOrdered(processes, sentences.size(), kMomentCountShardSentences, threads, slots, fns));
   if (processes != nullptr && processes->size() > 1) {
     std::string bytes = processes->rank() == 0 ? EncodeRuns(total) : std::string();
     SEQFLOW_RETURN_IF_ERROR(processes->Broadcast(0, &bytes));

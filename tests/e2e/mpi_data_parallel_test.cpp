@@ -3,7 +3,8 @@
 // pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3; and the same
 // references as a ShardedCorpus, P = 2) and the CRF of
 // conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3), HySOL's (tests/isa_variants.yaml: its
-// E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
+// E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3; and of the same
+// text as a ShardedCorpus, tests/malagasy_moments_shards.yaml, P = 2). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
 // skips, without mpirun or ../shared/data.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -127,6 +128,24 @@ TEST_F(MpiTest, EmOnAShardedCorpusIsTheUnshardedBitsOnOneAndTwoProcesses) {
   int shards = 0;
   for (const auto& file : fs::directory_iterator(cache_ / "pieces")) shards += file.path().extension() == ".sfp";
   EXPECT_EQ(shards, 8) << "5,000 references in shards of 700";
+}
+
+// The Malagasy moments from the raw text stored as shards of 4,000 sentences, on 2 processes,
+// each reading only the shards its compute shards need: the bits of the text held whole.
+TEST_F(MpiTest, MomentCountsOfAShardedCorpusAreTheWholeTextsBitsOnTwoProcesses) {
+  const Target whole{"tests/malagasy_moments_shards.yaml", "moments", "", {}};
+  const Target sharded{"tests/malagasy_moments_shards.yaml", "moments_shards", "", {}};
+  const std::string expected = EntryWithoutTime(cache_, RunLocally(whole));
+  ASSERT_FALSE(expected.empty());
+  const std::string key = ReadSummary((dir_ / "out").string())["runs"][0]["nodes"]["moments_shards"]["key"];
+  EXPECT_EQ(EntryWithoutTime(cache_, key), expected);
+  for (int threads : {1, 2}) {
+    fs::remove(EntryPath(key));
+    Result<ProcessOutput> run = RunProcess(Mpirun(sharded, 2, threads));
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    ASSERT_EQ(run->exit_code, 0) << run->err;
+    EXPECT_EQ(EntryWithoutTime(cache_, key), expected) << threads << " threads";
+  }
 }
 
 // The ranks of this test's mpirun job: seqflow processes on `cache` (other tests may run MPI

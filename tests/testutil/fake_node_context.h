@@ -32,6 +32,8 @@ class FakeNodeContext final : public NodeContext {
   void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
   // The store pieces() gives (testutil/memory_piece_store.h); none by default.
   void SetPieces(PieceStore* store) { pieces_ = store; }
+  // The group processes() gives (testutil/thread_process_group.h); none by default.
+  void SetProcesses(const ProcessGroup* group) { processes_ = group; }
   const std::map<std::string, double>& metrics() const { return metrics_; }
   const std::map<std::string, std::string>& attachments() const { return attachments_; }  // suffix -> text
 
@@ -53,6 +55,7 @@ class FakeNodeContext final : public NodeContext {
     return it->second;
   }
   PieceStore* pieces() const override { return pieces_; }
+  const ProcessGroup* processes() const override { return processes_; }
 
  private:
   std::string name_;
@@ -64,6 +67,7 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, std::string> attachments_;
   std::atomic<bool> cancelled_{false};
   PieceStore* pieces_ = nullptr;
+  const ProcessGroup* processes_ = nullptr;
 };
 
 }  // namespace seqflow::testutil

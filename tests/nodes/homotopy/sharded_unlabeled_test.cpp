@@ -1,7 +1,9 @@
 // A shard boundary inside the data: hmm.em, hmm.em_sweep and moments.collect read a
 // ShardedCorpus shard by shard and give byte-equal artifacts to the unsharded Corpus for storage
-// shard sizes 1, 7, 1000, on 1 and 2 threads.
+// shard sizes 1, 7, 1000, on 1 and 2 threads; moments.collect on two ranks loads only its shards.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "engine/api/registry.h"
 #include "nodes/io/corpus.h"
@@ -9,6 +11,7 @@
 #include "nodes/registry.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/memory_piece_store.h"
+#include "tests/testutil/thread_process_group.h"
 
 namespace seqflow {
 namespace {
@@ -56,6 +59,7 @@ class ShardedUnlabeledTest : public ::testing::Test {
     FakeNodeContext ctx(*spec, std::move(params), threads);
     ctx.AddFile("/d/l.conll", LabeledConll());
     ctx.AddFile("/d/u.txt", UnlabeledText(61));
+    ctx.AddFile("/d/big.txt", UnlabeledText(5000));
     ctx.SetPieces(&store_);
     for (auto& [port, artifact] : inputs) ctx.AddInput(port, artifact);
     auto out = std::dynamic_pointer_cast<const T>(spec->run(ctx));
@@ -127,6 +131,45 @@ TEST_F(ShardedUnlabeledTest, MomentsCollectIsByteEqual) {
   twice.AddInput("data", whole_);
   twice.AddInput("data", whole_);
   EXPECT_EQ(Bytes(*kind.run(both)), Bytes(*kind.run(twice)));
+}
+
+// Two ranks (threads standing for mpirun's processes) over 5,000 sentences in shards of 1,000:
+// the kernel's compute shards of 2,048 sentences go to ranks 0, 1, 0, so rank 0 needs storage
+// shards 0, 1, 2, 4 and rank 1 shards 2, 3, 4 — and each reads only those — and both end with the
+// one-process bytes.
+TEST_F(ShardedUnlabeledTest, MomentsCollectUnderTwoRanksLoadsOnlyEachRanksShards) {
+  const std::map<std::string, ParamValue> big = {{"path", std::string("/d/big.txt")},
+                                                 {"shard_sentences", int64_t{1000}}};
+  ArtifactPtr whole = Run<Corpus>("read.text", {{"path", std::string("/d/big.txt")}}, {});
+  const std::string expected = Bytes(*Run<Artifact>("moments.collect", {}, {{"vocab", vocab_}, {"data", whole}}));
+  ArtifactPtr sharded = Run<ShardedCorpus>("read.text_shards", big, {});
+  ASSERT_EQ(std::dynamic_pointer_cast<const ShardedCorpus>(sharded)->shards.size(), 5u);
+  const KindSpec& kind = *registry_.FindKind("moments.collect");
+  testutil::ThreadRanks ranks(2);
+  MemoryPieceStore stores[2];
+  std::string bytes[2];
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    FakeNodeContext writer(*registry_.FindKind("read.text_shards"), big);
+    writer.AddFile("/d/big.txt", UnlabeledText(5000));
+    writer.SetPieces(&stores[r]);
+    registry_.FindKind("read.text_shards")->run(writer);
+  }
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      const testutil::ThreadRanks::Rank group = ranks.Of(r);
+      FakeNodeContext ctx(kind, {}, 2);
+      ctx.SetPieces(&stores[r]);
+      ctx.SetProcesses(&group);
+      ctx.AddInput("vocab", vocab_);
+      ctx.AddInput("data", sharded);
+      bytes[r] = Bytes(*kind.run(ctx));
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(stores[0].gets(), 4);
+  EXPECT_EQ(stores[1].gets(), 3);
+  EXPECT_EQ(bytes[0], expected);
+  EXPECT_EQ(bytes[1], expected);
 }
 
 }  // namespace
