@@ -1,5 +1,7 @@
 #include "nodes/homotopy/node_params.h"
 
+#include "nodes/common/distributed_shards.h"
+#include "nodes/hmm/forward_backward.h"
 #include "nodes/io/sharded_corpus.h"
 
 #include <algorithm>
@@ -73,18 +75,24 @@ double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabe
   return std::strtod(text.c_str(), nullptr);
 }
 
-SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) {
+SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test, const ProcessGroup* e_step) {
   SemiSupervisedInputs in;
   in.start = ctx.In<HmmModel>("start");
   in.labeled = ctx.In<Corpus>("labeled");
   if (with_test) in.test = ctx.InOptional<Corpus>("test");
   in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, {}));
-  // Only the symbol ids of U are kept across iterations: each shard is dropped once mapped.
+  // Only the symbol ids of U are kept across iterations: each shard is dropped once mapped, and
+  // a rank of `e_step` loads only the shards holding sentences of the E-step shards it maps.
+  IdSentences& unlabeled = in.data.unlabeled;
   for (const ArtifactPtr& pool : ctx.inputs("unlabeled"))
-    ThrowIfError(ForEachCorpusShard(*pool, ctx.pieces(), [&](const Corpus& shard) {
-      AppendUnlabeledSymbols(*in.start, shard, in.data.unlabeled);
-      return Status::Ok();
-    }));
+    ThrowIfError(ForEachNeededCorpusShard(
+        *pool, ctx.pieces(), unlabeled.size(),
+        [&](size_t begin, size_t end) { return MapsAnyShardOf(e_step, begin, end, kExpectedCountShardSentences); },
+        [&](const Corpus& shard) {
+          AppendUnlabeledSymbols(*in.start, shard, unlabeled);
+          return Status::Ok();
+        },
+        [&](size_t count) { unlabeled.resize(unlabeled.size() + count); }));
   if (in.data.words.empty()) throw StatusError(Status::Invalid("the labeled corpus is empty"));
   return in;
 }

@@ -1,5 +1,7 @@
 #include "nodes/io/sharded_corpus.h"
 
+#include <algorithm>
+
 namespace seqflow {
 namespace {
 
@@ -84,6 +86,7 @@ ShardedCorpusWriter::ShardedCorpusWriter(const Corpus& header, int64_t shard_sen
 }
 
 Status ShardedCorpusWriter::Add(Sentence&& sentence) {
+  if (sentence.size() == 0) return Status::Invalid("an empty sentence cannot be stored in a ShardedCorpus");
   shard_.sentences.push_back(std::move(sentence));
   if (static_cast<int64_t>(shard_.sentences.size()) < out_->shard_sentences) return Status::Ok();
   return Flush();
@@ -118,7 +121,9 @@ Result<std::shared_ptr<const Corpus>> LoadCorpusShard(const ShardedCorpus& corpu
     return Status::Corruption("shard " + std::to_string(index) + " of " + corpus.source + " (piece " + shard.piece +
                               "): " + e.status().message());
   }
-  if (static_cast<int64_t>(body->sentences.size()) != shard.sentences ||
+  const bool any_empty = std::any_of(body->sentences.begin(), body->sentences.end(),
+                                     [](const Sentence& s) { return s.size() == 0; });
+  if (any_empty || static_cast<int64_t>(body->sentences.size()) != shard.sentences ||
       static_cast<int64_t>(body->num_tokens()) != shard.tokens || body->columns != corpus.columns ||
       body->label_names != corpus.label_names)
     return Status::Corruption("shard " + std::to_string(index) + " of " + corpus.source + " (piece " + shard.piece +
@@ -137,6 +142,27 @@ Status ForEachCorpusShard(const Artifact& sentences, const PieceStore* store,
   for (size_t i = 0; i < sharded->shards.size(); ++i) {
     SEQFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const Corpus> shard, LoadCorpusShard(*sharded, i, *store));
     SEQFLOW_RETURN_IF_ERROR(visit(*shard));
+  }
+  return Status::Ok();
+}
+
+Status ForEachNeededCorpusShard(const Artifact& sentences, const PieceStore* store, size_t first,
+                                const std::function<bool(size_t begin, size_t end)>& needed,
+                                const std::function<Status(const Corpus&)>& visit,
+                                const std::function<void(size_t count)>& skipped) {
+  const auto* sharded = dynamic_cast<const ShardedCorpus*>(&sentences);
+  if (sharded == nullptr) return ForEachCorpusShard(sentences, store, visit);
+  size_t begin = first;
+  for (size_t i = 0; i < sharded->shards.size(); ++i) {
+    const auto count = static_cast<size_t>(sharded->shards[i].sentences);
+    if (!needed(begin, begin + count)) {
+      skipped(count);
+    } else {
+      if (store == nullptr) return Status::Invalid("the shards of " + sharded->source + " need a piece store");
+      SEQFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const Corpus> shard, LoadCorpusShard(*sharded, i, *store));
+      SEQFLOW_RETURN_IF_ERROR(visit(*shard));
+    }
+    begin += count;
   }
   return Status::Ok();
 }

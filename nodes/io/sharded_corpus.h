@@ -89,4 +89,13 @@ Result<std::shared_ptr<const Corpus>> LoadCorpusShard(const ShardedCorpus& corpu
 Status ForEachCorpusShard(const Artifact& sentences, const PieceStore* store,
                           const std::function<Status(const Corpus&)>& visit);
 
+// ForEachCorpusShard for a consumer that needs only some sentences (an MPI rank: those of the
+// compute shards it maps): a ShardedCorpus's shard whose sentences [first + b, first + e) — b, e
+// counted within `sentences` — `needed` rejects is not loaded, and `skipped(e - b)` is called
+// instead. A Corpus is visited whole.
+Status ForEachNeededCorpusShard(const Artifact& sentences, const PieceStore* store, size_t first,
+                                const std::function<bool(size_t begin, size_t end)>& needed,
+                                const std::function<Status(const Corpus&)>& visit,
+                                const std::function<void(size_t count)>& skipped);
+
 }  // namespace seqflow

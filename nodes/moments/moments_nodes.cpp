@@ -72,29 +72,18 @@ ArtifactPtr RunCollect(NodeContext& ctx, const CollectOptions& options) {
   // Only symbol ids are kept for the count: each shard of a ShardedCorpus is dropped once mapped,
   // and under MPI a rank loads only the shards holding sentences it counts (the others' sentences
   // stay empty here).
-  auto append = [&](const Corpus& shard) {
-    auto ids = CorpusSymbols(*moments->vocab, shard);
-    sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
-  };
-  for (const ArtifactPtr& corpus : ctx.inputs("data")) {
-    const auto* sharded = dynamic_cast<const ShardedCorpus*>(corpus.get());
-    if (sharded == nullptr) {
-      ThrowIfError(ForEachCorpusShard(*corpus, ctx.pieces(), [&](const Corpus& whole) {
-        append(whole);
-        return Status::Ok();
-      }));
-      continue;
-    }
-    for (size_t i = 0; i < sharded->shards.size(); ++i) {
-      const size_t begin = sentences.size(), end = begin + static_cast<size_t>(sharded->shards[i].sentences);
-      if (!MapsAnyShardOf(ctx.processes(), begin, end, kMomentCountShardSentences)) {
-        sentences.resize(end);
-        continue;
-      }
-      if (ctx.pieces() == nullptr) throw StatusError(Status::Invalid("no piece store to read " + sharded->source));
-      append(*ValueOrThrow(LoadCorpusShard(*sharded, i, *ctx.pieces())));
-    }
-  }
+  for (const ArtifactPtr& corpus : ctx.inputs("data"))
+    ThrowIfError(ForEachNeededCorpusShard(
+        *corpus, ctx.pieces(), sentences.size(),
+        [&](size_t begin, size_t end) {
+          return MapsAnyShardOf(ctx.processes(), begin, end, kMomentCountShardSentences);
+        },
+        [&](const Corpus& shard) {
+          auto ids = CorpusSymbols(*moments->vocab, shard);
+          sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
+          return Status::Ok();
+        },
+        [&](size_t count) { sentences.resize(sentences.size() + count); }));
   moments->counts =
       ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation(),
                                        ctx.processes()));

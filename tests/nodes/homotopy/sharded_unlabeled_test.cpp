@@ -1,6 +1,7 @@
 // A shard boundary inside the data: hmm.em, hmm.em_sweep and moments.collect read a
 // ShardedCorpus shard by shard and give byte-equal artifacts to the unsharded Corpus for storage
-// shard sizes 1, 7, 1000, on 1 and 2 threads; moments.collect on two ranks loads only its shards.
+// shard sizes 1, 7, 1000, on 1 and 2 threads; on two ranks, hmm.em and moments.collect load only
+// the shards their E-step or count shards need.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -131,6 +132,49 @@ TEST_F(ShardedUnlabeledTest, MomentsCollectIsByteEqual) {
   twice.AddInput("data", whole_);
   twice.AddInput("data", whole_);
   EXPECT_EQ(Bytes(*kind.run(both)), Bytes(*kind.run(twice)));
+}
+
+// hmm.em on two ranks over 5,000 sentences in shards of 32: the E-step's shards of 64 sentences
+// alternate between the ranks, so each loads every other pair of storage shards, and both end with
+// the one-process bytes.
+TEST_F(ShardedUnlabeledTest, HmmEmUnderTwoRanksLoadsOnlyEachRanksShards) {
+  const std::map<std::string, ParamValue> big = {{"path", std::string("/d/big.txt")},
+                                                 {"shard_sentences", int64_t{32}}};
+  const std::map<std::string, ParamValue> params = {{"lambda", std::string("0.7")}, {"max_iter", int64_t{2}}};
+  ArtifactPtr whole = Run<Corpus>("read.text", {{"path", std::string("/d/big.txt")}}, {});
+  const std::string expected = EmBytes("hmm.em", params, whole, 1);
+  ArtifactPtr sharded = Run<ShardedCorpus>("read.text_shards", big, {});
+  const size_t shards = std::dynamic_pointer_cast<const ShardedCorpus>(sharded)->shards.size();
+  ASSERT_EQ(shards, 157u);
+  const KindSpec& kind = *registry_.FindKind("hmm.em");
+  testutil::ThreadRanks ranks(2);
+  MemoryPieceStore stores[2];
+  std::string bytes[2];
+  for (int r = 0; r < 2; ++r) {
+    FakeNodeContext writer(*registry_.FindKind("read.text_shards"), big);
+    writer.AddFile("/d/big.txt", UnlabeledText(5000));
+    writer.SetPieces(&stores[r]);
+    registry_.FindKind("read.text_shards")->run(writer);
+  }
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      const testutil::ThreadRanks::Rank group = ranks.Of(r);
+      FakeNodeContext ctx(kind, params, 1);
+      ctx.SetPieces(&stores[r]);
+      ctx.SetProcesses(&group);
+      ctx.AddInput("start", start_);
+      ctx.AddInput("labeled", labeled_);
+      ctx.AddInput("unlabeled", sharded);
+      bytes[r] = Bytes(*kind.run(ctx));
+    });
+  for (std::thread& t : threads) t.join();
+  // E-step shard g (sentences [64 g, 64 g + 64): storage shards 2 g and 2 g + 1) is rank g % 2's:
+  // rank 0 has g = 0, 2, ..., 78 (the last holds storage shard 156 alone), rank 1 g = 1, ..., 77.
+  EXPECT_EQ(stores[0].gets(), 79);
+  EXPECT_EQ(stores[1].gets(), 78);
+  EXPECT_EQ(bytes[0], expected);
+  EXPECT_EQ(bytes[1], expected);
 }
 
 // Two ranks (threads standing for mpirun's processes) over 5,000 sentences in shards of 1,000:
