@@ -32,6 +32,8 @@ class Artifact {
   virtual void Save(ByteWriter& w) const = 0;
   // One line for logs, e.g. "8936 sentences, 211727 tokens, 22 labels".
   virtual std::string Describe() const { return std::string(type()); }
+  // The pieces (engine/api/piece_store.h) this artifact names, whose bytes live outside it.
+  virtual std::vector<std::string> PieceNames() const { return {}; }
 };
 
 using ArtifactPtr = std::shared_ptr<const Artifact>;

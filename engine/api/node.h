@@ -14,6 +14,7 @@
 
 #include "engine/api/artifact.h"
 #include "engine/api/params.h"
+#include "engine/api/piece_store.h"
 #include "engine/base/cancel.h"
 #include "engine/base/process_group.h"
 #include "engine/base/state_pieces.h"
@@ -62,6 +63,9 @@ class NodeContext {
   virtual void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) {}
   // Reads a file through the engine's Env (the one door to files).
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;
+  // Where this node writes the pieces of its artifact and reads those of its inputs
+  // (engine/api/piece_store.h: a sharded corpus's shards); null where there is none.
+  virtual PieceStore* pieces() const { return nullptr; }
 
   // Typed access. Throws StatusError naming the node and port on a missing input or a type
   // mismatch (validation normally prevents both).

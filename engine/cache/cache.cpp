@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "engine/cache/artifact_pieces.h"
 #include "engine/cache/entry_format.h"
 #include "engine/cache/final_states.h"
 
@@ -71,6 +72,12 @@ Result<std::optional<CacheEntry>> Cache::Load(const std::string& key) const {
   SEQFLOW_ASSIGN_OR_RETURN(std::string bytes, env_->ReadFile(path));
   Result<CacheEntry> entry = DecodeEntry(bytes, *registry_);
   if (!entry.ok()) return Corrupt(path, entry.status());
+  // An entry whose pieces are missing or damaged is damaged: its node recomputes them.
+  const ArtifactPieces pieces(dir_, "", env_);
+  for (const std::string& name : entry->artifact->PieceNames()) {
+    Status whole = pieces.Check(name);
+    if (!whole.ok()) return Corrupt(path, whole);
+  }
   // Last use drives Gc; a read-only cache still serves loads, it just ages.
   env_->Touch(path);
   return std::optional<CacheEntry>(std::move(entry).value());
@@ -215,6 +222,16 @@ Result<int> Cache::GcTaskFiles(int64_t cutoff_ns) {
                                                                              const FileStat& st) {
     const std::string key = name.substr(0, name.find('.'));
     return st.mtime_ns < cutoff_ns || Contains(key) ? remove(path) : Status::Ok();
+  }));
+  // A piece whose owner has no entry: the owner was removed, or died computing (an hour).
+  const int64_t dead_writer = NowNs() - kStaleTempNs;
+  SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, ArtifactPieces::DirOf(dir_), [&](const std::string& path,
+                                                                           const std::string& name,
+                                                                           const FileStat& st) {
+    const std::string owner = ArtifactPieces::OwnerOf(name);
+    const bool temp = IsTempName(name, ".sfp");
+    if (st.mtime_ns >= dead_writer || (!temp && !owner.empty() && Contains(owner))) return Status::Ok();
+    return remove(path);
   }));
   const int64_t dead_lock = NowNs() - kStaleTempNs;
   SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, "locks"), [&](const std::string& path, const std::string&,

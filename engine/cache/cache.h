@@ -24,7 +24,9 @@
 //     entry exists (its node finished), key locks untouched for an hour (their owner died: a live
 //     one is touched every 10 s), and sweep directories (sweeps/<id>/: lists, tasks.tsv, logs)
 //     none of whose files was written for N days,
-//   - the final states of iterative nodes (final_states/, FinalStates) whose entry is gone.
+//   - the final states of iterative nodes (final_states/, FinalStates) whose entry is gone,
+//   - artifacts' pieces (pieces/, artifact_pieces.h) whose owner entry is gone, once an hour old
+//     (counted with task_files).
 // Every file goes through the Env.
 // Thread safety: all methods may be called concurrently.
 #pragma once

@@ -8,6 +8,7 @@
 
 #include "engine/base/bytes.h"
 #include "engine/base/hash.h"
+#include "engine/cache/content_pieces.h"
 #include "engine/cache/entry_format.h"
 
 namespace seqflow {
@@ -15,7 +16,6 @@ namespace {
 
 constexpr std::string_view kOnePieceMagic{"SQFLCKP\0", 8};  // the state itself, as first written
 constexpr std::string_view kPiecesMagic{"SQFLCKS\0", 8};    // the table of pieces
-constexpr std::string_view kPieceMagic{"SQFLCKQ\0", 8};     // one immutable piece
 constexpr uint8_t kInline = 0, kNamed = 1;
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -56,13 +56,9 @@ Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) con
       const std::string name = r.Str();
       const uint64_t length = r.U64();
       const std::string piece_path = PiecePath(key, name);
-      Result<std::string> piece = env_->ReadFile(piece_path);
-      if (!piece.ok()) return damaged(path, "its piece " + piece_path + " cannot be read: " + piece.status().message());
-      Result<std::string_view> bytes_of = DecodeFrame(*piece, kPieceMagic);
-      if (!bytes_of.ok()) return damaged(piece_path, bytes_of.status().message());
-      if (bytes_of->size() != length || HashHex(*bytes_of) != name)
-        return damaged(piece_path, "its bytes are not the piece the checkpoint names");
-      state += *bytes_of;
+      Result<std::string> piece = ReadContentPiece(env_, piece_path, name, static_cast<int64_t>(length));
+      if (!piece.ok()) return damaged(path, "its piece: " + piece.status().message());
+      state += *piece;
     }
     r.ExpectEnd();
   } catch (const StatusError& e) {
@@ -93,11 +89,8 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
       payload.push_back(piece.bytes);
       continue;
     }
-    std::string name = HashHex(piece.bytes);
-    const std::string piece_path = PiecePath(key, name);
-    if (!env_->Exists(piece_path))
-      SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomicParts(
-          piece_path, {FrameHeader(kPieceMagic, piece.bytes.size(), Checksum64(piece.bytes)), piece.bytes}));
+    std::string name = ContentPieceName(piece.bytes);
+    SEQFLOW_RETURN_IF_ERROR(WriteContentPiece(env_, PiecePath(key, name), piece.bytes));
     w.U8(kNamed), w.Str(name), w.U64(piece.bytes.size());
     named.insert(std::move(name));
   }

@@ -4,7 +4,8 @@
 
 namespace seqflow {
 
-ExecContext::ExecContext(RunState& run, int index) : run_(run), index_(index), node_(run.dag.nodes[index]) {}
+ExecContext::ExecContext(RunState& run, int index)
+    : run_(run), index_(index), node_(run.dag.nodes[index]), pieces_(run.cache.dir(), node_.key, run.cache.env()) {}
 
 std::vector<ArtifactPtr> ExecContext::inputs(std::string_view port) const {
   if (node_.kind->FindPort(port) == nullptr)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/api/node.h"
+#include "engine/cache/artifact_pieces.h"
 #include "engine/exec/node_runner.h"
 
 namespace seqflow {
@@ -34,6 +35,7 @@ class ExecContext final : public NodeContext {
   int threads() const override { return run_.options.threads; }
   const ProcessGroup* processes() const override { return run_.options.processes; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
+  PieceStore* pieces() const override { return &pieces_; }
   std::optional<std::string> ResumeState() override;
   void Checkpoint(const std::function<StatePieces()>& state) override;
   void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) override;
@@ -54,6 +56,7 @@ class ExecContext final : public NodeContext {
   std::vector<std::pair<std::string, std::string>> attachments_;
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   bool checkpoint_failed_ = false;  // warned once
+  mutable ArtifactPieces pieces_;    // in the cache directory, owned by this node's key
 };
 
 }  // namespace seqflow

@@ -43,4 +43,15 @@ Status DistributedShardsOrdered(const ProcessGroup* group, size_t n, size_t shar
 // How many processes share the work (1 for a null group).
 inline int GroupSize(const ProcessGroup* group) { return group == nullptr ? 1 : group->size(); }
 
+// Whether this process maps any of the shards (of `shard_size` items) that items [begin, end)
+// fall in: a caller that loads its data in pieces loads only those (the others' items may be left
+// empty, as map never reads them).
+inline bool MapsAnyShardOf(const ProcessGroup* group, size_t begin, size_t end, size_t shard_size) {
+  if (group == nullptr || group->size() <= 1) return true;
+  const auto processes = static_cast<size_t>(group->size()), rank = static_cast<size_t>(group->rank());
+  for (size_t shard = begin / shard_size; shard * shard_size < end; ++shard)
+    if (shard % processes == rank) return true;
+  return false;
+}
+
 }  // namespace seqflow

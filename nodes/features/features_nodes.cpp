@@ -5,6 +5,7 @@
 #include "nodes/features/feature_templates.h"
 #include "nodes/features/template_params.h"
 #include "nodes/features/vocab_builder.h"
+#include "nodes/io/sharded_corpus.h"
 
 namespace seqflow {
 
@@ -17,15 +18,20 @@ struct VocabNodeOptions {
 };
 
 ArtifactPtr RunVocab(NodeContext& ctx, const VocabNodeOptions& options) {
-  auto inputs = ctx.InList<Corpus>("data");
+  const std::vector<ArtifactPtr> inputs = ctx.inputs("data");
   if (options.counted_inputs > static_cast<int64_t>(inputs.size()))
     throw StatusError(Status::Invalid("counted_inputs is " + std::to_string(options.counted_inputs) + " but port 'data' has " +
                                       std::to_string(inputs.size()) + " corpora"));
   // An ablation cannot rewire `in`; counted_inputs drops the later corpora (e.g. unlabeled text) instead.
   const size_t counted = options.counted_inputs > 0 ? static_cast<size_t>(options.counted_inputs) : inputs.size();
-  std::vector<const Corpus*> corpora;
-  for (size_t i = 0; i < counted; ++i) corpora.push_back(inputs[i].get());
-  auto vocab = std::make_shared<Vocab>(BuildVocab(corpora, options.vocab));
+  WordCounts counts;
+  for (size_t i = 0; i < counted; ++i)
+    ThrowIfError(ForEachCorpusShard(*inputs[i], ctx.pieces(), [&](const Corpus& shard) {
+      CountWords(shard, options.vocab.lowercase, counts);
+      return Status::Ok();
+    }));
+  auto vocab = std::make_shared<Vocab>(KnownWords(counts, options.vocab.min_count), options.vocab.unknown,
+                                       options.vocab.lowercase);
   ctx.Metric("known_words", vocab->num_known());
   ctx.Metric("size", vocab->size());
   return vocab;
@@ -51,7 +57,8 @@ KindSpec VocabKind() {
                   "Word ids for HMMs and features: words seen at least min_count times over all inputs are known; "
                   "every other word maps to an unknown-word class (one <UNK>, or classes by word shape and suffix).",
                   std::string(Vocab::kType),
-                  {PortSpec{"data", std::string(Corpus::kType), true, false, "corpora whose words are counted"}},
+                  {PortSpec{"data", std::string(kSentencesInterface), true, false,
+                            "corpora whose words are counted; a ShardedCorpus is read a shard at a time"}},
                   VocabParams(),
                   RunVocab};
 }

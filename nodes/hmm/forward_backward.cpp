@@ -12,7 +12,6 @@ namespace seqflow {
 namespace {
 
 // Sentences per shard: the unit of parallel work and of the fixed reduction order.
-constexpr size_t kShardSize = 64;
 
 using RowMajorMatrix = RowMatrixXd;
 
@@ -245,7 +244,7 @@ Result<ExpectedCounts> CorpusExpectedCounts(const HmmParams& hmm, const std::vec
   fns.encode = [&](size_t slot) { return EncodeShard(buffers[slot]); };
   fns.decode = [&](const std::string& bytes, size_t slot) { return DecodeShard(bytes, model.K, &buffers[slot]); };
   fns.reduce = [&](size_t, size_t slot) { AddShard(buffers[slot], &total); };
-  SEQFLOW_RETURN_IF_ERROR(DistributedShardsOrdered(group, sentences.size(), kShardSize, threads, slots, fns));
+  SEQFLOW_RETURN_IF_ERROR(DistributedShardsOrdered(group, sentences.size(), kExpectedCountShardSentences, threads, slots, fns));
   if (GroupSize(group) > 1) {
     std::string bytes = group->rank() == 0 ? EncodeCounts(total) : std::string();
     SEQFLOW_RETURN_IF_ERROR(group->Broadcast(0, &bytes));

@@ -57,12 +57,15 @@ double ForwardBackward(const HmmParams& hmm, std::span<const int32_t> obs, Eigen
 double AccumulateExpectedCounts(const HmmParams& hmm, std::span<const int32_t> obs, double weight,
                                 ExpectedCounts* counts);
 
+// The fixed shards of CorpusExpectedCounts: sentences [g * kExpectedCountShardSentences, ...).
+inline constexpr size_t kExpectedCountShardSentences = 64;
+
 // Sum of expected counts over `sentences`, computed on `threads` threads in fixed shards whose
 // partial sums are added in shard order: bit-identical for any thread count.
 ExpectedCounts CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,
                                     int threads);
-// The same over the processes of `group` too (null: this one), every rank holding every sentence
-// and receiving the whole sum: the shards are spread over the ranks and added in the same order
+// The same over the processes of `group` too (null: this one), every rank reading the sentences
+// of the shards it maps (the others may be left empty there) and receiving the whole sum: the shards are spread over the ranks and added in the same order
 // (nodes/common/distributed_shards.h), so the bits do not depend on the process count either.
 // Errors: the group's.
 Result<ExpectedCounts> CorpusExpectedCounts(const HmmParams& hmm, const std::vector<std::vector<int32_t>>& sentences,

@@ -71,7 +71,7 @@ std::optional<EmLambdaResult> DecodeEmState(const std::string& bytes) {
 }
 
 ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
-  SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/false);
+  SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/false, ctx.processes());
   PomLayout layout(in.start->num_states(), in.start->num_symbols(), FreeBlocksOf(options.start.freeze));
   double lambda = LambdaOf(options.lambda, static_cast<int64_t>(in.data.words.size()),
                            static_cast<int64_t>(in.data.unlabeled.size()));
@@ -105,7 +105,7 @@ ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
 }
 
 ArtifactPtr RunSweep(NodeContext& ctx, const SweepNodeOptions& options) {
-  SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true);
+  SemiSupervisedInputs in = ReadSemiSupervisedInputs(ctx, /*with_test=*/true, ctx.processes());
   auto [path, em0] = StartPath("em_sweep", in, options.start);
   PomLayout layout = path->Layout();
   const std::vector<double>& lambdas = options.lambdas;

@@ -1,5 +1,9 @@
 #include "nodes/homotopy/node_params.h"
 
+#include "nodes/common/distributed_shards.h"
+#include "nodes/hmm/forward_backward.h"
+#include "nodes/io/sharded_corpus.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -12,7 +16,9 @@ std::vector<PortSpec> SemiSupervisedPorts(bool with_test) {
   std::vector<PortSpec> ports = {
       {"start", "HmmModel", false, false, "the supervised model: vocab, states, frozen blocks, λ = 0 start"},
       {"labeled", "Corpus", false, false, "labeled sentences L (EM_0's counts)", PortUse::kFits},
-      {"unlabeled", "Corpus", true, false, "unlabeled sentences U (labels, if any, are ignored)", PortUse::kFitsInputs}};
+      {"unlabeled", std::string(kSentencesInterface), true, false,
+       "unlabeled sentences U (labels, if any, are ignored); a ShardedCorpus is read a shard at a time",
+       PortUse::kFitsInputs}};
   if (with_test) ports.push_back({"test", "Corpus", false, true, "labeled data scored at every point"});
   return ports;
 }
@@ -69,15 +75,24 @@ double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabe
   return std::strtod(text.c_str(), nullptr);
 }
 
-SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test) {
+SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test, const ProcessGroup* e_step) {
   SemiSupervisedInputs in;
   in.start = ctx.In<HmmModel>("start");
   in.labeled = ctx.In<Corpus>("labeled");
-  in.unlabeled = ctx.InList<Corpus>("unlabeled");
   if (with_test) in.test = ctx.InOptional<Corpus>("test");
-  std::vector<const Corpus*> pools;
-  for (const auto& u : in.unlabeled) pools.push_back(u.get());
-  in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, pools));
+  in.data = ValueOrThrow(PrepareSemiSupervised(*in.start, *in.labeled, {}));
+  // Only the symbol ids of U are kept across iterations: each shard is dropped once mapped, and
+  // a rank of `e_step` loads only the shards holding sentences of the E-step shards it maps.
+  IdSentences& unlabeled = in.data.unlabeled;
+  for (const ArtifactPtr& pool : ctx.inputs("unlabeled"))
+    ThrowIfError(ForEachNeededCorpusShard(
+        *pool, ctx.pieces(), unlabeled.size(),
+        [&](size_t begin, size_t end) { return MapsAnyShardOf(e_step, begin, end, kExpectedCountShardSentences); },
+        [&](const Corpus& shard) {
+          AppendUnlabeledSymbols(*in.start, shard, unlabeled);
+          return Status::Ok();
+        },
+        [&](size_t count) { unlabeled.resize(unlabeled.size() + count); }));
   if (in.data.words.empty()) throw StatusError(Status::Invalid("the labeled corpus is empty"));
   return in;
 }

@@ -55,11 +55,13 @@ double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabe
 struct SemiSupervisedInputs {
   std::shared_ptr<const HmmModel> start;
   std::shared_ptr<const Corpus> labeled;
-  std::vector<std::shared_ptr<const Corpus>> unlabeled;
   std::shared_ptr<const Corpus> test;  // null when the port is unconnected
   SemiSupervisedData data;
 };
-SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test);
+// `e_step`: the ranks over which the kernel spreads its E-step over U (CorpusExpectedCounts), or
+// null when it reads every sentence: a rank then loads only the storage shards of a ShardedCorpus
+// holding sentences of the E-step shards it maps, and leaves the other sentences empty.
+SemiSupervisedInputs ReadSemiSupervisedInputs(NodeContext& ctx, bool with_test, const ProcessGroup* e_step = nullptr);
 
 // An empty path of `method` over the inputs' start model and free blocks, and its EM_0.
 struct PathStart {

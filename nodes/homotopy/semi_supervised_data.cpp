@@ -42,10 +42,13 @@ Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Co
   SemiSupervisedData data;
   SEQFLOW_ASSIGN_OR_RETURN(data.labels, StateIds(model, labeled));
   data.words = CorpusSymbols(*model.vocab, labeled);
-  for (const Corpus* corpus : unlabeled)
-    for (auto& sentence : CorpusSymbols(*model.vocab, *corpus))
-      if (!sentence.empty()) data.unlabeled.push_back(std::move(sentence));
+  for (const Corpus* corpus : unlabeled) AppendUnlabeledSymbols(model, *corpus, data.unlabeled);
   return data;
+}
+
+void AppendUnlabeledSymbols(const HmmModel& model, const Corpus& unlabeled, IdSentences& out) {
+  for (auto& sentence : CorpusSymbols(*model.vocab, unlabeled))
+    if (!sentence.empty()) out.push_back(std::move(sentence));
 }
 
 Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,

@@ -25,6 +25,10 @@ struct SemiSupervisedData {
 Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Corpus& labeled,
                                                  const std::vector<const Corpus*>& unlabeled);
 
+// Appends the non-empty sentences of `unlabeled` as vocab ids to `out` (what
+// PrepareSemiSupervised does for each unlabeled corpus, here for one shard of one).
+void AppendUnlabeledSymbols(const HmmModel& model, const Corpus& unlabeled, IdSentences& out);
+
 // Decodes `gold` with `model` and scores it like eval.segments: f1, precision, recall, accuracy.
 Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
                                                  int threads);

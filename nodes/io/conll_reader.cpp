@@ -1,6 +1,7 @@
 #include "nodes/io/conll_reader.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -204,23 +205,32 @@ Result<Corpus> ParseConll(std::string_view bytes, const std::string& file, const
   return parser.Finish();
 }
 
-Result<Corpus> ParseTextLines(std::string_view bytes, const std::string& file, int64_t max_sentences,
-                              FileEncoding file_encoding) {
-  SEQFLOW_ASSIGN_OR_RETURN(std::string text, DecodeFileText(std::string(bytes), file, file_encoding));
-  Corpus corpus;
-  corpus.columns = {"word"};
-  corpus.source = file;
+Status ForEachTextSentence(std::string bytes, const std::string& file, int64_t max_sentences,
+                           FileEncoding file_encoding, const std::function<Status(Sentence&&)>& fn) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string text, DecodeFileText(std::move(bytes), file, file_encoding));
+  int64_t sentences = 0;
   auto add_line = [&](std::string_view line, int) {
-    if (max_sentences > 0 && static_cast<int64_t>(corpus.sentences.size()) >= max_sentences) return Status::Ok();
+    if (max_sentences > 0 && sentences >= max_sentences) return Status::Ok();
     auto fields = SplitFields(line, Separator::kWhitespace);
     if (fields.empty()) return Status::Ok();
     Sentence s;
     s.cols.resize(1);
     for (auto f : fields) s.cols[0].emplace_back(f);
+    ++sentences;
+    return fn(std::move(s));
+  };
+  return ForEachLine(text, add_line);
+}
+
+Result<Corpus> ParseTextLines(std::string_view bytes, const std::string& file, int64_t max_sentences,
+                              FileEncoding file_encoding) {
+  Corpus corpus;
+  corpus.columns = {"word"};
+  corpus.source = file;
+  SEQFLOW_RETURN_IF_ERROR(ForEachTextSentence(std::string(bytes), file, max_sentences, file_encoding, [&](Sentence&& s) {
     corpus.sentences.push_back(std::move(s));
     return Status::Ok();
-  };
-  SEQFLOW_RETURN_IF_ERROR(ForEachLine(text, add_line));
+  }));
   if (corpus.sentences.empty()) return Status::Invalid("empty file: no sentences", SourceLoc{file});
   return corpus;
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +44,11 @@ struct ConllOptions {
 // A labeled corpus: Corpus::columns are the file's columns without the label column.
 Result<Corpus> ParseConll(std::string_view bytes, const std::string& file, const ConllOptions& options);
 
+// The sentences ParseTextLines makes, handed to `fn` one at a time as they are read (a streaming
+// reader keeps only what it has not yet stored); stops at fn's first error. Takes the bytes so
+// that a caller moving them in holds the text once.
+Status ForEachTextSentence(std::string bytes, const std::string& file, int64_t max_sentences,
+                           FileEncoding file_encoding, const std::function<Status(Sentence&&)>& fn);
 // An unlabeled corpus with the single column "word": each non-blank line is a sentence of
 // whitespace-separated tokens. max_sentences = 0 reads all.
 Result<Corpus> ParseTextLines(std::string_view bytes, const std::string& file, int64_t max_sentences,

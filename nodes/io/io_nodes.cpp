@@ -2,12 +2,14 @@
 #include "nodes/io/io_nodes.h"
 
 #include <numeric>
+#include <optional>
 
 #include "engine/api/node.h"
 #include "nodes/io/concat.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/gzip.h"
 #include "nodes/io/rewrite_rules.h"
+#include "nodes/io/sharded_corpus.h"
 #include "nodes/io/split.h"
 #include "nodes/io/tagged_reader.h"
 
@@ -35,6 +37,12 @@ struct ReadTextNodeOptions {
   std::string rewrite;        // "" = tokens as written
   int64_t max_sentences = 0;  // 0: all
   FileEncoding file_encoding = FileEncoding::kUtf8;
+};
+
+// What read.text_shards reads: read.text's options and the shard size.
+struct ReadTextShardsNodeOptions {
+  ReadTextNodeOptions text;
+  int64_t shard_sentences = 10000;
 };
 
 // `file_encoding`, shared by both readers.
@@ -97,6 +105,45 @@ ArtifactPtr RunReadText(NodeContext& ctx, const ReadTextNodeOptions& options) {
     ctx.Attach("rewrites.tsv", RewriteReport(rules, matches));
   }
   ReportSize(ctx, *corpus);
+  return corpus;
+}
+
+// read.text's sentences, rewritten as it rewrites them, stored a shard at a time: at most one
+// shard of sentences is held (the file's bytes are read whole, as read.text reads them).
+ArtifactPtr RunReadTextShards(NodeContext& ctx, const ReadTextShardsNodeOptions& options) {
+  const ReadTextNodeOptions& text = options.text;
+  if (ctx.pieces() == nullptr) throw StatusError(Status::Invalid("read.text_shards needs a piece store (the cache)"));
+  std::string bytes = ValueOrThrow(ctx.ReadFile(text.path));
+  if (IsGzip(bytes)) bytes = ValueOrThrow(Gunzip(bytes, text.path));
+  std::optional<RewriteRules> rules;
+  if (!text.rewrite.empty())
+    rules = ValueOrThrow(ParseRewriteRules(ValueOrThrow(ctx.ReadFile(text.rewrite)), text.rewrite));
+  Corpus header;
+  header.columns = {"word"};
+  header.source = text.path;
+  ShardedCorpusWriter writer(header, options.shard_sentences, ctx.pieces());
+  RewriteMemo memo;
+  std::vector<int64_t> matches(rules ? rules->rules.size() : 0, 0);
+  int64_t read = 0, tokens_before = 0;
+  const CancelToken cancel = ctx.cancellation();
+  ThrowIfError(ForEachTextSentence(std::move(bytes), text.path, text.max_sentences, text.file_encoding, [&](Sentence&& s) {
+    if (++read % 4096 == 0) SEQFLOW_RETURN_IF_ERROR(cancel.Check("reading " + text.path));
+    tokens_before += static_cast<int64_t>(s.size());
+    if (rules) SEQFLOW_RETURN_IF_ERROR(RewriteTokens(*rules, s.cols[0], memo, matches));
+    return s.size() == 0 ? Status::Ok() : writer.Add(std::move(s));
+  }));
+  auto corpus = ValueOrThrow(std::move(writer).Finish());
+  if (read == 0) throw StatusError(Status::Invalid("empty file: no sentences", SourceLoc{text.path}));
+  if (corpus->shards.empty())
+    throw StatusError(Status::Invalid("rewrite rules '" + rules->file + "' leave no token", SourceLoc{text.path}));
+  if (rules) {
+    ctx.Metric("tokens_before_rewrite", static_cast<double>(tokens_before));
+    ctx.Metric("rewrites", static_cast<double>(std::accumulate(matches.begin(), matches.end(), int64_t{0})));
+    ctx.Attach("rewrites.tsv", RewriteReport(*rules, matches));
+  }
+  ctx.Metric("sentences", static_cast<double>(corpus->num_sentences()));
+  ctx.Metric("tokens", static_cast<double>(corpus->num_tokens()));
+  ctx.Metric("shards", static_cast<double>(corpus->shards.size()));
   return corpus;
 }
 
@@ -165,6 +212,15 @@ ParamTable<ReadTextNodeOptions> ReadTextParams() {
   return table;
 }
 
+ParamTable<ReadTextShardsNodeOptions> ReadTextShardsParams() {
+  using O = ReadTextShardsNodeOptions;
+  ParamTable<O> table;
+  table.Include(&O::text, ReadTextParams())
+      .Int("shard_sentences", &O::shard_sentences, "sentences per stored shard (the last may hold fewer)")
+      .Min(1);
+  return table;
+}
+
 ParamTable<SplitOptions> SplitParams() {
   using O = SplitOptions;
   ParamTable<O> table;
@@ -211,6 +267,18 @@ KindSpec ReadTextKind() {
                   RunReadText};
 }
 
+KindSpec ReadTextShardsKind() {
+  return KindSpec{"read.text_shards",
+                  "1",
+                  "read.text's sentences stored in the cache as shards of shard_sentences sentences "
+                  "(ShardedCorpus), read and written one shard at a time: ports typed Sentences stream them, "
+                  "with the bits they give read.text's Corpus.",
+                  std::string(ShardedCorpus::kType),
+                  {},
+                  ReadTextShardsParams(),
+                  RunReadTextShards};
+}
+
 KindSpec SplitKind() {
   return KindSpec{"split",
                   "1",
@@ -236,10 +304,12 @@ KindSpec ConcatKind() {
 }  // namespace
 
 void RegisterIoNodes(Registry& registry) {
-  registry.AddArtifactType<Corpus>();
+  registry.AddArtifactType<Corpus>({std::string(kSentencesInterface)});
+  registry.AddArtifactType<ShardedCorpus>({std::string(kSentencesInterface)});
   registry.AddKind(ReadConllKind());
   registry.AddKind(ReadTaggedKind());
   registry.AddKind(ReadTextKind());
+  registry.AddKind(ReadTextShardsKind());
   registry.AddKind(SplitKind());
   registry.AddKind(ConcatKind());
 }

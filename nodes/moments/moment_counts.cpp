@@ -12,7 +12,6 @@ namespace seqflow {
 
 namespace {
 
-constexpr size_t kShardSentences = 2048;
 
 // A (symbol, context) pair packed so that sorting orders by symbol, then context: the
 // column-major order of the sparse matrix.
@@ -174,7 +173,7 @@ Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>
     }
   };
   SEQFLOW_RETURN_IF_ERROR(
-      DistributedShardsOrdered(processes, sentences.size(), kShardSentences, threads, slots, fns));
+      DistributedShardsOrdered(processes, sentences.size(), kMomentCountShardSentences, threads, slots, fns));
   std::vector<KeyCount> total;
   for (auto& [part, shards] : pending) total = total.empty() ? std::move(part) : MergeRuns(total, part);
   if (processes != nullptr && processes->size() > 1) {

@@ -38,10 +38,15 @@ struct MomentCounts {
 inline int32_t PreviousContext(int32_t prev, int32_t num_symbols) { return prev; }
 inline int32_t NextContext(int32_t next, int32_t num_symbols) { return num_symbols + 1 + next; }
 
+// The kernel's compute shards: sentences [g * kMomentCountShardSentences, ...) whatever the
+// thread and process counts (distributed_shards.h maps shard g on rank g % P).
+inline constexpr size_t kMomentCountShardSentences = 2048;
+
 // Invalid if a symbol is outside [0, num_symbols) (naming sentence and position) or num_symbols
-// < 1; Cancelled when asked. threads <= 0: all hardware threads. With `processes` (MPI ranks, each
-// holding every sentence) the shards are counted across them and merged on rank 0 in shard
-// order, then broadcast (distributed_shards.h).
+// < 1; Cancelled when asked. threads <= 0: all hardware threads. With `processes` (MPI ranks) the
+// shards are counted across them and merged on rank 0 in shard order, then broadcast
+// (distributed_shards.h). A rank reads only the sentences of the shards it maps, so the others may
+// be left empty there (one rank checks each sentence's symbols: the one that maps it).
 Result<MomentCounts> CollectMomentCounts(const std::vector<std::vector<int32_t>>& sentences, int32_t num_symbols,
                                          int threads, const CancelToken& cancel,
                                          const ProcessGroup* processes = nullptr);

@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "engine/api/node.h"
+#include "nodes/common/distributed_shards.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
+#include "nodes/io/sharded_corpus.h"
 #include "nodes/moments/anchor_emissions.h"
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
@@ -67,10 +69,21 @@ ArtifactPtr RunCollect(NodeContext& ctx, const CollectOptions& options) {
   auto moments = std::make_shared<Moments>();
   moments->vocab = ctx.In<Vocab>("vocab");
   std::vector<std::vector<int32_t>> sentences;
-  for (const auto& corpus : ctx.InList<Corpus>("data")) {
-    auto ids = CorpusSymbols(*moments->vocab, *corpus);
-    sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
-  }
+  // Only symbol ids are kept for the count: each shard of a ShardedCorpus is dropped once mapped,
+  // and under MPI a rank loads only the shards holding sentences it counts (the others' sentences
+  // stay empty here).
+  for (const ArtifactPtr& corpus : ctx.inputs("data"))
+    ThrowIfError(ForEachNeededCorpusShard(
+        *corpus, ctx.pieces(), sentences.size(),
+        [&](size_t begin, size_t end) {
+          return MapsAnyShardOf(ctx.processes(), begin, end, kMomentCountShardSentences);
+        },
+        [&](const Corpus& shard) {
+          auto ids = CorpusSymbols(*moments->vocab, shard);
+          sentences.insert(sentences.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
+          return Status::Ok();
+        },
+        [&](size_t count) { sentences.resize(sentences.size() + count); }));
   moments->counts =
       ValueOrThrow(CollectMomentCounts(sentences, moments->vocab->size(), ctx.threads(), ctx.cancellation(),
                                        ctx.processes()));
@@ -115,7 +128,8 @@ KindSpec CollectKind() {
       "next word (section 6.1), kept when seen at least min_count times.",
       std::string(Moments::kType),
       {PortSpec{"vocab", std::string(Vocab::kType), false, false, "word symbols (rare words pooled)"},
-       PortSpec{"data", std::string(Corpus::kType), true, false, "unlabeled corpora (labels ignored)"}},
+       PortSpec{"data", std::string(kSentencesInterface), true, false,
+                "unlabeled corpora (labels ignored); a ShardedCorpus is read a shard at a time"}},
       CollectParams(),
       RunCollect};
 }

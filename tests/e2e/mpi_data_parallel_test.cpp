@@ -1,8 +1,10 @@
 // Data-parallel nodes computed by `mpirun -np P seqflow run-node` with P processes and 1 or 2
 // threads each give one process's bits (distributed_shards.h): the EM node of
-// pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3) and the CRF of
+// pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3; and the same
+// references as a ShardedCorpus, P = 2) and the CRF of
 // conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3), HySOL's (tests/isa_variants.yaml: its
-// E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
+// E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3; and of the same
+// text as a ShardedCorpus, tests/malagasy_moments_shards.yaml, P = 2). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
 // skips, without mpirun or ../shared/data.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -45,6 +47,8 @@ const Target kCrf{"conll2000_crf.yaml", "crf", "decoder", {"crf.max_iterations=8
 const Target kHysol{"tests/isa_variants.yaml", "hysol", "", {}};
 // The context-word moments of the Malagasy raw text (777 K tokens).
 const Target kMoments{"malagasy_anchors.yaml", "moments", "", {}};
+// kEm with the unlabeled references stored as shards of 700 sentences (a ShardedCorpus).
+const Target kEmShards{"citations_em_5000_shards.yaml", "em", "", {}};
 
 class MpiTest : public ::testing::Test {
  protected:
@@ -106,6 +110,43 @@ TEST_F(MpiTest, CrfWeightsAndTraceAreTheSameBitsForTwoAndThreeProcesses) { Expec
 TEST_F(MpiTest, HysolModelIsTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kHysol, {2, 3}); }
 
 TEST_F(MpiTest, MomentCountsAreTheSameBitsForTwoAndThreeProcesses) { ExpectSameBits(kMoments, {2, 3}); }
+
+// A shard boundary inside the data: EM over the sharded references, locally and on 2 processes,
+// is the unsharded run's model, trace and metrics, to the bit.
+TEST_F(MpiTest, EmOnAShardedCorpusIsTheUnshardedBitsOnOneAndTwoProcesses) {
+  const std::vector<std::string> five = {"em.max_iter=5"};  // a few seconds: the suite's budget
+  const std::string unsharded = EntryWithoutTime(cache_, RunLocally(kEm, five));
+  ASSERT_FALSE(unsharded.empty());
+  const std::string key = RunLocally(kEmShards, five);
+  EXPECT_EQ(EntryWithoutTime(cache_, key), unsharded);
+  fs::remove(EntryPath(key));
+  Result<ProcessOutput> run = RunProcess(Mpirun(kEmShards, 2, 1, five));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->exit_code, 0) << run->err;
+  EXPECT_NE(run->err.find("run-node " + key + " (em): computed"), std::string::npos) << run->err;
+  EXPECT_EQ(EntryWithoutTime(cache_, key), unsharded);
+  int shards = 0;
+  for (const auto& file : fs::directory_iterator(cache_ / "pieces")) shards += file.path().extension() == ".sfp";
+  EXPECT_EQ(shards, 8) << "5,000 references in shards of 700";
+}
+
+// The Malagasy moments from the raw text stored as shards of 4,000 sentences, on 2 processes,
+// each reading only the shards its compute shards need: the bits of the text held whole.
+TEST_F(MpiTest, MomentCountsOfAShardedCorpusAreTheWholeTextsBitsOnTwoProcesses) {
+  const Target whole{"tests/malagasy_moments_shards.yaml", "moments", "", {}};
+  const Target sharded{"tests/malagasy_moments_shards.yaml", "moments_shards", "", {}};
+  const std::string expected = EntryWithoutTime(cache_, RunLocally(whole));
+  ASSERT_FALSE(expected.empty());
+  const std::string key = ReadSummary((dir_ / "out").string())["runs"][0]["nodes"]["moments_shards"]["key"];
+  EXPECT_EQ(EntryWithoutTime(cache_, key), expected);
+  for (int threads : {1, 2}) {
+    fs::remove(EntryPath(key));
+    Result<ProcessOutput> run = RunProcess(Mpirun(sharded, 2, threads));
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    ASSERT_EQ(run->exit_code, 0) << run->err;
+    EXPECT_EQ(EntryWithoutTime(cache_, key), expected) << threads << " threads";
+  }
+}
 
 // The ranks of this test's mpirun job: seqflow processes on `cache` (other tests may run MPI
 // jobs at the same time) whose environment names an MPI rank.

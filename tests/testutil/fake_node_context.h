@@ -30,6 +30,10 @@ class FakeNodeContext final : public NodeContext {
   void AddInput(const std::string& port, ArtifactPtr artifact) { inputs_[port].push_back(std::move(artifact)); }
   void SetInput(const std::string& port, ArtifactPtr artifact) { inputs_[port] = {std::move(artifact)}; }
   void AddFile(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
+  // The store pieces() gives (testutil/memory_piece_store.h); none by default.
+  void SetPieces(PieceStore* store) { pieces_ = store; }
+  // The group processes() gives (testutil/thread_process_group.h); none by default.
+  void SetProcesses(const ProcessGroup* group) { processes_ = group; }
   const std::map<std::string, double>& metrics() const { return metrics_; }
   const std::map<std::string, std::string>& attachments() const { return attachments_; }  // suffix -> text
 
@@ -50,6 +54,8 @@ class FakeNodeContext final : public NodeContext {
     if (it == files_.end()) return Status::NotFound("no such file: " + path);
     return it->second;
   }
+  PieceStore* pieces() const override { return pieces_; }
+  const ProcessGroup* processes() const override { return processes_; }
 
  private:
   std::string name_;
@@ -60,6 +66,8 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, double> metrics_;
   std::map<std::string, std::string> attachments_;
   std::atomic<bool> cancelled_{false};
+  PieceStore* pieces_ = nullptr;
+  const ProcessGroup* processes_ = nullptr;
 };
 
 }  // namespace seqflow::testutil

@@ -1,0 +1,27 @@
+// Content-named pieces: immutable bytes kept in a file of their own, named by the XXH3-128 of
+// the bytes (HashHex) and framed like an entry (magic "SQFLCKQ", length, checksum;
+// entry_format.h). Checkpoints keep their immutable parts this way (checkpoints.h), and
+// artifacts their out-of-line bodies, a sharded corpus's shards (artifact_pieces.h).
+// A piece is written once, by rename, before anything that names it.
+// Thread safety: stateless functions; concurrent writers of one piece publish the same bytes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/base/env.h"
+#include "engine/base/status.h"
+
+namespace seqflow {
+
+// The name of a piece holding `bytes`.
+std::string ContentPieceName(std::string_view bytes);
+// Writes `bytes` framed to `path` unless a file is there already.
+Status WriteContentPiece(Env* env, const std::string& path, std::string_view bytes);
+// The bytes of the piece at `path`, checked against its frame and against `name` (and
+// `expected_length` when it is not -1); Corruption naming the file otherwise, the Env's error
+// when it cannot be read.
+Result<std::string> ReadContentPiece(Env* env, const std::string& path, const std::string& name,
+                                     int64_t expected_length = -1);
+
+}  // namespace seqflow
