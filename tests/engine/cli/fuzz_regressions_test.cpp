@@ -1,9 +1,8 @@
 // The inputs pipeline_fuzz found (tests/fuzz/regressions/), replayed the way the target runs them
 // (in memory: tests/fuzz/mem_env.h), in the ordinary build: each must end in a DAG or a clean
-// Status, and within its time bound.
+// Status.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -49,22 +48,16 @@ Result<Pipeline> LoadAndPlan(const std::string& input, size_t max_node_instances
   return pipeline;
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A pipeline with `repeat: 60` that includes a file with `repeat: 60` that includes a grid of 8:
 // the including file's repeat replaces the included one (they do not multiply), so it is 480 runs
-// of 8 nodes, a legitimate study: loaded and planned in 29 ms (Release, measured 2026-11-25; the
-// bound leaves room for a loaded machine). The fuzz target's limit (1000 instances) refuses it at
-// the top file's repeat: key instead of spending 0.6 s of ASan on it (it once timed out there,
-// at 78 s, after 720,291 executions in one process on a loaded machine; replayed alone it takes
-// 0.6 s).
+// of 8 nodes, a legitimate study: loaded and planned in 29 ms (Release, 2026-11-25; not asserted,
+// a wall-clock bound would fail on a loaded machine or under the sanitizers). The fuzz target's
+// limit (1000 instances) refuses it at the top file's repeat: key instead of spending 0.6 s of
+// ASan on it (it once timed out there, at 78 s, after 720,291 executions in one process on a
+// loaded machine; replayed alone it takes 0.6 s).
 TEST(FuzzRegressionsTest, RepeatThroughIncludesOverAGrid) {
   const std::string input = Regression("pipeline_repeat_through_includes");
-  auto start = std::chrono::steady_clock::now();
   Result<Pipeline> pipeline = LoadAndPlan(input, kMaxNodeInstances);
-  EXPECT_LT(SecondsSince(start), 1.0);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status().ToString();
   ASSERT_EQ(pipeline->runs.size(), 480u);
   for (const PlannedRun& run : pipeline->runs) ASSERT_EQ(run.dag.nodes.size(), 8u);
