@@ -193,9 +193,9 @@ Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::st
     SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> chosen, dsl::SelectAxes(spec, axis));
     for (const AblationAxis* a : chosen) selected.push_back(*a);
   }
+  SEQFLOW_RETURN_IF_ERROR(dsl::CheckExpansion(spec.nodes.size(), selected, spec.repeat, max_instances));
   // A run's spec keeps no axes or seeds: they are applied, and a copy of repeat:'s N seeds in each
   // of the N runs took 12 GB for repeat: 20000.
-  SEQFLOW_RETURN_IF_ERROR(dsl::CheckExpansion(spec.nodes.size(), selected, spec.repeat, max_instances));
   const std::optional<RepeatSpec> repeat = std::move(spec.repeat);
   spec.repeat.reset();
   spec.ablations.clear();
