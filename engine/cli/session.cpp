@@ -29,7 +29,7 @@ Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& ha
   pipeline.name = spec.name;
   pipeline.repeated = spec.repeat.has_value();
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<RunVariant> variants,
-                           ExpandAblations(std::move(spec), args.ablation, takes_seed));
+                           ExpandAblations(std::move(spec), args.ablation, takes_seed, args.max_node_instances));
   for (auto& variant : variants) {
     SEQFLOW_ASSIGN_OR_RETURN(Dag dag, BuildDag(variant.spec, TheRegistry(), hasher));
     variant.spec = PipelineSpec();  // the Dag holds all a command needs of it

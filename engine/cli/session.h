@@ -17,6 +17,7 @@ struct PipelineArgs {
   std::string path;
   std::vector<std::string> sets;  // --set k=v
   std::string ablation;           // --ablation NAME ("" = every axis, as a grid)
+  size_t max_node_instances = kMaxNodeInstances;  // runs x nodes (ExpandAblations)
 };
 
 struct PlannedRun {

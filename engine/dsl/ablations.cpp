@@ -1,4 +1,6 @@
 // The `ablations:` section and the runs it asks for.
+#include <algorithm>
+
 #include "engine/api/registry.h"
 #include "engine/dsl/sections.h"
 
@@ -118,6 +120,35 @@ Result<std::vector<RunVariant>> Spread(const std::vector<RunVariant>& runs, cons
   return out;
 }
 
+std::string Instances(size_t runs, size_t nodes) {
+  return std::to_string(runs) + (runs == 1 ? " run" : " runs") + " of " + std::to_string(nodes) + " nodes";
+}
+
+// Refuses, before a run is built, a selection whose node instances (runs x nodes) pass `limit`,
+// at the axis or repeat that passes it: products are checked step by step, so none overflows.
+Status CheckExpansion(size_t nodes, const std::vector<AblationAxis>& selected, const std::optional<RepeatSpec>& repeat,
+                      size_t limit) {
+  const std::string fix = "; run one axis at a time (--ablation AXIS), use fewer values or seeds, or split the "
+                          "pipeline into files that include a shared part";
+  size_t runs = 1;
+  auto over = [&](size_t factor) { return factor > 0 && runs > limit / factor / std::max<size_t>(nodes, 1); };
+  for (const AblationAxis& axis : selected) {
+    if (over(axis.size()))
+      return Status::Invalid("ablation axis " + Quoted(axis.name) + " (" + std::to_string(axis.size()) +
+                                 " values) takes the grid past " + std::to_string(limit) + " node instances (" +
+                                 Instances(runs, nodes) + " before it)" + fix,
+                             axis.loc);
+    runs *= std::max<size_t>(axis.size(), 1);
+  }
+  if (repeat && over(repeat->seeds.size()))
+    return Status::Invalid(repeat->written + " over " + Instances(runs, nodes) + " takes the pipeline past " +
+                               std::to_string(limit) + " node instances (" +
+                               std::to_string(repeat->seeds.size()) + " x " + std::to_string(runs) + " x " +
+                               std::to_string(nodes) + ")" + fix,
+                           repeat->loc);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<AblationAxis>> ParseAblations(const MapEntry& section, const std::string& file) {
@@ -155,13 +186,14 @@ Status CheckAblationTargets(const PipelineSpec& spec) {
 namespace seqflow {
 
 Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::string& axis,
-                                                const TakesSeed& takes_seed) {
+                                                const TakesSeed& takes_seed, size_t max_instances) {
   const bool repeat_only = spec.repeat && axis == kRepeatAxis;
   std::vector<AblationAxis> selected;
   if (!repeat_only) {
     SEQFLOW_ASSIGN_OR_RETURN(std::vector<const AblationAxis*> chosen, dsl::SelectAxes(spec, axis));
     for (const AblationAxis* a : chosen) selected.push_back(*a);
   }
+  SEQFLOW_RETURN_IF_ERROR(dsl::CheckExpansion(spec.nodes.size(), selected, spec.repeat, max_instances));
   // A run's spec keeps no axes or seeds: they are applied, and a copy of repeat:'s N seeds in each
   // of the N runs took 12 GB for repeat: 20000.
   const std::optional<RepeatSpec> repeat = std::move(spec.repeat);

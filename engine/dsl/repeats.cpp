@@ -69,6 +69,12 @@ Result<RepeatSpec> ResolveRepeat(const RawRepeat& raw) {
       return Status::Invalid(
           "'repeat' must be a positive integer N (runs with seeds 1..N), got '" + raw.value.scalar + "'",
           raw.value.loc);
+    if (static_cast<uint64_t>(*n) > kMaxNodeInstances)
+      return Status::Invalid("'repeat: " + raw.value.scalar + "' asks for more runs than the " +
+                                 std::to_string(kMaxNodeInstances) +
+                                 " node instances a pipeline may expand to; use fewer seeds, or split the seeds "
+                                 "over pipelines with repeats: {seed: [...]}",
+                             raw.value.loc);
     for (int64_t seed = 1; seed <= *n; ++seed) repeat.seeds.push_back(std::to_string(seed));
     repeat.written = "repeat: " + raw.value.scalar;
     return repeat;

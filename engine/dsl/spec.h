@@ -130,7 +130,15 @@ using TakesSeed = std::function<bool(const std::string& kind)>;
 // when `axis` names another axis; `axis` "repeat" selects the repetitions alone. The seed goes
 // to every node whose kind (after the run's kind ablations) `takes_seed`; a run with no such
 // node is an error at the repeat key. An empty `takes_seed` takes no seed anywhere.
+//
+// The expansion is bounded before it is built: when the runs times the spec's nodes (the node
+// instances every later stage binds, keys and plans) would pass `max_instances`, it is an error
+// at the `repeat:` key (or at the ablation axis that passes it) saying how many and how to split
+// the grid. A 60 x 8 grid is a study; `repeat: 100000` over a grid, from a typo or a fuzzer, would
+// take the memory of the machine before the first run was keyed.
+inline constexpr size_t kMaxNodeInstances = 1000000;
 Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::string& axis,
-                                                const TakesSeed& takes_seed = {});
+                                                const TakesSeed& takes_seed = {},
+                                                size_t max_instances = kMaxNodeInstances);
 
 }  // namespace seqflow

@@ -5,13 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
 
+#include "engine/base/bytes.h"
 #include "nodes/chain/linear_chain.h"
 
 namespace seqflow {
 
 namespace {
+
+constexpr uint64_t kStateMagic = 0x314d5653484d4653;  // "SFMHSVM1"
 
 double Dot(const SparseJointFeatures& p, const SparseJointFeatures& q) {
   double s = 0;
@@ -181,6 +185,60 @@ class HmSvmTrainer {
     return n;
   }
 
+  // All the next epoch reads: the weights (the primal form's sums, in the order they were made)
+  // and every working set's target, pseudo sequences and α. The ΔΦ's follow from those (sums of
+  // ±1, exact), so they are recomputed on Load rather than stored.
+  void Save(ByteWriter& w) const {
+    auto matrix = [&](const RowMatrixXd& m) { w.F64s(m.data(), static_cast<size_t>(m.size())); };
+    matrix(weights_.observation);
+    for (const RowMatrixXd& t : weights_.transition) matrix(t);
+    for (const auto& example : sets_)
+      for (const WorkingSet& set : example) {
+        w.I32s(set.target.data(), set.target.size());
+        w.U64(set.pseudo.size());
+        for (const Pseudo& p : set.pseudo) {
+          w.I32s(p.labels.data(), p.labels.size());
+          w.F64(p.alpha);
+        }
+      }
+  }
+  // False when the bytes are not a state of these data (the reader may throw StatusError).
+  bool Load(ByteReader& r) {
+    auto matrix = [&](RowMatrixXd& m) {
+      const std::vector<double> values = r.F64s();
+      if (values.size() != static_cast<size_t>(m.size())) return false;
+      std::copy(values.begin(), values.end(), m.data());
+      return true;
+    };
+    if (!matrix(weights_.observation)) return false;
+    for (RowMatrixXd& t : weights_.transition)
+      if (!matrix(t)) return false;
+    for (size_t i = 0; i < sets_.size(); ++i) {
+      const SentenceFeatures& x = Example(i);
+      auto fits = [&](const std::vector<int32_t>& y) {
+        if (static_cast<int32_t>(y.size()) != x.size()) return false;
+        for (int32_t k : y)
+          if (k < 0 || k >= K_) return false;
+        return true;
+      };
+      for (int v = 0; v < V_; ++v) {
+        WorkingSet& set = sets_[i][static_cast<size_t>(v)];
+        set.target = r.I32s();
+        const uint64_t n = r.U64();
+        if (!(set.target.empty() && n == 0) && !fits(set.target)) return false;
+        set.pseudo.clear();
+        for (uint64_t j = 0; j < n; ++j) {  // a count past the bytes ends at the reader's bound check
+          Pseudo& p = set.pseudo.emplace_back();
+          p.labels = r.I32s();
+          p.alpha = r.F64();
+          if (!fits(p.labels) || !(p.alpha > 0) || !std::isfinite(p.alpha)) return false;
+          p.delta = FeatureDifference(x, view_of_, v, set.target, p.labels, A_, K_);
+        }
+      }
+    }
+    return true;
+  }
+
   HmPerceptronWeights TakeWeights() {
     if (Dual())
       for (const auto& example : sets_)
@@ -192,6 +250,10 @@ class HmSvmTrainer {
 
  private:
   bool Dual() const { return options_.form == HmSvmForm::kDual; }
+  // Example i of sets_: the labeled sentences, then the unlabeled ones.
+  const SentenceFeatures& Example(size_t i) const {
+    return i < data_.labeled->size() ? (*data_.labeled)[i] : (*data_.unlabeled)[i - data_.labeled->size()];
+  }
   // The transition scores of view v; in the dual form those of the last Scores(x, v).
   const RowMatrixXd& Transition(int v) const {
     return Dual() ? dual_transition_ : weights_.transition[static_cast<size_t>(v)];
@@ -360,8 +422,59 @@ std::vector<int32_t> BestOtherThan(const RowMatrixXd& scores, const RowMatrixXd&
   return best;
 }
 
+namespace {
+
+// The state after `epochs` epochs (KernelCheckpoints): its shape, the epochs' counts, then the
+// trainer's weights and working sets.
+std::string EncodeState(const HmPerceptronData& data, const HmSvmOptions& options,
+                        const std::vector<HmSvmEpoch>& epochs, const HmSvmTrainer& trainer) {
+  ByteWriter w;
+  w.U64(kStateMagic);
+  w.I64(options.views), w.I64(options.form == HmSvmForm::kDual ? 1 : 0), w.I64(static_cast<int64_t>(data.view->size())),
+      w.I64(data.num_labels), w.U64(data.labeled->size()), w.U64(data.unlabeled->size());
+  w.U64(epochs.size());
+  for (const HmSvmEpoch& e : epochs) {
+    w.I64(e.epoch), w.F64(e.c_u), w.I64(e.margin_violations), w.I64(e.disagreements);
+    w.I64(e.support_sequences), w.I64(e.unlabeled_pseudo), w.F64(e.unlabeled_margin[0]), w.F64(e.unlabeled_margin[1]);
+  }
+  trainer.Save(w);
+  return w.Take();
+}
+
+Status DecodeState(const std::string& bytes, const HmPerceptronData& data, const HmSvmOptions& options,
+                   std::vector<HmSvmEpoch>& epochs, HmSvmTrainer& trainer) {
+  const Status unfit = Status::Invalid("multiview.hmsvm: the state to resume from does not fit these data and options");
+  try {
+    ByteReader r(bytes);
+    if (r.U64() != kStateMagic || r.I64() != options.views || r.I64() != (options.form == HmSvmForm::kDual ? 1 : 0) ||
+        r.I64() != static_cast<int64_t>(data.view->size()) || r.I64() != data.num_labels ||
+        r.U64() != data.labeled->size() || r.U64() != data.unlabeled->size())
+      return unfit;
+    const uint64_t done = r.U64();
+    if (done < 1 || done > 1u << 30) return unfit;
+    epochs.resize(done);
+    for (HmSvmEpoch& e : epochs) {
+      e.epoch = static_cast<int>(r.I64()), e.c_u = r.F64(), e.margin_violations = r.I64(), e.disagreements = r.I64();
+      e.support_sequences = r.I64(), e.unlabeled_pseudo = r.I64();
+      e.unlabeled_margin[0] = r.F64(), e.unlabeled_margin[1] = r.F64();
+      if (e.epoch != static_cast<int>(&e - epochs.data()) + 1) return unfit;
+    }
+    if (!trainer.Load(r)) return unfit;
+    r.ExpectEnd();
+  } catch (const StatusError&) {
+    return unfit;
+  }
+  if (static_cast<int>(epochs.size()) > options.epochs)
+    return Status::Invalid("multiview.hmsvm: the state to resume from (epoch " + std::to_string(epochs.size()) +
+                           ") is past these options' " + std::to_string(options.epochs) + " epochs");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions& options,
-                               const std::function<void(const HmSvmEpoch&)>& after_epoch, const CancelToken& cancel) {
+                               const std::function<void(const HmSvmEpoch&)>& after_epoch, const CancelToken& cancel,
+                               const KernelCheckpoints& checkpoints) {
   SEQFLOW_RETURN_IF_ERROR(CheckSequenceData(data, options.views));
   if (options.norm != 1 && options.norm != 2)
     return Status::Invalid(fmt::format("multiview.hmsvm: norm {} (1 or 2)", options.norm));
@@ -369,7 +482,10 @@ Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions&
   if (data.num_labels < 2) return Status::Invalid("multiview.hmsvm: needs at least 2 labels");
   HmSvmTrainer trainer(data, options);
   HmSvmResult result;
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  if (checkpoints.resume_from != nullptr)
+    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, data, options, result.epochs, trainer));
+  auto encode = [&] { return EncodeState(data, options, result.epochs, trainer); };
+  for (int epoch = static_cast<int>(result.epochs.size()) + 1; epoch <= options.epochs; ++epoch) {
     HmSvmEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0, 0};
     for (size_t i = 0; i < data.labeled->size(); ++i) {
       SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
@@ -385,7 +501,9 @@ Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions&
       for (double& margin : counts.unlabeled_margin) margin /= static_cast<double>(data.unlabeled->size());
     result.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
+    if (checkpoints.offer) checkpoints.offer(encode);
   }
+  if (checkpoints.keep_final) checkpoints.keep_final(static_cast<int64_t>(result.epochs.size()), encode);
   result.weights = trainer.TakeWeights();
   return result;
 }

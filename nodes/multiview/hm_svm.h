@@ -110,7 +110,14 @@ std::vector<int32_t> BestOtherThan(const RowMatrixXd& scores, const RowMatrixXd&
 
 // Status::Invalid on malformed data (as TrainHmPerceptron) or options (norm not 1/2, C <= 0);
 // Status::Numerical when a QP fails; Status::Cancelled between examples.
+// Checkpoints (KernelCheckpoints) after each epoch: the weights, every working set (target,
+// pseudo sequences, α; the ΔΦ's are recomputed from them) and the epochs' counts. Resumed from the
+// state of epoch e, it runs epochs e + 1.. to the same bits as a run never interrupted; the state
+// the last epoch ended in (keep_final) continues to a run with more epochs (C_u's schedule does not
+// depend on the number of epochs). A state of other data, views or form, or past options.epochs,
+// is Status::Invalid.
 Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions& options,
-                               const std::function<void(const HmSvmEpoch&)>& after_epoch, const CancelToken& cancel);
+                               const std::function<void(const HmSvmEpoch&)>& after_epoch, const CancelToken& cancel,
+                               const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

@@ -263,14 +263,20 @@ ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmNodeOptions& node_options) {
   const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.hmsvm");
   if (node_options.decision != SvmDecision::kJoint && options.views != 2)
     throw StatusError(Status::Invalid("multiview.hmsvm: decision view1/view2 needs views: 2"));
-  int64_t unlabeled_pseudo = 0;
+  // Checkpoints after each epoch and the last epoch's state kept, as multiview.perceptron's.
+  const std::optional<std::string> saved = ctx.ResumeState();
+  KernelCheckpoints checkpoints;
+  if (saved) checkpoints.resume_from = &*saved;
+  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+  checkpoints.keep_final = [&ctx](int64_t epochs, const std::function<std::string()>& encode) {
+    ctx.KeepFinalState(epochs, encode);
+  };
   HmSvmResult trained = ValueOrThrow(TrainHmSvm(
-      in->data, options,
-      [&](const HmSvmEpoch& e) {
-        unlabeled_pseudo += e.unlabeled_pseudo;
-        ctx.Progress(e.epoch, options.epochs);
-      },
-      ctx.cancellation()));
+      in->data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation(),
+      checkpoints));
+  // Over every epoch, also those a resumed run took from its state.
+  int64_t unlabeled_pseudo = 0;
+  for (const HmSvmEpoch& e : trained.epochs) unlabeled_pseudo += e.unlabeled_pseudo;
   const HmSvmEpoch& last = trained.epochs.back();
   ctx.Metric("margin_violations", static_cast<double>(last.margin_violations));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
@@ -342,7 +348,8 @@ KindSpec HmSvmKind() {
        PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled training sentences"},
        PortSpec{"unlabeled", std::string(Corpus::kType), false, true, "unlabeled sentences (views: 2)"}},
       HmSvmNodeParams(),
-      RunHmSvm};
+      RunHmSvm}
+      .Continuing({{"epochs", true}});
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 
 usage: make_seeds.py SOURCE_DIR CACHE_DIR OUT_DIR
   pipeline_fuzz       every pipelines/**/*.yaml; a single-file `include:` becomes inc1.yaml after
-                      a "#@file" line (pipeline_fuzz.cpp's input form)
+                      a "#@file" line (pipeline_fuzz.cpp's input form); and the inputs it once
+                      found, tests/fuzz/regressions/pipeline_* (replayed by fuzz_regressions_test)
   corpus_reader_fuzz  datasets/samples/* and pipelines/maps/*.map, each behind the options bytes
                       that read it (corpus_reader_fuzz.cpp), CoNLL samples also as word|tag lines
   artifact_fuzz       the payload of every cache entry under CACHE_DIR (a real run's), <= 64 KiB
@@ -30,6 +31,8 @@ def pipeline_seeds(src, out):
             included = (path.parent / m.group(1).decode()).read_bytes()
             text = text[:m.start(1)] + b"inc1.yaml" + text[m.end(1):] + b"\n#@file\n" + included
         write(out, text)
+    for path in sorted(src.glob("tests/fuzz/regressions/pipeline_*")):
+        write(out, path.read_bytes())
 
 
 def conll_to_tagged(text):

@@ -152,5 +152,37 @@ TEST_F(RepeatTest, AnAblationAxisNamedRepeatClashes) {
                       "set the seeds"));
 }
 
+// The expansion is bounded before any run is built: 4 nodes x 2 x 3 settings x 5 seeds is 120
+// instances, refused under a limit of 100 at the repeat key, taken at 120; an axis that passes
+// the limit alone is named at its own key.
+TEST_F(RepeatTest, RunsPastTheInstanceLimitAreAnErrorAtTheRepeatKey) {
+  Result<PipelineSpec> spec = ParseWith(
+      "ablations:\n"
+      "  size: {labeled.count: [1, 2]}\n"
+      "  decoder: {predicted.kind: [decode.viterbi, decode.sms, decode.tag]}\n"
+      "repeat: 5\n");
+  ASSERT_OK(spec);
+  EXPECT_TRUE(FailsAt(ExpandAblations(*spec, "", TakesSeed, 100), "p.yaml", 9, 1,
+                      "repeat: 5 over 6 runs of 4 nodes takes the pipeline past 100 node instances (5 x 6 x 4); run "
+                      "one axis at a time (--ablation AXIS), use fewer values or seeds, or split the pipeline into "
+                      "files that include a shared part"));
+  Result<std::vector<RunVariant>> runs = ExpandAblations(*spec, "", TakesSeed, 120);
+  ASSERT_OK(runs);
+  EXPECT_EQ(runs->size(), 30u);
+  EXPECT_TRUE(FailsAt(ExpandAblations(*spec, "", TakesSeed, 20), "p.yaml", 8, 3,
+                      "ablation axis 'decoder' (3 values) takes the grid past 20 node instances (2 runs of 4 nodes "
+                      "before it); run one axis at a time (--ablation AXIS), use fewer values or seeds, or split the "
+                      "pipeline into files that include a shared part"));
+  ASSERT_OK(ExpandAblations(*spec, "size", TakesSeed, 40));  // one axis: 2 x 5 x 4
+}
+
+// repeat: N is refused past the limit before its seeds are listed (10^12 of them would not fit).
+TEST_F(RepeatTest, ARepeatPastTheLimitIsRefusedBeforeItsSeedsAreListed) {
+  EXPECT_TRUE(FailsAt(ParseWith("repeat: 1000000000000\n"), "p.yaml", 6, 9,
+                      "'repeat: 1000000000000' asks for more runs than the 1000000 node instances a pipeline may "
+                      "expand to; use fewer seeds, or split the seeds over pipelines with repeats: {seed: [...]}"));
+  ASSERT_OK(ParseWith("repeat: 1000000\n"));
+}
+
 }  // namespace
 }  // namespace seqflow::testutil
