@@ -92,7 +92,9 @@ Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const
                                            const KernelCheckpoints& checkpoints = {});
 
 // The point of the curve at λ on P_F: Newton at fixed λ from the linear interpolation of the first
-// pair of P_F's points that brackets λ. REQUIRES: path reached λ = 1; 0 <= lambda <= 1.
+// pair of P_F's points that brackets λ; when that does not converge (points far apart),
+// CorrectAtLambdaBetween (normal_flow.h) from the same pair. REQUIRES: path reached λ = 1;
+// 0 <= lambda <= 1.
 Result<ClassifierPathPoint> PathPointAtLambda(const ClassifierLayout& layout, const Eigen::VectorXd& theta0,
                                               const ClassifierData& data, const std::vector<int32_t>& unlabeled_truth,
                                               const ProbabilityOneOptions& options, const ClassifierPath& path,
