@@ -73,3 +73,34 @@ TEST(JiHomotopy, ASharpTurnNearLambdaPoint93IsFollowedAtLooseTolerances) {
 
 }  // namespace
 }  // namespace seqflow::testutil
+
+namespace seqflow::testutil {
+namespace {
+
+// A matched draw (20 labeled per class, seed 1) with HMAX 1: its path reaches λ = 1 in long steps,
+// and the pair of P_F's points around λ = U/(L+U) = 0.96 lay so far apart that Newton at fixed λ
+// from their chord did not converge ("Newton at fixed λ did not converge": the node failed);
+// PathPointAtLambda now falls back to CorrectAtLambdaBetween (normal_flow.h). Measured 2026-11-25:
+// 229 evaluations, accuracy supervised .7281, λ = U/(L+U) .7646 (p = .009).
+TEST(JiHomotopy, AMatchedDrawTrackedInLongStepsFindsItsUOverLPlusUPoint) {
+  const std::string dir = MakeTempDir("seqflow-ji-long");
+  const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir + "/data --ji-case matched --seed 1";
+  ASSERT_EQ(std::system(datagen.c_str()), 0);
+  std::vector<std::string> args = {"run", PipelinePath("ji_matched_draw.yaml"), "--set", "ji_data=" + dir + "/data"};
+  for (const char* set : {"labeled.per_class=20", "unlabeled.per_class=20", "labeled.seed=1", "unlabeled.seed=1",
+                          "supervised.seed=1", "mle_score.seed=1", "path.max_step=1"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  args.insert(args.end(), {"--cache", dir + "/cache", "--out", dir + "/out"});
+  CliResult r = RunSeqflow(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = ReadSummary(dir + "/out");
+  EXPECT_EQ(MetricOf(summary, "path", "evaluations", 0), 229);
+  EXPECT_NEAR(MetricOf(summary, "mle", "lambda", 0), 0.96, 1e-12);
+  EXPECT_NEAR(MetricOf(summary, "supervised_score", "accuracy", 0), 0.7281, 1e-4);
+  EXPECT_NEAR(MetricOf(summary, "mle_score", "accuracy", 0), 0.7646, 1e-4);
+}
+
+}  // namespace
+}  // namespace seqflow::testutil
