@@ -3,7 +3,7 @@
 // 3 repeats) runs reader, split, hmm.classifier, homotopy.probability_one, classifier.select and
 // eval.classes. Thresholds from the measured run (2026-11-24, seeds 1-3): accuracy on the 700
 // unlabeled sequences supervised .7214/.8414/.8586, λ = U/(L+U) on P_F .9129/.9157/.9100 (p =
-// 1e-4 against the start each), 520/859/655 map evaluations; every path reaches λ = 1; the
+// 1e-4 against the start each), 520/859/655 map evaluations (at HMAX 0.1, the default then); every path reaches λ = 1; the
 // selected λ of mle is 700/720. About 12 s on 2 cores.
 #include <cstdlib>
 #include <string>
