@@ -172,9 +172,18 @@ Result<ClassifierPathPoint> PathPointAtLambda(const ClassifierLayout& layout, co
     Eigen::VectorXd y(P + 1);
     y << (1 - u) * a.theta_tilde + u * b.theta_tilde, lambda;
     const HomotopyMap map = ProbabilityOneMap(layout, theta0, data, options);
-    SEQFLOW_ASSIGN_OR_RETURN(Eigen::VectorXd z, CorrectAtFixedLambda(map, y, options.tracker.final_rel_tol,
-                                                                      options.tracker.final_abs_tol, 20));
-    SEQFLOW_ASSIGN_OR_RETURN(ClassifierPathPoint p, DescribeClassifierPoint(layout, z.head(P), lambda, data,
+    Result<Eigen::VectorXd> z =
+        CorrectAtFixedLambda(map, y, options.tracker.final_rel_tol, options.tracker.final_abs_tol, 20);
+    // Points far apart (long steps) can leave the chord's point outside Newton's range.
+    constexpr int kStepShortenings = 20;
+    if (!z.ok() && z.status().code() == StatusCode::kNumerical) {
+      Eigen::VectorXd ya(P + 1), yb(P + 1);
+      ya << a.theta_tilde, a.lambda;
+      yb << b.theta_tilde, b.lambda;
+      z = CorrectAtLambdaBetween(map, ya, yb, lambda, options.tracker, kStepShortenings);
+    }
+    SEQFLOW_RETURN_IF_ERROR(z.status());
+    SEQFLOW_ASSIGN_OR_RETURN(ClassifierPathPoint p, DescribeClassifierPoint(layout, z->head(P), lambda, data,
                                                                             unlabeled_truth, options.smoothing,
                                                                             options.threads));
     p.s = a.s + u * (b.s - a.s);

@@ -29,23 +29,21 @@
 
 namespace seqflow {
 
-// Two departures from HOMPACK's defaults, both measured on the mismatched draws:
-// - its arc tolerance 5e-5 exceeds the smallest entries of Θ̃ (pseudo-counts ε/U ≈ 1e-5 near the
-//   boundary): corrected points strayed to where a scaling sum of the forward pass is negative,
-//   and at 2e-5 to 5e-5 draw 45 still stops below HMIN near λ = 0.93; 1e-5 keeps all on the curve
-//   (1e-6, used before, gave the same gains in 14% more evaluations);
-// - near λ ≈ 0 a returning stretch of the curve hairpins next to the start's own stretch
-//   (both nearly parallel to the λ axis, where tanh(60 λ) funnels everything towards Θ̃_0); with
-//   HMAX = 1 the corrector jumped across and tracked back to (Θ̃_0, 0) in 7 of 60 draws. The
-//   tracker's orientation test (normal_flow.h) now rejects such jumps, but with HMAX = 1 (and 0.5)
-//   at arc 1e-5 a matched draw (20 per class, seed 1) ends with the end game's Newton at λ = 1 not
-//   converging from where the last long step crossed λ = 1; HMAX = 0.1 takes all 60 mismatched
-//   and all 50 matched paths to λ = 1.
+// One departure from HOMPACK's defaults, measured on the mismatched draws: its arc tolerance 5e-5
+// exceeds the smallest entries of Θ̃ (pseudo-counts ε/U ≈ 1e-5 near the boundary): corrected
+// points strayed to where a scaling sum of the forward pass is negative, and at 2e-5 to 5e-5
+// draw 45 still stops below HMIN near λ = 0.93; 1e-5 keeps all on the curve (1e-6, used before,
+// gave the same gains in 14% more evaluations). HMAX is HOMPACK's 1: near λ ≈ 0 a returning
+// stretch of the curve hairpins next to the start's own stretch, and long steps once jumped across
+// (the tracker's orientation test now rejects that); with HMAX 1 a matched draw (20 per class,
+// seed 1) then failed only in PathPointAtLambda (Newton at fixed λ from the chord of two far-apart
+// points; it now falls back to CorrectAtLambdaBetween). At HMAX 1 all 60 mismatched and 50 matched
+// paths reach λ = 1 with the gains of HMAX 0.1, in 55,792 and 26,257 evaluations (0.1: 55,073 and
+// 27,849; 0.5: 59,033 and 26,362; 0.3 loses draw 45), bench/RESULTS.md.
 inline NormalFlowOptions ProbabilityOneTrackerDefaults() {
   NormalFlowOptions o;
   o.arc_rel_tol = 1e-5;
   o.arc_abs_tol = 1e-5;
-  o.max_step = 0.1;
   o.max_steps = 5000;
   return o;
 }
@@ -92,7 +90,9 @@ Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const
                                            const KernelCheckpoints& checkpoints = {});
 
 // The point of the curve at λ on P_F: Newton at fixed λ from the linear interpolation of the first
-// pair of P_F's points that brackets λ. REQUIRES: path reached λ = 1; 0 <= lambda <= 1.
+// pair of P_F's points that brackets λ; when that does not converge (points far apart),
+// CorrectAtLambdaBetween (normal_flow.h) from the same pair. REQUIRES: path reached λ = 1;
+// 0 <= lambda <= 1.
 Result<ClassifierPathPoint> PathPointAtLambda(const ClassifierLayout& layout, const Eigen::VectorXd& theta0,
                                               const ClassifierData& data, const std::vector<int32_t>& unlabeled_truth,
                                               const ProbabilityOneOptions& options, const ClassifierPath& path,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace seqflow {
 namespace {
@@ -30,11 +31,12 @@ Eigen::VectorXd HermiteDirection(const Node& a, const Node& b, double s) {
 
 // The s in [a.s, b.s] where the Hermite cubic's λ component equals `target`, by regula falsi
 // with the Illinois modification (bisecting when it stalls), on the cubic alone.
-// REQUIRES: λ(a) < target <= λ(b).
+// REQUIRES: λ(a) < target <= λ(b), or λ(a) > target >= λ(b).
 double HermiteCrossing(const Node& a, const Node& b, double target) {
   const Eigen::Index n = a.y.size() - 1;
-  auto f = [&](double s) { return Hermite(a, b, s)[n] - target; };
-  double lo = a.s, hi = b.s, f_lo = a.y[n] - target, f_hi = b.y[n] - target;
+  const double sign = a.y[n] < target ? 1.0 : -1.0;
+  auto f = [&](double s) { return sign * (Hermite(a, b, s)[n] - target); };
+  double lo = a.s, hi = b.s, f_lo = sign * (a.y[n] - target), f_hi = sign * (b.y[n] - target);
   int side = 0;
   for (int it = 0; it < 100 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
     double s = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
@@ -177,17 +179,18 @@ class Tracker {
 
 // ROOTNF's end game, from the bracket a (λ < end) and b (λ >= end): the Hermite cubic's crossing
 // of λ = end predicts the end point, and Newton at λ = end fixed corrects it. The bracket's points
-// lie within the arc tolerance of the curve, so the prediction is within Newton's quadratic
-// range unless ∂ρ/∂x is singular at λ = end.
-Result<Node> EndGame(Tracker& tracker, const Node& a, const Node& b, const NormalFlowOptions& o) {
+// lie within the arc tolerance of the curve, but a long bracket's cubic can be far from a curve
+// that bends between them (at fixed λ, as far as the curve is flat in λ): when Newton does not
+// converge there, nothing is returned and the tracker steps again from a, shorter.
+Result<std::optional<Node>> EndGame(Tracker& tracker, const Node& a, const Node& b, const NormalFlowOptions& o) {
   const Eigen::Index n = a.y.size() - 1;
   const double s = HermiteCrossing(a, b, o.lambda_end);
   Eigen::VectorXd start = Hermite(a, b, s);
   start[n] = o.lambda_end;
   SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(start, a.t, o.final_rel_tol, o.final_abs_tol,
                                                          o.end_game_iterations, /*fixed_lambda=*/true));
-  if (!c.converged) return Status::Numerical("normal flow: Newton at λ = 1 did not converge (singular at the end?)");
-  return Node{s + (c.y - start).norm(), c.y, c.t};
+  if (!c.converged) return std::optional<Node>();
+  return std::optional<Node>(Node{s + (c.y - start).norm(), c.y, c.t});
 }
 
 }  // namespace
@@ -203,6 +206,59 @@ Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen
   if (!c.ok()) return c.status();
   if (!c->converged) return Status::Numerical("normal flow: Newton at fixed λ did not converge");
   return c->y;
+}
+
+Result<Eigen::VectorXd> CorrectAtLambdaBetween(const HomotopyMap& map, const Eigen::VectorXd& a, const Eigen::VectorXd& b,
+                                               double lambda, const NormalFlowOptions& options, int max_shortenings,
+                                               int* evaluations) {
+  const Eigen::Index n = a.size() - 1;
+  Tracker tracker(map, options, n);
+  auto counted = [&](Result<Eigen::VectorXd> r) {
+    if (evaluations != nullptr) *evaluations += tracker.evaluations();
+    return r;
+  };
+  // Newton at fixed λ from the Hermite cubic's crossing between lo and hi; nullopt when it fails.
+  auto land = [&](const Node& lo, const Node& hi) -> Result<std::optional<Eigen::VectorXd>> {
+    const double s = HermiteCrossing(lo, hi, lambda);
+    Eigen::VectorXd start = Hermite(lo, hi, s);
+    start[n] = lambda;
+    SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(start, lo.t, options.final_rel_tol, options.final_abs_tol,
+                                                           options.end_game_iterations, /*fixed_lambda=*/true));
+    if (!c.converged) return std::optional<Eigen::VectorXd>();
+    return std::optional<Eigen::VectorXd>(std::move(c.y));
+  };
+  // Tangents taken at the points themselves, oriented along the chord a → b.
+  const Eigen::VectorXd chord = b - a;
+  Result<Node> start = tracker.WithExactTangent(Node{0.0, a, chord});
+  if (!start.ok()) return counted(start.status());
+  Result<Node> end = tracker.WithExactTangent(Node{chord.norm(), b, chord});
+  if (!end.ok()) return counted(end.status());
+  Result<std::optional<Eigen::VectorXd>> direct = land(*start, *end);
+  if (!direct.ok()) return counted(direct.status());
+  if (*direct) return counted(std::move(**direct));
+  // Step from a along the curve (tangent predictor, normal-flow corrector), each failure halving
+  // the step, until a step's ends bracket λ closely enough for Newton.
+  Node lo = std::move(*start);
+  double h = 0.5 * chord.norm();
+  for (int shortenings = 0, steps = 0; shortenings < max_shortenings && steps < options.max_steps;) {
+    Result<Correction> c = tracker.Correct(lo.y + h * lo.t, lo.t, options.arc_rel_tol, options.arc_abs_tol,
+                                           options.corrector_iterations);
+    if (!c.ok()) return counted(c.status());
+    if (!c->converged || c->t.dot(lo.t) < options.min_tangent_cosine) {
+      h /= 2, ++shortenings;
+      continue;
+    }
+    Node m{lo.s + (c->y - lo.y).norm(), c->y, c->t};
+    if ((lo.y[n] - lambda) * (m.y[n] - lambda) > 0) {
+      lo = std::move(m), ++steps;
+      continue;
+    }
+    Result<std::optional<Eigen::VectorXd>> landed = land(lo, m);
+    if (!landed.ok()) return counted(landed.status());
+    if (*landed) return counted(std::move(**landed));
+    h /= 2, ++shortenings;
+  }
+  return counted(Status::Numerical("normal flow: Newton at fixed λ did not converge between the bracket's points"));
 }
 
 const char* NormalFlowStopName(NormalFlowStop stop) {
@@ -284,15 +340,26 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     Node next{current.s + (c.y - current.y).norm(), c.y, c.t, c.orientation};
     const double taken = h;
     h = tracker.NextStep(c, predicted, h, min_step);
-    ++result.steps;
     if (next.y[n] >= options.lambda_end) {
       const int before = tracker.evaluations();
-      SEQFLOW_ASSIGN_OR_RETURN(Node last, EndGame(tracker, current, next, options));
-      result.end_game_evaluations = tracker.evaluations() - before;
-      SEQFLOW_RETURN_IF_ERROR(record(last, taken, c.iterations));
+      SEQFLOW_ASSIGN_OR_RETURN(std::optional<Node> last, EndGame(tracker, current, next, options));
+      result.end_game_evaluations += tracker.evaluations() - before;
+      if (!last) {
+        // The bracket was too long for Newton at λ = end: the step is retried shorter from the
+        // current point, as a failed correction is (HOMPACK's ROOTNF reduces its step so).
+        h = taken / 2;
+        if (h < min_step) {
+          result.stop = NormalFlowStop::kStepTooSmall;
+          break;
+        }
+        continue;
+      }
+      ++result.steps;
+      SEQFLOW_RETURN_IF_ERROR(record(*last, taken, c.iterations));
       result.stop = NormalFlowStop::kReachedEnd;
       break;
     }
+    ++result.steps;
     previous = std::move(current);
     current = std::move(next);
     have_previous = true;

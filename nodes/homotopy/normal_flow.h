@@ -35,11 +35,12 @@
 //      is clamped to [max(BMIN h, HMIN), min(BMAX h, HMAX)] (BMIN 0.1, BMAX 3, HMAX 1).
 //   4. end game (ROOTNF): once a corrected point has λ >= lambda_end, the root of λ(s) − 1 is
 //      bracketed by the last two points; the Hermite cubic between the bracket's ends gives its
-//      λ = 1 crossing (secant with bisection safeguard on the cubic, no evaluations), which is
-//      predicted and corrected to the final tolerances and replaces the bracket end of the same
-//      sign, until |λ − 1| <= final_rel_tol + final_abs_tol. Newton at λ = 1 fixed
-//      (constraint row e_λ) then lands the last point exactly on λ = 1 with
-//      ‖Δx‖ <= final_rel_tol ‖x‖ + final_abs_tol.
+//      λ = 1 crossing (regula falsi with bisection safeguard on the cubic, no evaluations), and
+//      Newton at λ = 1 fixed (constraint row e_λ) from there lands the last point exactly on
+//      λ = 1 with ‖Δx‖ <= final_rel_tol ‖x‖ + final_abs_tol. When that Newton does not converge
+//      (a long bracket's cubic far from a curve that bends between its ends), the crossing step is
+//      rejected and retried from the point before it with half its length, as a failed
+//      correction is (HOMPACK's ROOTNF likewise shortens its step).
 // Every evaluation of the map (value and Jacobian together, as HOMPACK's NFE counts them) is
 // counted.
 //
@@ -173,6 +174,19 @@ NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in);
 // ‖Δx‖ <= rel_tol ‖y‖ + abs_tol within max_iterations. `evaluations` (optional) counts map calls.
 Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen::VectorXd& y0, double rel_tol,
                                              double abs_tol, int max_iterations, int* evaluations = nullptr);
+
+// The point of the zero curve at `lambda` between two of its points a and b whose λ bracket it
+// (a track's consecutive points, however far apart): the end game's Hermite crossing, with the
+// tangents taken at a and b and oriented along b − a, corrected by Newton at fixed λ to the final
+// tolerances. When that Newton does not converge, the curve is stepped along from a (tangent
+// predictor, the normal-flow corrector to the arc tolerances, the angle test; first step half the
+// chord) until a step's ends bracket λ and Newton converges from their crossing; each failure
+// halves the step, at most `max_shortenings` times (and at most options.max_steps steps).
+// Numerical when it still does not converge.
+// REQUIRES: (a[n] − lambda)(b[n] − lambda) <= 0, a != b, both within the arc tolerances of the curve.
+Result<Eigen::VectorXd> CorrectAtLambdaBetween(const HomotopyMap& map, const Eigen::VectorXd& a, const Eigen::VectorXd& b,
+                                               double lambda, const NormalFlowOptions& options, int max_shortenings,
+                                               int* evaluations = nullptr);
 
 const char* NormalFlowStopName(NormalFlowStop stop);
 

@@ -3,7 +3,7 @@
 // 3 repeats) runs reader, split, hmm.classifier, homotopy.probability_one, classifier.select and
 // eval.classes. Thresholds from the measured run (2026-11-24, seeds 1-3): accuracy on the 700
 // unlabeled sequences supervised .7214/.8414/.8586, λ = U/(L+U) on P_F .9129/.9157/.9100 (p =
-// 1e-4 against the start each), 520/859/655 map evaluations; every path reaches λ = 1; the
+// 1e-4 against the start each), 520/859/655 map evaluations (at HMAX 0.1, the default then); every path reaches λ = 1; the
 // selected λ of mle is 700/720. About 12 s on 2 cores.
 #include <cstdlib>
 #include <string>
@@ -69,6 +69,37 @@ TEST(JiHomotopy, ASharpTurnNearLambdaPoint93IsFollowedAtLooseTolerances) {
   const nlohmann::json summary = ReadSummary(dir + "/out");
   EXPECT_NEAR(MetricOf(summary, "supervised_score", "accuracy", 0), 0.7700, 1e-4);
   EXPECT_NEAR(MetricOf(summary, "mle_score", "accuracy", 0), 0.8929, 1e-3);
+}
+
+}  // namespace
+}  // namespace seqflow::testutil
+
+namespace seqflow::testutil {
+namespace {
+
+// A matched draw (20 labeled per class, seed 1) with HMAX 1: its path reaches λ = 1 in long steps,
+// and the pair of P_F's points around λ = U/(L+U) = 0.96 lay so far apart that Newton at fixed λ
+// from their chord did not converge ("Newton at fixed λ did not converge": the node failed);
+// PathPointAtLambda now falls back to CorrectAtLambdaBetween (normal_flow.h). Measured 2026-11-25:
+// 229 evaluations, accuracy supervised .7281, λ = U/(L+U) .7646 (p = .009).
+TEST(JiHomotopy, AMatchedDrawTrackedInLongStepsFindsItsUOverLPlusUPoint) {
+  const std::string dir = MakeTempDir("seqflow-ji-long");
+  const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir + "/data --ji-case matched --seed 1";
+  ASSERT_EQ(std::system(datagen.c_str()), 0);
+  std::vector<std::string> args = {"run", PipelinePath("ji_matched_draw.yaml"), "--set", "ji_data=" + dir + "/data"};
+  for (const char* set : {"labeled.per_class=20", "unlabeled.per_class=20", "labeled.seed=1", "unlabeled.seed=1",
+                          "supervised.seed=1", "mle_score.seed=1", "path.max_step=1"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  args.insert(args.end(), {"--cache", dir + "/cache", "--out", dir + "/out"});
+  CliResult r = RunSeqflow(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = ReadSummary(dir + "/out");
+  EXPECT_EQ(MetricOf(summary, "path", "evaluations", 0), 229);
+  EXPECT_NEAR(MetricOf(summary, "mle", "lambda", 0), 0.96, 1e-12);
+  EXPECT_NEAR(MetricOf(summary, "supervised_score", "accuracy", 0), 0.7281, 1e-4);
+  EXPECT_NEAR(MetricOf(summary, "mle_score", "accuracy", 0), 0.7646, 1e-4);
 }
 
 }  // namespace

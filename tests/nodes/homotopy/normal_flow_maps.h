@@ -151,6 +151,27 @@ inline HomotopyMap TurningPointMap() {
   };
 }
 
+// A narrow bump at λ = 1: ρ(x, λ) = atan(M (x − c(λ))), c(λ) = A exp(−((λ − 1)/w)²). Away from the
+// bump the curve is the λ axis, so the tracker's steps grow to HMAX and one of them steps over the
+// bump; the Hermite cubic between its ends crosses λ = 1 at x ≈ 0, A away from the curve, where
+// Newton on the atan at fixed λ diverges (its range is |M (x − c)| < 1.39).
+inline double BumpCenter(double lambda, double height, double width) {
+  const double u = (lambda - 1) / width;
+  return height * std::exp(-u * u);
+}
+
+inline HomotopyMap BumpAtEndMap(double height, double width, double steepness) {
+  return [=](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+    const double c = BumpCenter(y[1], height, width);
+    const double slope = -2 * (y[1] - 1) / (width * width) * c;
+    const double u = steepness * (y[0] - c);
+    const double du = steepness / (1 + u * u);
+    Eigen::MatrixXd d(1, 2);
+    d << du, -du * slope;
+    return CurveEvaluation{Eigen::VectorXd::Constant(1, std::atan(u)), DenseCurveLinearization(d)};
+  };
+}
+
 
 // Two quadrics in two complex unknowns (HOMPACK90's POLSYS example as we recall it; 2 real and 2
 // complex-conjugate solutions, one of them at z1 ≈ 2342):

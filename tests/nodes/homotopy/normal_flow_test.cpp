@@ -21,6 +21,8 @@ namespace seqflow {
 namespace {
 
 using testutil::BrownF;
+using testutil::BumpAtEndMap;
+using testutil::BumpCenter;
 using testutil::BrownFixedPointKrylovMap;
 using testutil::BrownFixedPointMap;
 using testutil::CircleMap;
@@ -210,6 +212,49 @@ TEST(NormalFlow, FollowsBothTurningPoints) {
   EXPECT_NE(start, 0);
   for (const NormalFlowPoint& p : r.points)
     EXPECT_EQ(ValueOrThrow(map(p.y)).linearization->OrientationSign(p.tangent), start) << "lambda " << p.y[1];
+}
+
+// A step of HMAX crosses λ = 1 over a bump the Hermite cubic between its ends does not see, so
+// Newton at λ = 1 from the cubic's crossing diverges; the end game then steps again from the last
+// point, shorter, until the bracket is short enough for Newton (HOMPACK's ROOTNF falls back so).
+TEST(NormalFlow, EndGameFallsBackToShorterStepsWhenNewtonAtTheEndDiverges) {
+  const double height = 1, width = 0.05, steepness = 10;
+  const HomotopyMap map = BumpAtEndMap(height, width, steepness);
+  const Eigen::VectorXd y0 = Point(BumpCenter(0.0, height, width), 0.0);
+  const Result<NormalFlowResult> r = TrackNormalFlow(map, y0, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->stop, NormalFlowStop::kReachedEnd);
+  EXPECT_EQ(r->points.back().y[1], 1.0);
+  EXPECT_NEAR(r->points.back().y[0], height, 1e-10);
+  EXPECT_LE(MaxResidual(map, *r), 1e-4);
+}
+
+// The curve's point at a λ between two far-apart points that step over the bump: Newton at fixed λ
+// from the chord's point diverges, and so does it from the Hermite cubic's crossing; stepping along
+// the curve from either end reaches the point.
+TEST(NormalFlow, PointBetweenFarApartPointsIsFoundBySteppingAlongTheCurve) {
+  const double height = 1, width = 0.05, steepness = 10;
+  const HomotopyMap map = BumpAtEndMap(height, width, steepness);
+  const Eigen::VectorXd a = Point(BumpCenter(0.4, height, width), 0.4);
+  const Eigen::VectorXd b = Point(BumpCenter(1.3, height, width), 1.3);
+  const double lambda = 0.98;
+  const Eigen::VectorXd chord_point = a + (lambda - a[1]) / (b[1] - a[1]) * (b - a);
+  const Result<Eigen::VectorXd> from_chord = CorrectAtFixedLambda(map, chord_point, 1e-10, 1e-10, 40);
+  ASSERT_FALSE(from_chord.ok());
+  EXPECT_EQ(from_chord.status().code(), StatusCode::kNumerical);
+  for (const bool reversed : {false, true}) {
+    SCOPED_TRACE(reversed);
+    int evaluations = 0;
+    const Result<Eigen::VectorXd> y =
+        reversed ? CorrectAtLambdaBetween(map, b, a, lambda, {}, 30, &evaluations)
+                 : CorrectAtLambdaBetween(map, a, b, lambda, {}, 30, &evaluations);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_EQ((*y)[1], lambda);
+    EXPECT_NEAR((*y)[0], BumpCenter(lambda, height, width), 1e-10);
+    EXPECT_GT(evaluations, 2);
+  }
+  // Without shortenings the first crossing's Newton is all there is.
+  EXPECT_EQ(CorrectAtLambdaBetween(map, a, b, lambda, {}, 0).status().code(), StatusCode::kNumerical);
 }
 
 // The pseudo-arclength corrector (Newton rows fixed to the predictor's tangent, one tangent solve
