@@ -130,6 +130,13 @@ int DualSize(size_t m) {
 // forward-backward reads no others, so every other derivative is zero), in index order — or all D
 // when that takes duals as wide anyway (the whole N is then one contiguous block). A sequence of 8
 // symbols over 10 reads 16 or 22 of a 2-state class's 26 parameters: 16 or 24 lanes instead of 32.
+// Every parameter, 0..D-1 (the list is kept when it has that size already).
+void AllParameters(int D, std::vector<int>* read) {
+  if (read->size() == static_cast<size_t>(D)) return;
+  read->resize(D);
+  std::iota(read->begin(), read->end(), 0);
+}
+
 void ParametersToDifferentiate(int K, int V, const std::vector<int32_t>& x, std::vector<int>* read) {
   thread_local std::vector<char> seen;
   seen.assign(V, 0);
@@ -137,11 +144,7 @@ void ParametersToDifferentiate(int K, int V, const std::vector<int32_t>& x, std:
   for (int32_t v : x)
     if (!seen[v]) seen[v] = 1, ++distinct;
   const int D = K + K * K + K * V;
-  if (DualSize(K + K * K + K * distinct) == DualSize(D)) {
-    read->resize(D);
-    std::iota(read->begin(), read->end(), 0);
-    return;
-  }
+  if (DualSize(K + K * K + K * distinct) == DualSize(D)) return AllParameters(D, read);
   read->resize(K + K * K + K * distinct);
   int* out = read->data();
   for (int d = 0; d < K + K * K; ++d) *out++ = d;
@@ -260,12 +263,10 @@ class SequenceEvaluator {
   // The parameters to differentiate on x (the same for every class), into *read.
   void SetParameters(const std::vector<int32_t>& x, std::vector<int>* read) const {
     if (!jacobians_) return;
-    if (may_compact_) {
+    if (may_compact_)
       ParametersToDifferentiate(K_, V_, x, read);
-    } else if (read->size() != static_cast<size_t>(D_)) {
-      read->resize(D_);
-      std::iota(read->begin(), read->end(), 0);
-    }
+    else
+      AllParameters(D_, read);
   }
 
   // Fills *s (whose storage is reused when it has the sizes already); with Jacobians, s->read must
@@ -318,6 +319,20 @@ struct Partial {
   }
 };
 
+// acc[read[i] row_stride + read[j] col_stride] += r dn[i, j], dn row-major [read x read]: one
+// sequence's count derivatives with respect to the parameters `read` only, into a D x D sum of
+// either layout. Adding only the nonzero block gives the sums of adding the whole D x D matrix
+// (each entry is added once, so the order of the loops changes no bit).
+void AddScaledBlock(double* acc, ptrdiff_t row_stride, ptrdiff_t col_stride, const double* dn,
+                    const std::vector<int>& read, double r) {
+  const int m = static_cast<int>(read.size());
+  for (int i = 0; i < m; ++i) {
+    double* row = acc + read[i] * row_stride;
+    const double* in = dn + static_cast<ptrdiff_t>(i) * m;
+    for (int j = 0; j < m; ++j) row[read[j] * col_stride] += r * in[j];
+  }
+}
+
 void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, const HmmClassifier& model,
                 const std::vector<int32_t>& x, int y, Partial* out) {
   thread_local ClassStats s;
@@ -330,9 +345,7 @@ void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, c
   if (out->jacobian.size() > 0 && s.read.size() == static_cast<size_t>(D)) {
     out->jacobian.block(p + 1, p + 1, D, D) += s.dn;
   } else if (out->jacobian.size() > 0) {
-    const int m = static_cast<int>(s.read.size());
-    for (int j = 0; j < m; ++j)
-      for (int i = 0; i < m; ++i) out->jacobian(p + 1 + s.read[i], p + 1 + s.read[j]) += s.dn(i, j);
+    AddScaledBlock(&out->jacobian(p + 1, p + 1), 1, out->jacobian.outerStride(), s.dn.data(), s.read, 1.0);
   }
   out->log_likelihood += Log(model.prior[y]) + s.log_p;
 }
@@ -345,17 +358,6 @@ void AddScaledKernel(double* acc, const double* dn, double r, int n) {
 }
 SEQFLOW_ISA_CLONES(void, AddScaled, (double* acc, const double* dn, double r, int n), AddScaledKernel,
                    (acc, dn, r, n))
-
-// acc[read[i] D + read[j]] += r dn[i, j]: the same for derivatives with respect to the parameters
-// `read` only. Adding only the nonzero block gives the sums of adding the whole D x D matrix.
-void AddScaledBlock(double* acc, int D, const double* dn, const std::vector<int>& read, double r) {
-  const int m = static_cast<int>(read.size());
-  for (int i = 0; i < m; ++i) {
-    double* row = acc + static_cast<ptrdiff_t>(read[i]) * D;
-    const double* in = dn + static_cast<ptrdiff_t>(i) * m;
-    for (int j = 0; j < m; ++j) row[read[j]] += r * in[j];
-  }
-}
 
 // Per class, Σ_j r_jy N_jy over a shard's sequences in order, in the row-major layout of
 // ClassStats::dn (contiguous, where adding into a block of the column-major Jacobian strides).
@@ -370,7 +372,7 @@ class WeightedCountDerivatives {
     if (s.read.size() == static_cast<size_t>(D))
       AddScaled(sums_[y].data(), s.dn.data(), r, D * D);
     else
-      AddScaledBlock(sums_[y].data(), D, s.dn.data(), s.read, r);
+      AddScaledBlock(sums_[y].data(), D, 1, s.dn.data(), s.read, r);
   }
   // Adds each class's sum into its block of the shard's Jacobian (zero there until now, so the
   // sums are those of adding sequence by sequence into the block).
