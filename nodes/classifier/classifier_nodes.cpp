@@ -12,6 +12,7 @@
 #include "engine/base/hash.h"
 #include "nodes/classifier/classifier_artifacts.h"
 #include "nodes/classifier/ji_experiment.h"
+#include "nodes/common/node_checkpoints.h"
 #include "nodes/homotopy/homotopy_path.h"
 #include "nodes/homotopy/select_point.h"
 
@@ -90,12 +91,9 @@ ArtifactPtr RunClassifier(NodeContext& ctx, const ClassifierTrainOptions& option
   ClassifierTrainOptions o = options;
   o.threads = ctx.threads();
   // Checkpoints after each restart (a killed run resumes after the last saved).
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+  const NodeCheckpoints checkpoints(ctx);
   const ClassifierTrainResult r = ValueOrThrow(TrainHmmClassifier(data->sequences, data->labels, data->num_classes,
-                                                                  data->num_symbols, o, ctx.cancellation(), checkpoints));
+                                                                  data->num_symbols, o, ctx.cancellation(), checkpoints.kernel()));
   for (size_t y = 0; y < r.best_restart.size(); ++y)
     ctx.Metric("objective." + std::to_string(y), r.restart_objectives[y][r.best_restart[y]]);
   ctx.Metric("iterations", r.iterations);
@@ -157,11 +155,8 @@ ArtifactPtr RunProbabilityOne(NodeContext& ctx, const ProbabilityOneOptions& opt
     ctx.Progress(static_cast<int64_t>(1000 * p.y[p.y.size() - 1]), 1000);
   };
   // Checkpoints after each point of the track (a killed run resumes after the last saved).
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
-  out->path = ValueOrThrow(TraceProbabilityOne(layout, theta0, data, unlabeled->labels, o, callbacks, checkpoints));
+  const NodeCheckpoints checkpoints(ctx);
+  out->path = ValueOrThrow(TraceProbabilityOne(layout, theta0, data, unlabeled->labels, o, callbacks, checkpoints.kernel()));
   if (out->path.stop != NormalFlowStop::kReachedEnd)
     throw StatusError(Status::Numerical(std::string("homotopy.probability_one: the path stopped before λ = 1 (") +
                                         NormalFlowStopName(out->path.stop) + ")"));

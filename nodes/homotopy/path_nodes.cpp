@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "nodes/common/node_checkpoints.h"
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/homotopy_nodes.h"
@@ -130,17 +131,11 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   callbacks.cancel = ctx.cancellation();
   // Checkpoints after each point of the normal-flow trace (a killed run resumes after the last
   // saved); a trace stopped by max_steps keeps its state for a larger max_steps to continue.
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
-  checkpoints.keep_final = [&ctx](int64_t steps, const std::function<std::string()>& encode) {
-    ctx.KeepFinalState(steps, encode);
-  };
+  const NodeCheckpoints checkpoints(ctx);
   PathResult result =
       declared.tracker_kind == TrackerChoice::kNormalFlow
           ? ValueOrThrow(TraceEmLambdaCurve(layout, in.start->params, em0, in.data.unlabeled,
-                                            CurveOptions(declared, options), callbacks, checkpoints))
+                                            CurveOptions(declared, options), callbacks, checkpoints.kernel()))
           : ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
   // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
   for (auto& p : result.points)

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/api/node.h"
+#include "nodes/common/node_checkpoints.h"
 #include "nodes/features/template_params.h"
 #include "nodes/multiview/draw.h"
 #include "nodes/multiview/feature_views.h"
@@ -164,16 +165,10 @@ ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) 
   const std::unique_ptr<TrainingInputs> in = ReadTrainingInputs(ctx, "multiview.perceptron");
   // Checkpoints after each epoch (a killed run resumes after the last saved); the state of the
   // last epoch is kept for a run with more epochs to continue from.
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
-  checkpoints.keep_final = [&ctx](int64_t epochs, const std::function<std::string()>& encode) {
-    ctx.KeepFinalState(epochs, encode);
-  };
+  const NodeCheckpoints checkpoints(ctx);
   HmPerceptronResult trained = ValueOrThrow(TrainHmPerceptron(
       in->data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); },
-      ctx.cancellation(), checkpoints));
+      ctx.cancellation(), checkpoints.kernel()));
   const HmPerceptronEpoch& last = trained.epochs.back();
   ctx.Metric("labeled_errors", static_cast<double>(last.labeled_errors));
   ctx.Metric("disagreements", static_cast<double>(last.disagreements));
@@ -264,16 +259,10 @@ ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmNodeOptions& node_options) {
   if (node_options.decision != SvmDecision::kJoint && options.views != 2)
     throw StatusError(Status::Invalid("multiview.hmsvm: decision view1/view2 needs views: 2"));
   // Checkpoints after each epoch and the last epoch's state kept, as multiview.perceptron's.
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
-  checkpoints.keep_final = [&ctx](int64_t epochs, const std::function<std::string()>& encode) {
-    ctx.KeepFinalState(epochs, encode);
-  };
+  const NodeCheckpoints checkpoints(ctx);
   HmSvmResult trained = ValueOrThrow(TrainHmSvm(
       in->data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation(),
-      checkpoints));
+      checkpoints.kernel()));
   // Over every epoch, also those a resumed run took from its state.
   int64_t unlabeled_pseudo = 0;
   for (const HmSvmEpoch& e : trained.epochs) unlabeled_pseudo += e.unlabeled_pseudo;
