@@ -90,7 +90,8 @@ Status Cache::Store(const std::string& key, const CacheEntry& entry) {
   if (entry.artifact == nullptr) return Status::Invalid("cache entry " + key + " has no artifact");
   std::string path = PathOf(key);
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(DirName(path)));
-  return env_->WriteFileAtomic(path, EncodeEntry(entry));
+  const EntryParts parts = EncodeEntryParts(entry);
+  return env_->WriteFileAtomicParts(path, parts.views());
 }
 
 Status Cache::Remove(const std::string& key) {

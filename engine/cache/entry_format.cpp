@@ -17,7 +17,7 @@ std::string Hex64(uint64_t v) {
 
 }  // namespace
 
-std::string EncodeEntry(const CacheEntry& entry) {
+EntryParts EncodeEntryParts(const CacheEntry& entry) {
   ByteWriter artifact;
   entry.artifact->Save(artifact);
   ByteWriter payload;
@@ -35,8 +35,18 @@ std::string EncodeEntry(const CacheEntry& entry) {
     payload.Str(suffix);
     payload.Str(content);
   }
-  payload.Str(artifact.bytes());
-  return EncodeFrame(kEntryMagic, payload.bytes());
+  payload.U64(artifact.bytes().size());  // the artifact is the payload's last Str
+  EntryParts parts;
+  parts.fields = payload.Take();
+  parts.artifact = artifact.Take();
+  parts.header = FrameHeader(kEntryMagic, parts.fields.size() + parts.artifact.size(),
+                             Checksum64(std::vector<std::string_view>{parts.fields, parts.artifact}));
+  return parts;
+}
+
+std::string EncodeEntry(const CacheEntry& entry) {
+  const EntryParts parts = EncodeEntryParts(entry);
+  return parts.header + parts.fields + parts.artifact;
 }
 
 std::string EncodeFrame(std::string_view magic, std::string_view payload) {

@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/api/registry.h"
 #include "engine/base/status.h"
@@ -28,6 +29,17 @@ struct EntrySummary {
 
 // REQUIRES: entry.artifact != nullptr.
 std::string EncodeEntry(const CacheEntry& entry);
+// EncodeEntry's bytes in three parts to write in turn (Env::WriteFileAtomicParts): the frame
+// header, the entry's fields up to the artifact's length, and the artifact's bytes where its Save
+// left them, so a large artifact is held once while it is written, not three times.
+struct EntryParts {
+  std::string header;
+  std::string fields;
+  std::string artifact;
+  std::vector<std::string_view> views() const { return {header, fields, artifact}; }
+};
+// REQUIRES: entry.artifact != nullptr.
+EntryParts EncodeEntryParts(const CacheEntry& entry);
 // `payload` framed as above, with `magic` (8 bytes) in front: entries use kEntryMagic, the run
 // history (run_history.h) its own.
 std::string EncodeFrame(std::string_view magic, std::string_view payload);

@@ -389,6 +389,11 @@ GenerativeCounts ObservedCounts(const HybridCorpus& corpus, const std::vector<in
 
 GenerativeParams MaximizeGenerative(const GenerativeCounts& counts, const Eigen::VectorXd& generative_gamma,
                                     double eta_prime) {
+  return MaximizeGenerativeInPlace(GenerativeCounts(counts), generative_gamma, eta_prime);
+}
+
+GenerativeParams MaximizeGenerativeInPlace(GenerativeCounts&& counts, const Eigen::VectorXd& generative_gamma,
+                                           double eta_prime) {
   const Eigen::Index labels = counts.initial.size();
   GenerativeParams theta;
   for (size_t j = 0; j < counts.emission.size(); ++j) {
@@ -407,16 +412,18 @@ GenerativeParams MaximizeGenerative(const GenerativeCounts& counts, const Eigen:
     }
     theta.log_transition.push_back(std::move(log_transition));
 
-    const RowMatrixXd& emitted = counts.emission[j];
-    RowMatrixXd log_emission(emitted.rows(), labels);
+    // Each column is copied out whole before its log-probabilities overwrite it.
+    RowMatrixXd& emission = counts.emission[j];
+    Eigen::VectorXd column(emission.rows());
+    Eigen::VectorXd log_column(emission.rows());
     for (Eigen::Index k = 0; k < labels; ++k) {
-      Eigen::VectorXd column = (weight * emitted.col(k)).array() + eta_prime;
-      Eigen::VectorXd log_column(emitted.rows());
+      column = (weight * emission.col(k)).array() + eta_prime;
       Normalize(column, log_column);
-      log_emission.col(k) = log_column;
+      emission.col(k) = log_column;
     }
-    theta.log_emission.push_back(std::move(log_emission));
+    theta.log_emission.push_back(std::move(emission));
   }
+  counts = GenerativeCounts();
   return theta;
 }
 

@@ -130,6 +130,10 @@ GenerativeCounts ObservedCounts(const HybridCorpus& corpus, const std::vector<in
 // `generative_gamma` = [γ_{I+1} .. γ_{I+J}].
 GenerativeParams MaximizeGenerative(const GenerativeCounts& counts, const Eigen::VectorXd& generative_gamma,
                                     double eta_prime);
+// The same Θ, bit for bit, built in the storage of `counts` (left empty): no second V_j x K table
+// per type is alive, where HySOL's vocabularies hold a million symbols.
+GenerativeParams MaximizeGenerativeInPlace(GenerativeCounts&& counts, const Eigen::VectorXd& generative_gamma,
+                                           double eta_prime);
 
 // log p(Θ) of that prior, up to its normalising constant: η' Σ log θ over every parameter.
 double GenerativeLogPrior(const GenerativeParams& theta, double eta_prime);

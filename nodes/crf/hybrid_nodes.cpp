@@ -140,10 +140,10 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   const std::optional<std::string> saved = ctx.ResumeState();
   KernelCheckpoints checkpoints;
   if (saved) checkpoints.resume_from = &*saved;
-  checkpoints.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
-  HysolResult result =
-      ValueOrThrow(TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
-                              model->symbols.vocabulary_sizes(), options, progress, ctx.cancellation(), checkpoints));
+  const StatePiecesOffer offer_pieces = [&ctx](const std::function<StatePieces()>& encode) { ctx.Checkpoint(encode); };
+  HysolResult result = ValueOrThrow(TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
+                                               model->symbols.vocabulary_sizes(), options, progress,
+                                               ctx.cancellation(), checkpoints, offer_pieces));
   model->theta = std::move(result.theta);
   model->gamma = std::move(result.gamma);
   const HysolStep* last_fit = nullptr;      // the last Γ step: why the alternation stopped

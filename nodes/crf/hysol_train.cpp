@@ -58,11 +58,6 @@ Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const 
 
 namespace {
 
-void SaveMatrix(ByteWriter& w, const RowMatrixXd& m) {
-  w.I64(m.rows()), w.I64(m.cols());
-  w.F64s(m.data(), static_cast<size_t>(m.size()));
-}
-
 void SaveVector(ByteWriter& w, const Eigen::VectorXd& v) { w.F64s(v.data(), static_cast<size_t>(v.size())); }
 
 RowMatrixXd LoadMatrix(ByteReader& r) {
@@ -78,12 +73,21 @@ Eigen::VectorXd LoadVector(ByteReader& r) {
   return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
 }
 
-void SaveTheta(ByteWriter& w, const GenerativeParams& theta) {
-  w.U64(theta.log_emission.size());
+// ByteWriter::F64s' bytes (the count, then the values) with the values a view of where they are.
+void AppendDoubles(StatePieces& state, const double* values, size_t n) {
+  state.writer().U64(n);
+  state.AppendView(std::string_view(reinterpret_cast<const char*>(values), n * sizeof(double)));
+}
+
+// The bytes LoadTheta reads; the tables are not copied (a checkpoint of Θ costs no memory).
+void SaveTheta(StatePieces& state, const GenerativeParams& theta) {
+  state.writer().U64(theta.log_emission.size());
   for (size_t j = 0; j < theta.log_emission.size(); ++j) {
-    SaveVector(w, theta.log_initial[j]);
-    SaveMatrix(w, theta.log_transition[j]);
-    SaveMatrix(w, theta.log_emission[j]);
+    AppendDoubles(state, theta.log_initial[j].data(), static_cast<size_t>(theta.log_initial[j].size()));
+    for (const RowMatrixXd* m : {&theta.log_transition[j], &theta.log_emission[j]}) {
+      state.writer().I64(m->rows()), state.writer().I64(m->cols());
+      AppendDoubles(state, m->data(), static_cast<size_t>(m->size()));
+    }
   }
 }
 
@@ -127,7 +131,7 @@ class HysolProcedure {
         experts_n_(static_cast<Eigen::Index>(experts.size())),
         models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
-  Result<HysolResult> Run(const KernelCheckpoints& checkpoints) {
+  Result<HysolResult> Run(const KernelCheckpoints& checkpoints, const StatePiecesOffer& offer_pieces) {
     if (checkpoints.resume_from != nullptr) {
       if (Status s = Resume(*checkpoints.resume_from); !s.ok()) return s;
     } else if (Status s = Start(); !s.ok()) {
@@ -140,7 +144,11 @@ class HysolProcedure {
         result_.converged = true;
         break;
       }
-      if (checkpoints.offer) checkpoints.offer([this] { return Encode(); });
+      if (offer_pieces) {
+        offer_pieces([this] { return Encode(); });
+      } else if (checkpoints.offer) {
+        checkpoints.offer([this] { return Encode().Join(); });
+      }
     }
     result_.selected_iteration = result_.iterations;
     if (!result_.converged) {
@@ -164,7 +172,7 @@ class HysolProcedure {
   // across Γ.
   Status Start() {
     const Eigen::VectorXd ones = Eigen::VectorXd::Ones(models_ - experts_n_);
-    result_.theta = MaximizeGenerative(ObservedCounts(labeled_, vocabulary_sizes_), ones, options_.eta_prime);
+    result_.theta = MaximizeGenerativeInPlace(ObservedCounts(labeled_, vocabulary_sizes_), ones, options_.eta_prime);
     const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(models_, 1.0 / static_cast<double>(models_));
     const double at_uniform = HeldoutObjective(heldout_, experts_, result_.theta, uniform, options_);
     Result<CombinationFit> fit = FitCombinationWeights(heldout_, experts_, result_.theta, uniform, options_.xi_prime,
@@ -179,15 +187,17 @@ class HysolProcedure {
   }
 
   // The state between outer iterations (KernelCheckpoints); counts_ is scratch of the next E-step.
-  std::string Encode() const {
-    ByteWriter w;
-    w.I64(result_.iterations);
-    SaveTheta(w, result_.theta);
-    SaveVector(w, result_.gamma);
-    SaveVector(w, log_partitions_);
-    w.I64(best_iteration_), w.F64(best_generative_);
-    w.U8(best_theta_.num_models() > 0 ? 1 : 0);
-    if (best_theta_.num_models() > 0) SaveTheta(w, best_theta_);
+  // Θ and the best Θ are views: valid until the caller of the offer returns, as the engine needs.
+  StatePieces Encode() const {
+    StatePieces state;
+    state.writer().I64(result_.iterations);
+    SaveTheta(state, result_.theta);
+    SaveVector(state.writer(), result_.gamma);
+    SaveVector(state.writer(), log_partitions_);
+    state.writer().I64(best_iteration_), state.writer().F64(best_generative_);
+    state.writer().U8(best_theta_.num_models() > 0 ? 1 : 0);
+    if (best_theta_.num_models() > 0) SaveTheta(state, best_theta_);
+    ByteWriter& w = state.writer();
     SaveVector(w, best_gamma_);
     w.U64(result_.trace.size());
     for (const HysolStep& step : result_.trace) {
@@ -195,15 +205,15 @@ class HysolProcedure {
       w.F64(step.generative), w.F64(step.heldout_before), w.F64(step.heldout), w.F64(step.theta_change);
       SaveVector(w, step.gamma);
     }
-    return w.Take();
+    return state;
   }
 
   Status Resume(const std::string& bytes) {
     const Status unfit = Status::Invalid("HySOL: the state to resume from does not fit these inputs");
     // The shape Θ must have: the start's, without estimating it.
-    const GenerativeParams like =
-        MaximizeGenerative(ObservedCounts(labeled_, vocabulary_sizes_), Eigen::VectorXd::Ones(models_ - experts_n_),
-                           options_.eta_prime);
+    const GenerativeParams like = MaximizeGenerativeInPlace(ObservedCounts(labeled_, vocabulary_sizes_),
+                                                            Eigen::VectorXd::Ones(models_ - experts_n_),
+                                                            options_.eta_prime);
     try {
       ByteReader r(bytes);
       result_.iterations = static_cast<int>(r.I64());
@@ -235,8 +245,11 @@ class HysolProcedure {
   // The first E-step of iteration t + 1 evaluates G at the pair iteration t ended with; Θ(t) is
   // then also iteration t + 1's `previous`, which is moved (not copied) into best_theta_ once the
   // stopping rule has used it. The old best is released as soon as it is beaten.
+  // At most three Θ-sized tables are alive in an E-step (Θ, the counts, and `previous` or the
+  // best): each M-step turns the counts into the next Θ in place, and the Θ it replaces becomes
+  // the next E-step's counts (or `previous`, after the first).
   Result<bool> Iteration(int t) {
-    GenerativeParams previous = result_.theta;
+    GenerativeParams previous;
     const Eigen::VectorXd generative_gamma = result_.gamma.tail(models_ - experts_n_);
     double last = -std::numeric_limits<double>::infinity();
     bool previous_is_best = false;
@@ -247,10 +260,17 @@ class HysolProcedure {
       if (Status s = Report(HysolStep{t, "em", e, *generative, 0, 0, 0, result_.gamma}); !s.ok()) return s;
       if (e > 1 && *generative - last <= options_.em_tolerance * std::abs(*generative)) break;
       last = *generative;
-      result_.theta = MaximizeGenerative(counts_, generative_gamma, options_.eta_prime);
+      GenerativeParams next = MaximizeGenerativeInPlace(std::move(counts_), generative_gamma, options_.eta_prime);
+      if (e == 1) {
+        previous = std::move(result_.theta);
+      } else {
+        counts_.emission = std::move(result_.theta.log_emission);
+      }
+      result_.theta = std::move(next);
     }
     const double change = RelativeParamChange(result_.theta, previous);
     if (previous_is_best) best_theta_ = std::move(previous);
+    previous = GenerativeParams();
     const double before = HeldoutObjective(heldout_, experts_, result_.theta, result_.gamma, options_);
     Result<CombinationFit> fit = FitCombinationWeights(heldout_, experts_, result_.theta, result_.gamma,
                                                        options_.xi_prime, options_.threads, options_.processes);
@@ -313,9 +333,9 @@ Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& 
                                const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
                                const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
                                const HysolProgress& progress, const CancelToken& cancel,
-                               const KernelCheckpoints& checkpoints) {
+                               const KernelCheckpoints& checkpoints, const StatePiecesOffer& offer_pieces) {
   return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
-      .Run(checkpoints);
+      .Run(checkpoints, offer_pieces);
 }
 
 }  // namespace seqflow

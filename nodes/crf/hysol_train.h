@@ -18,6 +18,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/process_group.h"
+#include "engine/base/state_pieces.h"
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
 #include "nodes/crf/hybrid_chain.h"
@@ -110,10 +111,13 @@ using HysolProgress = std::function<void(const HysolStep&)>;
 // `unlabeled` may be streamed (UnlabeledHybrid): its blocks are built once for the experts'
 // log-partitions, where a block that cannot be built ends the procedure with its Status, and again
 // at every E-step.
+// `offer_pieces`, when set, receives each state instead of checkpoints.offer, in pieces
+// (StatePieces) whose Θ tables are views of the live ones: a checkpoint copies none of them.
+using StatePiecesOffer = std::function<void(const std::function<StatePieces()>& encode)>;
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
                                const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
                                const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
                                const HysolProgress& progress, const CancelToken& cancel = {},
-                               const KernelCheckpoints& checkpoints = {});
+                               const KernelCheckpoints& checkpoints = {}, const StatePiecesOffer& offer_pieces = {});
 
 }  // namespace seqflow

@@ -395,6 +395,28 @@ TEST(HybridChain, MaximizeGenerativeWithoutPriorFloorsZerosAndUniformsEmptyMulti
   EXPECT_LT(MaxAbsDiff(silent.log_emission[0], RowMatrixXd::Constant(4, kK, -std::log(4.0))), 1e-15);
 }
 
+// HySOL's M-step turns its counts into Θ in place: the same bits as from a copy, zero or empty
+// multinomials included, and the counts are left empty.
+TEST(HybridChain, MaximizeGenerativeInPlaceGivesTheSameBits) {
+  std::mt19937 rng(64);
+  GenerativeCounts counts = RandomCounts({4, 5}, rng);
+  counts.emission[0](3, 0) = 0;
+  counts.emission[1].col(2).setZero();
+  for (const double eta_prime : {0.0, 0.5}) {
+    const Eigen::Vector2d gamma(0.6, 0.0);
+    const GenerativeParams copied = MaximizeGenerative(counts, gamma, eta_prime);
+    GenerativeCounts consumed = counts;
+    const GenerativeParams in_place = MaximizeGenerativeInPlace(std::move(consumed), gamma, eta_prime);
+    EXPECT_TRUE(consumed.emission.empty());
+    ASSERT_EQ(in_place.num_models(), 2);
+    for (int j = 0; j < 2; ++j) {
+      EXPECT_EQ(in_place.log_initial[j], copied.log_initial[j]);
+      EXPECT_EQ(in_place.log_transition[j], copied.log_transition[j]);
+      EXPECT_EQ(in_place.log_emission[j], copied.log_emission[j]);
+    }
+  }
+}
+
 TEST(HybridChain, GenerativeLogPriorSumsEveryLogParameter) {
   std::mt19937 rng(63);
   const GenerativeParams theta = RandomTheta({4, 5}, kK, rng);
