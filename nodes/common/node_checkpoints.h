@@ -19,7 +19,7 @@ class NodeCheckpoints {
  public:
   explicit NodeCheckpoints(NodeContext& ctx) : saved_(ctx.ResumeState()) {
     if (saved_) kernel_.resume_from = &*saved_;
-    kernel_.offer = [&ctx](const std::function<std::string()>& encode) { ctx.Checkpoint(encode); };
+    kernel_.offer = [&ctx](const std::function<StatePieces()>& encode) { ctx.Checkpoint(encode); };
     kernel_.keep_final = [&ctx](int64_t iterations, const std::function<std::string()>& encode) {
       ctx.KeepFinalState(iterations, encode);
     };

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "engine/api/node.h"
+#include "nodes/common/node_checkpoints.h"
 #include "nodes/crf/hybrid_model.h"
 #include "nodes/crf/hysol_train.h"
 #include "nodes/features/template_params.h"
@@ -137,13 +138,10 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
     if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
   };
   // Checkpoints between outer alternations (a killed run resumes after the last one saved).
-  const std::optional<std::string> saved = ctx.ResumeState();
-  KernelCheckpoints checkpoints;
-  if (saved) checkpoints.resume_from = &*saved;
-  const StatePiecesOffer offer_pieces = [&ctx](const std::function<StatePieces()>& encode) { ctx.Checkpoint(encode); };
+  const NodeCheckpoints checkpoints(ctx);
   HysolResult result = ValueOrThrow(TrainHysol(labeled_data, heldout_data, unlabeled_data, model->expert_transitions(),
                                                model->symbols.vocabulary_sizes(), options, progress,
-                                               ctx.cancellation(), checkpoints, offer_pieces));
+                                               ctx.cancellation(), checkpoints.kernel()));
   model->theta = std::move(result.theta);
   model->gamma = std::move(result.gamma);
   const HysolStep* last_fit = nullptr;      // the last Γ step: why the alternation stopped

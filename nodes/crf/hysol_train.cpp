@@ -131,7 +131,7 @@ class HysolProcedure {
         experts_n_(static_cast<Eigen::Index>(experts.size())),
         models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
-  Result<HysolResult> Run(const KernelCheckpoints& checkpoints, const StatePiecesOffer& offer_pieces) {
+  Result<HysolResult> Run(const KernelCheckpoints& checkpoints) {
     if (checkpoints.resume_from != nullptr) {
       if (Status s = Resume(*checkpoints.resume_from); !s.ok()) return s;
     } else if (Status s = Start(); !s.ok()) {
@@ -144,11 +144,7 @@ class HysolProcedure {
         result_.converged = true;
         break;
       }
-      if (offer_pieces) {
-        offer_pieces([this] { return Encode(); });
-      } else if (checkpoints.offer) {
-        checkpoints.offer([this] { return Encode().Join(); });
-      }
+      if (checkpoints.offer) checkpoints.offer([this] { return Encode(); });
     }
     result_.selected_iteration = result_.iterations;
     if (!result_.converged) {
@@ -333,9 +329,9 @@ Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& 
                                const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
                                const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
                                const HysolProgress& progress, const CancelToken& cancel,
-                               const KernelCheckpoints& checkpoints, const StatePiecesOffer& offer_pieces) {
+                               const KernelCheckpoints& checkpoints) {
   return HysolProcedure(labeled, heldout, unlabeled, experts, vocabulary_sizes, options, progress, cancel)
-      .Run(checkpoints, offer_pieces);
+      .Run(checkpoints);
 }
 
 }  // namespace seqflow

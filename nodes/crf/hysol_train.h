@@ -111,13 +111,11 @@ using HysolProgress = std::function<void(const HysolStep&)>;
 // `unlabeled` may be streamed (UnlabeledHybrid): its blocks are built once for the experts'
 // log-partitions, where a block that cannot be built ends the procedure with its Status, and again
 // at every E-step.
-// `offer_pieces`, when set, receives each state instead of checkpoints.offer, in pieces
-// (StatePieces) whose Θ tables are views of the live ones: a checkpoint copies none of them.
-using StatePiecesOffer = std::function<void(const std::function<StatePieces()>& encode)>;
+// Its checkpoint state's Θ tables are views of the live ones (StatePieces): a save copies none.
 Result<HysolResult> TrainHysol(const HybridCorpus& labeled, const HybridCorpus& heldout,
                                const UnlabeledHybrid& unlabeled, const ExpertTransitions& experts,
                                const std::vector<int64_t>& vocabulary_sizes, const HysolOptions& options,
                                const HysolProgress& progress, const CancelToken& cancel = {},
-                               const KernelCheckpoints& checkpoints = {}, const StatePiecesOffer& offer_pieces = {});
+                               const KernelCheckpoints& checkpoints = {});
 
 }  // namespace seqflow

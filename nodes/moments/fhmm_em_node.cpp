@@ -65,8 +65,8 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
   }
   KernelCheckpoints checkpoints;
   if (resume) checkpoints.resume_from = &resume->first;
-  checkpoints.offer = [&](const std::function<std::string()>& encode) {
-    ctx.Checkpoint([&] { return AppendDevTrace(encode(), trace); });
+  checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
+    ctx.Checkpoint([&] { return AppendDevTrace(encode().Join(), trace); });
   };
   std::vector<double>& dev_accuracy = trace.accuracy;
   std::optional<HmmParams>& best = trace.best;

@@ -42,7 +42,7 @@ Training Train(const Labeled& d, const ClassifierTrainOptions& o, const std::str
   Training t;
   KernelCheckpoints checkpoints;
   checkpoints.resume_from = resume_from;
-  checkpoints.offer = [&](const std::function<std::string()>& encode) { t.states.push_back(encode()); };
+  checkpoints.offer = [&](const std::function<StatePieces()>& encode) { t.states.push_back(encode().Join()); };
   Result<ClassifierTrainResult> r = TrainHmmClassifier(d.sequences, d.labels, kClasses, kSymbols, o, {}, checkpoints);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (r.ok()) t.result = std::move(r).value();

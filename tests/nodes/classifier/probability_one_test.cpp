@@ -121,7 +121,7 @@ TEST(ProbabilityOne, ATrackResumedFromAnyCheckpointEndsWithTheSameBits) {
   const Eigen::VectorXd theta0 = SupervisedStart(layout, d, options.smoothing);
   std::vector<std::string> states;
   KernelCheckpoints keep;
-  keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
   const ClassifierPath whole = ValueOrThrow(TraceProbabilityOne(layout, theta0, d, {}, options, {}, keep));
   ASSERT_GE(states.size(), 3u);
   for (size_t i = 0; i < states.size(); i += states.size() / 3) {

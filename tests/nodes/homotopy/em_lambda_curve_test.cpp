@@ -264,7 +264,7 @@ TEST(EmLambdaCurve, ATraceResumedFromAnyCheckpointEndsWithTheSameBits) {
     const EmLambdaCurveOptions o = CurveOptions(solver);
     std::vector<std::string> states;
     KernelCheckpoints keep;
-    keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+    keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
     const PathResult whole =
         ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, keep));
     ExpectSamePoints(whole, TraceCurve(p, o));
@@ -309,7 +309,7 @@ TEST(EmLambdaCurve, AStateOfAnotherPathIsRefused) {
   const Problem other = MakeProblem(FreeBlocks{false, false, true}, 2, 6, 30, 60, 10, 11);
   std::vector<std::string> states;
   KernelCheckpoints keep;
-  keep.offer = [&](const std::function<std::string()>& encode) { states.push_back(encode()); };
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
   ValueOrThrow(TraceEmLambdaCurve(other.layout, other.supervised, other.em0, other.unlabeled,
                                   CurveOptions(PathSolver::kDense), {}, keep));
   ASSERT_FALSE(states.empty());

@@ -286,8 +286,8 @@ TEST(FhmmEm, ResumesFromEveryMStepToTheSameBits) {
                  std::vector<int>* observed) {
     KernelCheckpoints checkpoints;
     checkpoints.resume_from = from;
-    checkpoints.offer = [&](const std::function<std::string()>& encode) {
-      if (states) states->push_back(encode());
+    checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
+      if (states) states->push_back(encode().Join());
     };
     auto observe = [&](int iteration, const HmmParams&) {
       if (observed) observed->push_back(iteration);

@@ -65,7 +65,7 @@ Training Train(const RandomData& d, const HmSvmOptions& o, const std::string* re
   Training t;
   KernelCheckpoints checkpoints;
   checkpoints.resume_from = resume_from;
-  checkpoints.offer = [&](const std::function<std::string()>& encode) { t.states.push_back(encode()); };
+  checkpoints.offer = [&](const std::function<StatePieces()>& encode) { t.states.push_back(encode().Join()); };
   checkpoints.keep_final = [&](int64_t epochs, const std::function<std::string()>& encode) {
     EXPECT_EQ(epochs, o.epochs);
     t.final_state = encode();
