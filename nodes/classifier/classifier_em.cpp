@@ -1,5 +1,6 @@
 #include "nodes/classifier/classifier_em.h"
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -38,16 +39,18 @@ struct ChainScratch {
   std::vector<S> beta;       // [T x K], scaled by the same sums
   std::vector<S> inv_scale;  // [T], 1 / c_t
   std::vector<S> carry;      // [T x K], b_j(x_t) β_t(j) / c_t: shared by β_t-1 and ξ_t-1
+  std::vector<S> transition_sums;  // [K x K], the unscaled pass's Σ_t α_t(i) carry_t+1(j)
 };
 
-// Scaled forward-backward of one class's HMM on x (see the header): returns log |p(x | θ)|, sets
-// *sign to the sign of p, and adds the expected counts [γ_1, Σ ξ_t, Σ γ_t e_x_t] to counts[0, D).
+// Scaled forward-backward of one class's HMM on x (see the header), for sequences whose probability
+// is too small for the unscaled recurrences below: returns log |p(x | θ)|, sets *sign to the sign of
+// p, and adds the expected counts [γ_1, Σ ξ_t, Σ γ_t e_x_t] to counts[0, D).
 // theta = [π, A row-major, B row-major]. The recurrences are rational in θ, so they stay smooth
 // where a tracked Θ̃ has an entry a little below 0 (the scaling sums c_t keep their signs; only
 // c_t = 0 is outside the map's domain). One reciprocal per position instead of a division per
 // entry: in dual numbers a division costs twice a product.
 template <class S>
-S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
+S ScaledForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
                         std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
   *sign = 1;
   const S* pi = theta.data();
@@ -108,6 +111,79 @@ S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::ve
   return log_p;
 }
 
+// Below this |p(x | θ)| the unscaled recurrences hand over to the scaled ones: 1/p and the
+// reciprocal's slope 1/p² must stay finite (1e-150² = 1e-300), and so must β = p(x_t+1.. | z_t)/p.
+constexpr double kMinUnscaledProbability = 1e-150;
+
+// The same counts without per-position scaling, for sequences short enough that p(x | θ) stays far
+// from underflow (the Ji data's 5 and 8 symbols: p ~ 1e-8): α_t(j) = (Σ_i α_t-1(i) a_ij) b_j(x_t),
+// p = Σ_j α_T(j), then β_T = 1/p and β_t-1(i) = Σ_j a_ij b_j(x_t) β_t(j), so α_t β_t is already the
+// posterior: no reciprocal, rescaling or logarithm per position. The transition counts are summed
+// as S_ij = Σ_t α_t(i) b_j(x_t+1) β_t+1(j) and multiplied by a_ij once. In dual numbers that is 18
+// operations a position for K = 2 instead of 31. Returns false (and adds nothing) when |p| is below
+// kMinUnscaledProbability or not finite; the caller then takes the scaled recurrences.
+template <class S>
+bool UnscaledForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
+                                   std::vector<S>* counts, ChainScratch<S>* w, double* sign, S* log_p) {
+  const S* pi = theta.data();
+  const S* a = pi + K;
+  const S* b = a + K * K;
+  const int T = static_cast<int>(x.size());
+  w->alpha.resize(static_cast<size_t>(T) * K);
+  w->beta.resize(static_cast<size_t>(T) * K);
+  w->carry.resize(static_cast<size_t>(T) * K);
+  w->transition_sums.resize(static_cast<size_t>(K) * K);
+  S* alpha = w->alpha.data();
+  S* beta = w->beta.data();
+  S* carry = w->carry.data();
+  for (int j = 0; j < K; ++j) SetProduct(alpha[j], pi[j], b[j * V + x[0]]);
+  for (int t = 1; t < T; ++t) {
+    for (int j = 0; j < K; ++j) {
+      S& out = alpha[t * K + j];
+      SetProduct(out, alpha[(t - 1) * K], a[j]);
+      for (int i = 1; i < K; ++i) AddProduct(out, alpha[(t - 1) * K + i], a[i * K + j]);
+      Multiply(out, b[j * V + x[t]]);
+    }
+  }
+  S p = alpha[(T - 1) * K];
+  for (int j = 1; j < K; ++j) Add(p, alpha[(T - 1) * K + j]);
+  if (!(std::abs(ValueOf(p)) >= kMinUnscaledProbability) || !std::isfinite(ValueOf(p))) return false;
+  SetReciprocal(beta[(T - 1) * K], p);
+  for (int i = 1; i < K; ++i) beta[(T - 1) * K + i] = beta[(T - 1) * K];
+  for (int t = T - 1; t > 0; --t) {
+    for (int j = 0; j < K; ++j) SetProduct(carry[t * K + j], b[j * V + x[t]], beta[t * K + j]);
+    for (int i = 0; i < K; ++i) {
+      SetProduct(beta[(t - 1) * K + i], a[i * K], carry[t * K]);
+      for (int j = 1; j < K; ++j) AddProduct(beta[(t - 1) * K + i], a[i * K + j], carry[t * K + j]);
+    }
+  }
+  std::vector<S>& n = *counts;
+  S* sums = w->transition_sums.data();
+  for (int k = 0; k < K * K; ++k) SetZero(sums[k]);
+  for (int i = 0; i < K; ++i) AddProduct(n[i], alpha[i], beta[i]);
+  for (int t = 0; t < T; ++t) {
+    for (int i = 0; i < K; ++i) {
+      AddProduct(n[K + K * K + i * V + x[t]], alpha[t * K + i], beta[t * K + i]);
+      if (t + 1 == T) continue;
+      for (int j = 0; j < K; ++j) AddProduct(sums[i * K + j], alpha[t * K + i], carry[(t + 1) * K + j]);
+    }
+  }
+  for (int k = 0; k < K * K; ++k) AddProduct(n[K + k], a[k], sums[k]);
+  *sign = ValueOf(p) < 0 ? -1 : 1;
+  *log_p = LogAbs(p);
+  return true;
+}
+
+// log |p(x | θ)| with the expected counts added to counts[0, D): unscaled where p allows it, else
+// scaled.
+template <class S>
+S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
+                        std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
+  S log_p{};
+  if (UnscaledForwardBackwardCounts(theta, K, V, x, counts, w, sign, &log_p)) return log_p;
+  return ScaledForwardBackwardCounts(theta, K, V, x, counts, w, sign);
+}
+
 // One class on one sequence: log p, g = ∂ log p/∂θ [D], n [D] and N = ∂n/∂θ restricted to the
 // parameters the sequence reads (`read`): every other row and column of N is zero.
 struct ClassStats {
@@ -138,21 +214,22 @@ void AllParameters(int D, std::vector<int>* read) {
 }
 
 void ParametersToDifferentiate(int K, int V, const std::vector<int32_t>& x, std::vector<int>* read) {
-  thread_local std::vector<char> seen;
-  seen.assign(V, 0);
+  // The symbols of x as a bit set: cheaper than a byte per symbol to clear, fill and walk.
+  thread_local std::vector<uint64_t> seen;
+  seen.assign((static_cast<size_t>(V) + 63) / 64, 0);
+  for (int32_t v : x) seen[v >> 6] |= uint64_t{1} << (v & 63);
   int distinct = 0;
-  for (int32_t v : x)
-    if (!seen[v]) seen[v] = 1, ++distinct;
+  for (uint64_t word : seen) distinct += std::popcount(word);
   const int D = K + K * K + K * V;
   if (DualSize(K + K * K + K * distinct) == DualSize(D)) return AllParameters(D, read);
   read->resize(K + K * K + K * distinct);
   int* out = read->data();
   for (int d = 0; d < K + K * K; ++d) *out++ = d;
   for (int i = 0; i < K; ++i)
-    for (int v = 0; v < V; ++v)
-      if (seen[v]) *out++ = K + K * K + i * V + v;
+    for (size_t w = 0; w < seen.size(); ++w)
+      for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
+        *out++ = K + K * K + i * V + static_cast<int>(w * 64) + std::countr_zero(bits);
 }
-
 
 // Seeds *v in place as the variable θ with derivative 1 in direction `index` (a FixedDual built on
 // the stack and copied stalled the wide load of the copy on the narrow stores that built it: a
@@ -390,31 +467,36 @@ class WeightedCountDerivatives {
 
 // The posterior coupling's part of the EM_1 Jacobian of a shard,
 //   Σ_j Σ_y,y' r_jy (δ_yy' − r_jy') [1, n_jy] [1/w_y', g_jy']ᵀ
-//   = Σ_y U_y H_yᵀ (block y, y) − Σ_y,y' U_y (R H)_y'ᵀ (block y, y'),
+//   = Σ_y U_y ((1 − r_y) H_y)ᵀ (block y, y) − Σ_y≠y' U_y (R H)_y'ᵀ (block y, y'),
 // with per class the columns U_y = r_jy [1, n_jy], H_y = [1/w_y, g_jy] and (R H)_y = r_jy H_y over
-// the shard's sequences j: C + C² matrix products per shard instead of C² rank-1 updates per
-// sequence (those were a fifth of an evaluation).
+// the shard's sequences j: C² matrix products per shard instead of C² rank-1 updates per sequence
+// (those were a fifth of an evaluation; one product over all sequences instead of per shard was
+// measured slower). 1 − r_jy is summed from the other classes' posteriors, not subtracted from 1,
+// so a posterior near 1 keeps its complement's digits.
 class CouplingColumns {
  public:
   void Reset(int classes, int rows, int capacity) {
     u_.resize(classes);
-    h_.resize(classes);
+    complement_h_.resize(classes);
     rh_.resize(classes);
     for (int y = 0; y < classes; ++y) {
       u_[y].resize(rows, capacity);
-      h_[y].resize(rows, capacity);
+      complement_h_[y].resize(rows, capacity);
       rh_[y].resize(rows, capacity);
     }
     used_ = 0;
   }
 
-  void Append(const std::vector<ClassStats>& stats, const Eigen::VectorXd& r, const HmmClassifier& model) {
+  // r [C]: the sequence's posteriors; complement [C]: 1 − r_y as the sum of the others.
+  void Append(const std::vector<ClassStats>& stats, const Eigen::VectorXd& r, const Eigen::VectorXd& complement,
+              const HmmClassifier& model) {
     for (size_t y = 0; y < stats.size(); ++y) {
       u_[y](0, used_) = r[y];
       u_[y].col(used_).tail(stats[y].n.size()) = r[y] * stats[y].n;
-      h_[y](0, used_) = 1 / model.prior[y];
-      h_[y].col(used_).tail(stats[y].g.size()) = stats[y].g;
-      rh_[y].col(used_) = r[y] * h_[y].col(used_);
+      rh_[y](0, used_) = r[y] / model.prior[y];
+      rh_[y].col(used_).tail(stats[y].g.size()) = r[y] * stats[y].g;
+      complement_h_[y](0, used_) = complement[y] / model.prior[y];
+      complement_h_[y].col(used_).tail(stats[y].g.size()) = complement[y] * stats[y].g;
     }
     ++used_;
   }
@@ -425,14 +507,18 @@ class CouplingColumns {
     for (int y = 0; y < C; ++y) {
       const int p = layout.prior_index(y);
       const auto u = u_[y].leftCols(used_);
-      jacobian->block(p, p, rows, rows).noalias() += u * h_[y].leftCols(used_).transpose();
-      for (int y2 = 0; y2 < C; ++y2)
-        jacobian->block(p, layout.prior_index(y2), rows, rows).noalias() -= u * rh_[y2].leftCols(used_).transpose();
+      for (int y2 = 0; y2 < C; ++y2) {
+        auto block = jacobian->block(p, layout.prior_index(y2), rows, rows);
+        if (y2 == y)
+          block.noalias() += u * complement_h_[y].leftCols(used_).transpose();
+        else
+          block.noalias() -= u * rh_[y2].leftCols(used_).transpose();
+      }
     }
   }
 
  private:
-  std::vector<Eigen::MatrixXd> u_, h_, rh_;
+  std::vector<Eigen::MatrixXd> u_, complement_h_, rh_;
   Eigen::Index used_ = 0;
 };
 
@@ -459,16 +545,24 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
   if (!(e.sum() > 0))
     return Status::Numerical("classifier EM: unlabeled sequence " + std::to_string(index + 1) +
                              " has a non-positive likelihood (parameters off the simplex)");
-  const Eigen::VectorXd r = e / e.sum();
+  const double total = e.sum();
+  const Eigen::VectorXd r = e / total;
   posteriors->row(static_cast<Eigen::Index>(index)) = r.transpose();
-  out->log_likelihood += top + Log(e.sum());
+  out->log_likelihood += top + Log(total);
   for (int y = 0; y < C; ++y) {
     const int p = layout.prior_index(y);
     out->em[p] += r[y];
     out->em.segment(p + 1, D) += r[y] * stats[y].n;
   }
   if (out->jacobian.size() == 0) return Status::Ok();
-  coupling->Append(stats, r, model);
+  Eigen::VectorXd complement(C);
+  for (int y = 0; y < C; ++y) {
+    double others = 0;
+    for (int y2 = 0; y2 < C; ++y2)
+      if (y2 != y) others += e[y2];
+    complement[y] = others / total;
+  }
+  coupling->Append(stats, r, complement, model);
   for (int y = 0; y < C; ++y) weighted->Add(y, r[y], stats[y]);
   return Status::Ok();
 }

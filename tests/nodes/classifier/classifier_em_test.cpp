@@ -12,6 +12,7 @@
 #include "nodes/classifier/classifier_training.h"
 #include "nodes/classifier/hmm_classifier.h"
 #include "nodes/common/isa.h"
+#include "nodes/hmm/forward_backward.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
@@ -133,9 +134,10 @@ TEST(ClassifierEm, Em0AndEm1MatchEnumeration) {
 }
 
 // The Jacobians at an unnormalised Θ̃ with uneven row sums (so the normalisation's chain rule is
-// exercised) against central differences of EM_0 and EM_1.
+// exercised) against central differences of EM_0 and EM_1, to `tolerance` times the largest entry
+// (at least 1: the difference quotient's error grows with the counts a long sequence brings).
 void ExpectJacobiansMatchCentralDifferences(const ClassifierLayout& layout, const HmmClassifier& model,
-                                            const ClassifierData& d) {
+                                            const ClassifierData& d, double tolerance = 1e-8) {
   Eigen::VectorXd theta = layout.Stack(model);
   for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] *= 1.0 + 0.3 * std::sin(1.7 * static_cast<double>(k));
   const ClassifierEmValue at =
@@ -153,9 +155,12 @@ void ExpectJacobiansMatchCentralDifferences(const ClassifierLayout& layout, cons
     worst1 = std::max(worst1, ((p.em1 - m.em1) / (2 * h) - at.em1_jacobian.col(k)).cwiseAbs().maxCoeff());
     scale = std::max(scale, at.em1_jacobian.col(k).cwiseAbs().maxCoeff());
   }
+  // std::max and maxCoeff pass a NaN over: the Jacobians must be finite first.
+  EXPECT_TRUE(at.em0_jacobian.allFinite());
+  EXPECT_TRUE(at.em1_jacobian.allFinite());
   EXPECT_GT(scale, 0.1);
-  EXPECT_LE(worst0, 1e-8);
-  EXPECT_LE(worst1, 1e-8);
+  EXPECT_LE(worst0, tolerance * std::max(1.0, scale)) << "scale " << scale;
+  EXPECT_LE(worst1, tolerance * std::max(1.0, scale)) << "scale " << scale;
 }
 
 TEST(ClassifierEm, JacobiansMatchCentralDifferences) {
@@ -184,6 +189,47 @@ TEST(ClassifierEm, JacobiansMatchCentralDifferencesWithTheReadParametersOnly) {
   m.prior = Eigen::Vector2d(0.45, 0.55);
   for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(2, V, 50 + y, 0.1));
   ExpectJacobiansMatchCentralDifferences(ClassifierLayout(2, 2, V), m, FewAndManySymbols(V, 12, 51));
+}
+
+// Sequences of 400 symbols have p(x | θ) near 3^-400 = 1e-191, below what the unscaled recurrences
+// take (1/p² must stay finite): they go through the scaled ones, short ones beside them through
+// the unscaled. EM_1 against the chain library's posteriors and expected counts (hmm/), and both
+// Jacobians against central differences.
+TEST(ClassifierEm, LongSequencesTakeTheScaledRecurrencesWithTheSameResults) {
+  const ClassifierLayout layout(kClasses, kStates, kSymbols);
+  const HmmClassifier m = RandomClassifier(17);
+  ClassifierData d = TinyData();
+  const SymbolSequences long_ones = RandomCorpus(2, 400, 400, kSymbols, 18);
+  d.unlabeled.insert(d.unlabeled.begin() + 2, long_ones.begin(), long_ones.end());
+  d.labeled.push_back(long_ones[0]);
+  d.labels.push_back(1);
+  const Eigen::MatrixXd long_ll = ClassLogLikelihoods(m, long_ones, 1);
+  EXPECT_LT(long_ll.maxCoeff(), std::log(1e-150));  // past the unscaled recurrences' range
+  const double eps = 0.01;
+  const ClassifierEmValue got = ValueOrThrow(EvaluateClassifierEm(layout, layout.Stack(m), d, {eps, true, true, 1}));
+  const Eigen::MatrixXd post =
+      ValueOrThrow(ClassPosteriors(m.prior, ClassLogLikelihoods(m, d.unlabeled, 1)));
+  const int D = layout.block_size() - 1;
+  Eigen::VectorXd want = Eigen::VectorXd::Constant(layout.num_params(), eps);
+  for (size_t j = 0; j < d.unlabeled.size(); ++j) {
+    for (int y = 0; y < kClasses; ++y) {
+      ExpectedCounts c = ExpectedCounts::Zero(kStates, kSymbols);
+      AccumulateExpectedCounts(m.classes[y], d.unlabeled[j], 1.0, &c);
+      Eigen::VectorXd stacked(D);
+      stacked.head(kStates) = c.initial;
+      for (int i = 0; i < kStates; ++i) {
+        stacked.segment(kStates + i * kStates, kStates) = c.transition.row(i).transpose();
+        stacked.segment(kStates + kStates * kStates + i * kSymbols, kSymbols) = c.emission.row(i).transpose();
+      }
+      want[layout.prior_index(y)] += post(j, y);
+      want.segment(layout.prior_index(y) + 1, D) += post(j, y) * stacked;
+    }
+  }
+  want /= static_cast<double>(d.unlabeled.size());
+  EXPECT_LE((got.em1 - want).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LE((got.unlabeled_posteriors - post).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_TRUE(std::isfinite(got.unlabeled_log_likelihood));
+  ExpectJacobiansMatchCentralDifferences(layout, m, d);
 }
 
 TEST(ClassifierEm, ThreadCountDoesNotChangeTheResult) {
