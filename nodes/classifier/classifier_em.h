@@ -11,9 +11,10 @@
 // labeled sequences puts EM_0's fixed point on the boundary, and EM_1's often lies there too,
 // where Θ̃ − EM_1 is not differentiable as a map of positive Θ̃ and the path cannot end.
 //
-// Jacobians ∂EM/∂Θ̃ by forward-mode differentiation of the scaled forward-backward recurrences
-// (Rabiner's scaling: α̂_t = (Aᵀ α̂_t-1) ∘ b(x_t) / c_t, β̂_t = A (b(x_t+1) ∘ β̂_t+1) / c_t+1,
-// log p = Σ log c_t) in dual numbers carrying ∂/∂θ^y for the D = K + K² + K V probabilities
+// Jacobians ∂EM/∂Θ̃ by forward-mode differentiation of the forward-backward recurrences: unscaled
+// (α_t = (Aᵀ α_t-1) ∘ b(x_t), β_T = 1/p, β_t = A (b(x_t+1) ∘ β_t+1)) where p(x | θ) >= 1e-150,
+// else with Rabiner's scaling (α̂_t = (Aᵀ α̂_t-1) ∘ b(x_t) / c_t, β̂_t = A (b(x_t+1) ∘ β̂_t+1) / c_t+1,
+// log p = Σ log c_t) — in dual numbers carrying ∂/∂θ^y for the D = K + K² + K V probabilities
 // of one class: this gives g^y = ∂ log p(x|θ^y)/∂θ^y (Eq. 34–36) and N^y = ∂n^y/∂θ^y
 // (Eq. 37–42) together. The posteriors couple the classes:
 //   ∂r_jy/∂θ^y' = r_jy (δ_yy' − r_jy') g^y'_j,   ∂r_jy/∂w^y' = r_jy (δ_yy' − r_jy') / w^y',
