@@ -527,9 +527,11 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
                     WeightedCountDerivatives* weighted, Eigen::MatrixXd* posteriors) {
   const int C = layout.num_classes();
   const int D = layout.block_size() - 1;
+  // Per-thread buffers: allocating these per sequence was a twentieth of an evaluation.
   thread_local std::vector<ClassStats> stats;
+  thread_local Eigen::VectorXd score, e, r, complement;
   stats.resize(C);
-  Eigen::VectorXd score(C);
+  score.resize(C);
   eval.SetParameters(x, &stats[0].read);
   for (int y = 0; y < C; ++y) {
     if (y > 0) stats[y].read = stats[0].read;
@@ -540,13 +542,13 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
   if (!std::isfinite(top))
     return Status::Numerical("classifier EM: unlabeled sequence " + std::to_string(index + 1) +
                              " has probability 0 (or a non-finite likelihood) under every class");
-  Eigen::VectorXd e = (score.array() - top).unaryExpr(&Exp);
+  e = (score.array() - top).unaryExpr(&Exp);
   for (int y = 0; y < C; ++y) e[y] *= stats[y].sign;
   if (!(e.sum() > 0))
     return Status::Numerical("classifier EM: unlabeled sequence " + std::to_string(index + 1) +
                              " has a non-positive likelihood (parameters off the simplex)");
   const double total = e.sum();
-  const Eigen::VectorXd r = e / total;
+  r = e / total;
   posteriors->row(static_cast<Eigen::Index>(index)) = r.transpose();
   out->log_likelihood += top + Log(total);
   for (int y = 0; y < C; ++y) {
@@ -555,7 +557,7 @@ Status AddUnlabeled(const ClassifierLayout& layout, const SequenceEvaluator& eva
     out->em.segment(p + 1, D) += r[y] * stats[y].n;
   }
   if (out->jacobian.size() == 0) return Status::Ok();
-  Eigen::VectorXd complement(C);
+  complement.resize(C);
   for (int y = 0; y < C; ++y) {
     double others = 0;
     for (int y2 = 0; y2 < C; ++y2)
