@@ -40,7 +40,35 @@ struct ChainScratch {
   std::vector<S> inv_scale;  // [T], 1 / c_t
   std::vector<S> carry;      // [T x K], b_j(x_t) β_t(j) / c_t: shared by β_t-1 and ξ_t-1
   std::vector<S> transition_sums;  // [K x K], the unscaled pass's Σ_t α_t(i) carry_t+1(j)
+
+  // Sizes every table for a sequence of T positions and K states (capacity kept).
+  void Fit(int T, int K) {
+    alpha.resize(static_cast<size_t>(T) * K);
+    beta.resize(static_cast<size_t>(T) * K);
+    inv_scale.resize(T);
+    carry.resize(static_cast<size_t>(T) * K);
+    transition_sums.resize(static_cast<size_t>(K) * K);
+  }
 };
+
+// θ = [π, A row-major, B row-major] split, and the scratch tables sized for x.
+template <class S>
+struct ChainTables {
+  const S* pi;
+  const S* a;
+  const S* b;
+  int T;
+  S* alpha;
+  S* beta;
+  S* carry;
+};
+template <class S>
+ChainTables<S> PrepareChain(const std::vector<S>& theta, int K, const std::vector<int32_t>& x, ChainScratch<S>* w) {
+  const int T = static_cast<int>(x.size());
+  w->Fit(T, K);
+  return {theta.data(), theta.data() + K, theta.data() + K + K * K, T, w->alpha.data(), w->beta.data(),
+          w->carry.data()};
+}
 
 // Scaled forward-backward of one class's HMM on x (see the header), for sequences whose probability
 // is too small for the unscaled recurrences below: returns log |p(x | θ)|, sets *sign to the sign of
@@ -51,19 +79,9 @@ struct ChainScratch {
 // entry: in dual numbers a division costs twice a product.
 template <class S>
 S ScaledForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
-                        std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
+                              std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
   *sign = 1;
-  const S* pi = theta.data();
-  const S* a = pi + K;
-  const S* b = a + K * K;
-  const int T = static_cast<int>(x.size());
-  w->alpha.resize(static_cast<size_t>(T) * K);
-  w->beta.resize(static_cast<size_t>(T) * K);
-  w->inv_scale.resize(T);
-  w->carry.resize(static_cast<size_t>(T) * K);
-  S* alpha = w->alpha.data();
-  S* beta = w->beta.data();
-  S* carry = w->carry.data();
+  const auto [pi, a, b, T, alpha, beta, carry] = PrepareChain(theta, K, x, w);
   S log_p{}, in{}, sum{}, xi{};
   for (int t = 0; t < T; ++t) {
     SetZero(sum);
@@ -125,17 +143,7 @@ constexpr double kMinUnscaledProbability = 1e-150;
 template <class S>
 bool UnscaledForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
                                    std::vector<S>* counts, ChainScratch<S>* w, double* sign, S* log_p) {
-  const S* pi = theta.data();
-  const S* a = pi + K;
-  const S* b = a + K * K;
-  const int T = static_cast<int>(x.size());
-  w->alpha.resize(static_cast<size_t>(T) * K);
-  w->beta.resize(static_cast<size_t>(T) * K);
-  w->carry.resize(static_cast<size_t>(T) * K);
-  w->transition_sums.resize(static_cast<size_t>(K) * K);
-  S* alpha = w->alpha.data();
-  S* beta = w->beta.data();
-  S* carry = w->carry.data();
+  const auto [pi, a, b, T, alpha, beta, carry] = PrepareChain(theta, K, x, w);
   for (int j = 0; j < K; ++j) SetProduct(alpha[j], pi[j], b[j * V + x[0]]);
   for (int t = 1; t < T; ++t) {
     for (int j = 0; j < K; ++j) {
