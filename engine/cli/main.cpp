@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--checkpoint-seconds", run.checkpoint_seconds,
                       "save an iterative node's state this often, to resume after a kill (0: every iteration)")
       ->check(CLI::NonNegativeNumber);
+  run_cmd
+      ->add_option("--memory-mb", run.memory_mb,
+                   "local: nodes computing at once may declare (seqflow kinds: memory) this many MB together; a "
+                   "node declaring more runs alone (default: the machine's memory; 0: no budget)")
+      ->check(CLI::NonNegativeNumber);
   seqflow::cli::ExecutorArgs& exec = run.executor;
   run_cmd
       ->add_option("--executor", exec.executor,

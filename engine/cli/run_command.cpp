@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "engine/base/log.h"
@@ -105,6 +106,10 @@ int RunCommand(const RunArgs& args) {
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
   CacheWarnings cache_warnings;  // a failing cache is reported once per cause, not per node or run
+  // One budget for every run of the invocation (runs execute one after another).
+  const int64_t budget_mb = args.memory_mb < 0 ? PhysicalMemoryMb() : args.memory_mb;
+  std::optional<MemoryBudget> budget;
+  if (budget_mb > 0) budget.emplace(budget_mb);
   // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.
   const char* term = std::getenv("TERM");
   std::unique_ptr<TtyProgress> live;
@@ -118,6 +123,7 @@ int RunCommand(const RunArgs& args) {
     options.may_compute = may_compute;
     options.checkpoint_seconds = args.checkpoint_seconds;
     options.cache_warnings = &cache_warnings;
+    options.memory_budget = budget ? &*budget : nullptr;
     std::string prefix = RunPrefix(i, pipeline->runs.size());
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);

@@ -34,6 +34,7 @@
 #include "engine/cache/cache.h"
 #include "engine/exec/artifact_memo.h"
 #include "engine/exec/cache_warnings.h"
+#include "engine/exec/memory_budget.h"
 #include "engine/graph/dag.h"
 
 namespace seqflow {
@@ -85,6 +86,9 @@ struct ExecOptions {
   // Shared by the Execute calls of one invocation, so a cache that cannot be written is reported
   // once per cause for all its runs (cache_warnings.h); null: each call reports on its own.
   CacheWarnings* cache_warnings = nullptr;
+  // The memory the nodes computing at once may declare together (memory_budget.h), shared by the
+  // Execute calls of one invocation; null: no budget. Only when nodes start depends on it.
+  MemoryBudget* memory_budget = nullptr;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

@@ -12,6 +12,8 @@
 #include "nodes/crf/hybrid_model.h"
 #include "nodes/crf/hysol_train.h"
 #include "nodes/features/template_params.h"
+#include "nodes/io/sentence_ranges.h"
+#include "nodes/io/sharded_corpus.h"
 
 namespace seqflow {
 namespace {
@@ -71,18 +73,6 @@ struct HysolNodeOptions {
   HysolOptions hysol;
 };
 
-// Sentences [begin, end) of `corpus` as a corpus of their own (the strings are copied).
-Corpus SentenceRange(const Corpus& corpus, size_t begin, size_t end) {
-  Corpus part;
-  part.columns = corpus.columns;
-  part.label_names = corpus.label_names;
-  part.encoding = corpus.encoding;
-  part.source = corpus.source;
-  part.sentences.assign(corpus.sentences.begin() + static_cast<std::ptrdiff_t>(begin),
-                        corpus.sentences.begin() + static_cast<std::ptrdiff_t>(end));
-  return part;
-}
-
 std::string TraceCsv(const std::vector<HysolStep>& trace) {
   std::string csv = "iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,theta_change";
   const Eigen::Index models = trace.empty() ? 0 : trace.front().gamma.size();
@@ -102,33 +92,44 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   auto model = ModelOfExperts(ctx);
   auto train = ctx.In<Corpus>("train");
   auto heldout = ctx.In<Corpus>("heldout");
-  auto unlabeled = ctx.In<Corpus>("unlabeled");
+  // A Corpus or a ShardedCorpus: read a storage shard at a time, never held whole but to build the
+  // resident per-token inputs.
+  const std::vector<ArtifactPtr> unlabeled_input = ctx.inputs("unlabeled");
+  SentenceRanges unlabeled = ValueOrThrow(SentenceRanges::Of(*unlabeled_input.at(0), ctx.pieces()));
 
   // The symbol tables cover every text the HMMs see in training, labeled or not.
   auto dictionary = std::make_shared<FeatureDictionary>(
-      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(declared.features)), unlabeled->columns)));
+      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(declared.features)), unlabeled.columns())));
   ThrowIfError(GenerativeSymbols::CheckOneValuePerToken(*dictionary));
-  ThrowIfError(dictionary->Fit({train.get(), heldout.get(), unlabeled.get()}, declared.min_count));
+  ThrowIfError(dictionary->FitEach(
+      [&](const FeatureDictionary::CorpusVisitor& visit) {
+        SEQFLOW_RETURN_IF_ERROR(visit(*train));
+        SEQFLOW_RETURN_IF_ERROR(visit(*heldout));
+        return ForEachCorpusShard(*unlabeled_input[0], ctx.pieces(), visit);
+      },
+      declared.min_count));
   model->symbols = GenerativeSymbols(std::move(dictionary));
   const int threads = ctx.threads();
   const HybridCorpus labeled_data =
       ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *train, true, threads));
   const HybridCorpus heldout_data =
       ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *heldout, true, threads));
+  // Sentences [begin, end) of the unlabeled text as hybrid inputs.
+  auto build = [&](size_t begin, size_t end) -> Result<HybridCorpus> {
+    SEQFLOW_ASSIGN_OR_RETURN(Corpus range, unlabeled.Range(begin, end));
+    return BuildHybridCorpus(model->experts, model->symbols, model->label_names, range, false, threads);
+  };
   // Streamed, the unlabeled text's per-token inputs exist one block at a time, rebuilt at every pass
   // (nodes/crf/README.md, "Memory").
   HybridCorpus resident_data;
   if (!declared.stream_unlabeled)
-    resident_data =
-        ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names, *unlabeled, false, threads));
-  const UnlabeledHybrid unlabeled_data =
-      declared.stream_unlabeled
-          ? UnlabeledHybrid(unlabeled->sentences.size(),
-                            [&](size_t begin, size_t end) {
-                              return BuildHybridCorpus(model->experts, model->symbols, model->label_names,
-                                                       SentenceRange(*unlabeled, begin, end), false, threads);
-                            })
-          : UnlabeledHybrid(resident_data);
+    resident_data = unlabeled.whole() != nullptr
+                        ? ValueOrThrow(BuildHybridCorpus(model->experts, model->symbols, model->label_names,
+                                                         *unlabeled.whole(), false, threads))
+                        : ValueOrThrow(build(0, unlabeled.num_sentences()));
+  const UnlabeledHybrid unlabeled_data = declared.stream_unlabeled
+                                             ? UnlabeledHybrid(unlabeled.num_sentences(), build)
+                                             : UnlabeledHybrid(resident_data);
   const double setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   HysolOptions options = declared.hysol;
@@ -156,7 +157,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   ctx.Metric("selected_iteration", result.selected_iteration);
   ctx.Metric("theta_change", last_fit->theta_change);
   ctx.Metric("heldout_objective", selected_fit->heldout);
-  ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled->num_tokens()));
+  ctx.Metric("unlabeled_tokens", static_cast<double>(unlabeled.num_tokens()));
   int64_t symbols = 0;
   for (int64_t v : model->symbols.vocabulary_sizes()) symbols += v;
   ctx.Metric("symbols", static_cast<double>(symbols));
@@ -235,8 +236,9 @@ KindSpec HysolKind() {
        PortSpec{"train", std::string(Corpus::kType), false, false,
                 "the labeled sentences the experts were trained on (the HMMs' supervised start Θ(0))"},
        PortSpec{"heldout", std::string(Corpus::kType), false, false, "labeled sentences Γ is fitted on"},
-       PortSpec{"unlabeled", std::string(Corpus::kType), false, false,
-                "unlabeled text with the columns the feature types read"}},
+       PortSpec{"unlabeled", std::string(kSentencesInterface), false, false,
+                "unlabeled text with the columns the feature types read (a Corpus, or a ShardedCorpus read a "
+                "shard at a time)"}},
       HysolParams(),
       RunHysol};
 }

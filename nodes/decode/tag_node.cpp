@@ -1,4 +1,4 @@
-// decode.tag: Viterbi-decode a corpus and keep the labels as a column of it.
+// decode.tag and decode.tag_shards: Viterbi-decode a corpus and keep the labels as a column of it.
 #include "nodes/decode/tag_node.h"
 
 #include <algorithm>
@@ -6,6 +6,9 @@
 
 #include "engine/api/node.h"
 #include "nodes/decode/decode_nodes.h"
+#include "nodes/io/sentence_ranges.h"
+#include "nodes/io/shard_params.h"
+#include "nodes/io/sharded_corpus.h"
 
 namespace seqflow {
 namespace {
@@ -54,6 +57,44 @@ ArtifactPtr RunTag(NodeContext& ctx, const TagOptions& options) {
   return out;
 }
 
+// What decode.tag_shards reads: decode.tag's options and the shard size of its output.
+struct TagShardsOptions {
+  TagOptions tag;
+  ShardSize shards;
+};
+
+// decode.tag over a Corpus or a ShardedCorpus, a storage shard at a time, into a ShardedCorpus:
+// one shard of the input and one of the output are held at a time. Viterbi labels each sentence
+// on its own, so the shards' columns are decode.tag's.
+ArtifactPtr RunTagShards(NodeContext& ctx, const TagShardsOptions& options) {
+  const TagOptions& tag = options.tag;
+  const std::string where = "node '" + ctx.node_name() + "'";
+  if (ctx.pieces() == nullptr) throw StatusError(Status::Invalid("decode.tag_shards needs a piece store (the cache)"));
+  const ArtifactPtr data = ctx.inputs("data").at(0);
+  const ChainModel& model = *ctx.In<ChainModel>("model");
+  // The header (columns with the new one) from an empty range, before a pass over the text.
+  const Corpus empty = ValueOrThrow(ValueOrThrow(SentenceRanges::Of(*data, ctx.pieces())).Range(0, 0));
+  ThrowIfError(CheckLabelColumn(empty, tag.column, tag.replace).Annotate(where));
+  ShardedCorpusWriter writer(ValueOrThrow(AddLabelColumn(empty, Predictions(), tag.column, tag.replace)),
+                             options.shards.shard_sentences, ctx.pieces());
+  std::string preview;
+  ThrowIfError(ForEachCorpusShard(*data, ctx.pieces(), [&](const Corpus& shard) -> Status {
+    SEQFLOW_RETURN_IF_ERROR(ctx.cancellation().Check("tagging " + shard.source));
+    SEQFLOW_ASSIGN_OR_RETURN(Predictions predicted,
+                             DecodeCorpus(model, shard, DecodeMethod::kViterbi, false, ctx.threads()));
+    SEQFLOW_ASSIGN_OR_RETURN(Corpus tagged, AddLabelColumn(shard, predicted, tag.column, tag.replace));
+    if (preview.empty()) preview = Preview(tagged);
+    for (Sentence& sentence : tagged.sentences) SEQFLOW_RETURN_IF_ERROR(writer.Add(std::move(sentence)));
+    return Status::Ok();
+  }).Annotate(where));
+  std::shared_ptr<ShardedCorpus> out = ValueOrThrow(std::move(writer).Finish());
+  ctx.Metric("sentences", static_cast<double>(out->num_sentences()));
+  ctx.Metric("tokens", static_cast<double>(out->num_tokens()));
+  ctx.Metric("shards", static_cast<double>(out->shards.size()));
+  ctx.Attach("preview.tsv", preview.empty() ? Preview(empty) : preview);
+  return out;
+}
+
 std::string CheckColumnName(const ParamValue& v) {
   const std::string& name = std::get<std::string>(v);
   if (name.empty()) return "must not be empty";
@@ -66,6 +107,12 @@ ParamTable<TagOptions> TagParams() {
   table.String("column", &TagOptions::column, "name of the new column")
       .Check(CheckColumnName)
       .Bool("replace", &TagOptions::replace, "overwrite the column if the corpus already has one of that name");
+  return table;
+}
+
+ParamTable<TagShardsOptions> TagShardsParams() {
+  ParamTable<TagShardsOptions> table;
+  table.Include(&TagShardsOptions::tag, TagParams()).Include(&TagShardsOptions::shards, ShardParams());
   return table;
 }
 
@@ -125,6 +172,19 @@ void RegisterTagNode(Registry& registry) {
       TagParams(),
       RunTag}
                        .Needing({.parallel = true, .memory_mb = 2048}));
+  registry.AddKind(KindSpec{
+      "decode.tag_shards",
+      "1",
+      "decode.tag over a Corpus or a ShardedCorpus, read and written a shard at a time: the tagged sentences are "
+      "stored in the cache as shards of shard_sentences sentences (a ShardedCorpus), the same columns as "
+      "decode.tag's. For unlabeled text larger than memory (read.text_shards, then this).",
+      std::string(ShardedCorpus::kType),
+      {ModelPort("the chain model (HMM, CRF, hybrid, ...) whose labels fill the column"),
+       PortSpec{"data", std::string(kSentencesInterface), false, false,
+                "sentences to tag, a Corpus or a ShardedCorpus (gold labels kept, not used)"}},
+      TagShardsParams(),
+      RunTagShards}
+                       .Needing({.parallel = true, .memory_mb = 1024}));
 }
 
 }  // namespace seqflow

@@ -1,5 +1,6 @@
 // decode.tag: (model: ChainModel, data: Corpus) -> Corpus, the data with one more column holding
-// the model's Viterbi labels (internal to nodes/decode; RegisterDecodeNodes calls it).
+// the model's Viterbi labels, and decode.tag_shards: (model, data: Sentences) -> ShardedCorpus, the
+// same a shard at a time (internal to nodes/decode; RegisterDecodeNodes calls it).
 //
 // This is how a tagger trained inside a pipeline supplies a feature column to later nodes, e.g.
 // the POS column of unlabeled newswire for HySOL (Suzuki et al. 2007), instead of a script

@@ -140,15 +140,24 @@ Status FeatureDictionary::Fit(const Corpus& corpus, int min_count) {
 }
 
 Status FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min_count) {
+  return FitEach(
+      [&](const CorpusVisitor& visit) {
+        for (const Corpus* corpus : corpora) SEQFLOW_RETURN_IF_ERROR(visit(*corpus));
+        return Status::Ok();
+      },
+      min_count);
+}
+
+Status FeatureDictionary::FitEach(const std::function<Status(const CorpusVisitor& visit)>& corpora, int min_count) {
   if (min_count < 1) return Status::Invalid("min_count must be >= 1");
   AttributeIndex counted;
   std::vector<int32_t> templates;  // [id]
   std::vector<int64_t> counts;     // [id]
-  for (const Corpus* corpus : corpora) {
-    Result<std::vector<int>> map = ColumnMap(*corpus);
+  SEQFLOW_RETURN_IF_ERROR(corpora([&](const Corpus& corpus) -> Status {
+    Result<std::vector<int>> map = ColumnMap(corpus);
     if (!map.ok()) return map.status();
     Builder builder(*this, std::move(map).value());
-    for (const Sentence& sentence : corpus->sentences) {
+    for (const Sentence& sentence : corpus.sentences) {
       builder.Load(sentence);
       for (int32_t t = 0; t < builder.size(); ++t) {
         for (size_t k = 0; k < templates_.size(); ++k) {
@@ -164,7 +173,8 @@ Status FeatureDictionary::Fit(const std::vector<const Corpus*>& corpora, int min
         }
       }
     }
-  }
+    return Status::Ok();
+  }));
   Keep(std::move(counted), templates, counts, min_count);
   return Status();
 }

@@ -90,6 +90,11 @@ class FeatureDictionary {
   Status Fit(const Corpus& corpus, int min_count);
   // The same counting over several corpora together (ids in order of first occurrence across them).
   Status Fit(const std::vector<const Corpus*>& corpora, int min_count);
+  // The same over corpora handed to `visit` one at a time by `corpora` (a sharded text's shards,
+  // each dropped after the call): the ids and counts of Fit over all of them in that order. The
+  // first error of `corpora` or of a corpus is returned.
+  using CorpusVisitor = std::function<Status(const Corpus&)>;
+  Status FitEach(const std::function<Status(const CorpusVisitor& visit)>& corpora, int min_count);
 
   // The known attribute ids of every token of `sentence` (unknown attributes are dropped), whose
   // columns are those this dictionary was compiled for, in that order (else Status::Invalid).

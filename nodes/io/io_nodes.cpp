@@ -9,6 +9,7 @@
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/gzip.h"
 #include "nodes/io/rewrite_rules.h"
+#include "nodes/io/shard_params.h"
 #include "nodes/io/sharded_corpus.h"
 #include "nodes/io/split.h"
 #include "nodes/io/tagged_reader.h"
@@ -42,7 +43,7 @@ struct ReadTextNodeOptions {
 // What read.text_shards reads: read.text's options and the shard size.
 struct ReadTextShardsNodeOptions {
   ReadTextNodeOptions text;
-  int64_t shard_sentences = 10000;
+  ShardSize shards;
 };
 
 // `file_encoding`, shared by both readers.
@@ -121,7 +122,7 @@ ArtifactPtr RunReadTextShards(NodeContext& ctx, const ReadTextShardsNodeOptions&
   Corpus header;
   header.columns = {"word"};
   header.source = text.path;
-  ShardedCorpusWriter writer(header, options.shard_sentences, ctx.pieces());
+  ShardedCorpusWriter writer(header, options.shards.shard_sentences, ctx.pieces());
   RewriteMemo memo;
   std::vector<int64_t> matches(rules ? rules->rules.size() : 0, 0);
   int64_t read = 0, tokens_before = 0;
@@ -215,9 +216,7 @@ ParamTable<ReadTextNodeOptions> ReadTextParams() {
 ParamTable<ReadTextShardsNodeOptions> ReadTextShardsParams() {
   using O = ReadTextShardsNodeOptions;
   ParamTable<O> table;
-  table.Include(&O::text, ReadTextParams())
-      .Int("shard_sentences", &O::shard_sentences, "sentences per stored shard (the last may hold fewer)")
-      .Min(1);
+  table.Include(&O::text, ReadTextParams()).Include(&O::shards, ShardParams());
   return table;
 }
 

@@ -57,6 +57,26 @@ ArtifactPtr Sleep(NodeContext& ctx) {
   return std::make_shared<TestValue>("slept", ms);
 }
 
+// A "heavy", "light" or "huge" node: sleeps `ms` while counted in MemoryUse() with its kind's
+// declared memory.
+ArtifactPtr Hold(NodeContext& ctx, int64_t mb) {
+  MemoryUse& use = RunningMemory();
+  {
+    std::lock_guard<std::mutex> lock(use.mu);
+    if (use.huge_running || (mb == kHugeMb && use.running_mb > 0)) use.huge_overlapped = true;
+    use.running_mb += mb;
+    use.huge_running = use.huge_running || mb == kHugeMb;
+    if (mb != kHugeMb) use.peak_mb = std::max(use.peak_mb, use.running_mb);
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(Num(ctx.params(), "ms", 0)));
+  {
+    std::lock_guard<std::mutex> lock(use.mu);
+    use.running_mb -= mb;
+    if (mb == kHugeMb) use.huge_running = false;
+  }
+  return std::make_shared<TestValue>("held", static_cast<double>(mb));
+}
+
 [[noreturn]] ArtifactPtr Fail(NodeContext& ctx) {
   std::string how = Text(ctx.params(), "how", "status");
   if (how == "status") throw StatusError(Status::Invalid("boom"));
@@ -112,6 +132,9 @@ Registry* BuildRegistry() {
   r->AddKind(Kind("sum", {Port("in", true)}, Sum));
   r->AddKind(Kind("pair", {Port("left"), Port("right")}, Pair));
   r->AddKind(Kind("sleep", {}, Sleep).Needing({.parallel = true, .memory_mb = 64}));
+  for (auto [name, mb] : {std::pair<const char*, int64_t>{"heavy", kHeavyMb}, {"light", kLightMb}, {"huge", kHugeMb}})
+    r->AddKind(Kind(name, {Port("in", true)}, [mb = mb](NodeContext& ctx) { return Hold(ctx, mb); })
+                   .Needing({.parallel = true, .memory_mb = static_cast<int>(mb)}));
   r->AddKind(Kind("fail", {Port("in", true)}, Fail));
   r->AddKind(Kind("nan", {}, Nan));
   r->AddKind(Kind("score", {Port("in")}, Score, "Metrics"));
@@ -124,6 +147,11 @@ Registry* BuildRegistry() {
 }
 
 }  // namespace
+
+MemoryUse& RunningMemory() {
+  static MemoryUse use;
+  return use;
+}
 
 const Registry& FakeRegistry() {
   static const Registry* registry = BuildRegistry();

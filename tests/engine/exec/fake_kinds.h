@@ -5,6 +5,8 @@
 //   pair   left, right: TestValue        -> text = "left|right" (checks port routing and order)
 //   sleep  {ms}                          -> sleeps (progress 0/1, then 1/1), TestValue("slept", ms);
 //                                           declares itself parallel, 64 MB
+//   heavy, light, huge  in: [...] {ms}   -> sleep `ms` counted in RunningMemory(), declaring
+//                                           kHeavyMb, kLightMb, kHugeMb (memory budget tests)
 //   fail   {how: status|exception|other} -> throws
 //   nan    {}                            -> reports metric "loss" = NaN
 //   score  in: TestValue {scale}         -> Metrics {"score": number * scale}
@@ -17,7 +19,9 @@
 // keys (for kinds with budget parameters) likewise without the budget parameters.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +32,18 @@
 #include "tests/engine/cache/test_artifact.h"
 
 namespace seqflow::testkit {
+
+inline constexpr int64_t kHeavyMb = 600, kLightMb = 300, kHugeMb = 5000;
+
+// What the heavy, light and huge nodes running now declare, and what was seen.
+struct MemoryUse {
+  std::mutex mu;
+  int64_t running_mb = 0;
+  int64_t peak_mb = 0;           // of running_mb while no huge node ran
+  bool huge_running = false;
+  bool huge_overlapped = false;  // a huge node ran beside another of the three
+};
+MemoryUse& RunningMemory();
 
 // The catalogue above, built once; never destroyed.
 const Registry& FakeRegistry();

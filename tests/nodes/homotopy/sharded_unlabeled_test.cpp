@@ -1,7 +1,7 @@
-// A shard boundary inside the data: hmm.em, hmm.em_sweep and moments.collect read a
-// ShardedCorpus shard by shard and give byte-equal artifacts to the unsharded Corpus for storage
-// shard sizes 1, 7, 1000, on 1 and 2 threads; on two ranks, hmm.em and moments.collect load only
-// the shards their E-step or count shards need.
+// A shard boundary inside the data: hmm.em, hmm.em_sweep, moments.collect, crf.hysol and
+// decode.tag_shards read a ShardedCorpus shard by shard and give byte-equal artifacts to the
+// unsharded Corpus for storage shard sizes 1, 7, 1000, on 1 and 2 threads; on two ranks, hmm.em
+// and moments.collect load only the shards their E-step or count shards need.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -61,6 +61,7 @@ class ShardedUnlabeledTest : public ::testing::Test {
     ctx.AddFile("/d/l.conll", LabeledConll());
     ctx.AddFile("/d/u.txt", UnlabeledText(61));
     ctx.AddFile("/d/big.txt", UnlabeledText(5000));
+    ctx.AddFile("/d/two_blocks.txt", UnlabeledText(9000));
     ctx.SetPieces(&store_);
     for (auto& [port, artifact] : inputs) ctx.AddInput(port, artifact);
     auto out = std::dynamic_pointer_cast<const T>(spec->run(ctx));
@@ -80,6 +81,13 @@ class ShardedUnlabeledTest : public ::testing::Test {
                       int threads) {
     return Bytes(*Run<Artifact>(kind, std::move(params),
                                 {{"start", start_}, {"labeled", labeled_}, {"unlabeled", unlabeled}}, threads));
+  }
+
+  // A CRF expert over `templates` trained on the labeled sentences.
+  ArtifactPtr Expert(std::vector<std::string> templates) {
+    ArtifactPtr features = Run<Artifact>(
+        "features.templates", {{"set", std::string("none")}, {"templates", std::move(templates)}}, {{"data", labeled_}});
+    return Run<Artifact>("crf.train", {{"max_iterations", int64_t{20}}}, {{"data", features}});
   }
 
   Registry registry_;
@@ -214,6 +222,69 @@ TEST_F(ShardedUnlabeledTest, MomentsCollectUnderTwoRanksLoadsOnlyEachRanksShards
   EXPECT_EQ(stores[1].gets(), 3);
   EXPECT_EQ(bytes[0], expected);
   EXPECT_EQ(bytes[1], expected);
+}
+
+// crf.hysol over 9,000 unlabeled sentences (two of its streamed blocks of 8,192, the boundary inside
+// a storage shard of 1,000 or 7), resident and streamed, on 1 and 2 threads: the unsharded resident
+// model's bytes.
+TEST_F(ShardedUnlabeledTest, HysolIsByteEqualForEveryShardSizeStreamedOrNot) {
+  const std::vector<ArtifactPtr> experts = {Expert({"word[0]"}), Expert({"word[-1]|word[0]"})};
+  auto hysol = [&](ArtifactPtr unlabeled, bool streamed, int threads) {
+    const KindSpec& kind = *registry_.FindKind("crf.hysol");
+    FakeNodeContext ctx(kind,
+                        {{"set", std::string("none")},
+                         {"templates", std::vector<std::string>{"word[0]", "word[-1]"}},
+                         {"max_iterations", int64_t{2}},
+                         {"em_iterations", int64_t{2}},
+                         {"stream_unlabeled", streamed}},
+                        threads);
+    ctx.SetPieces(&store_);
+    for (const ArtifactPtr& expert : experts) ctx.AddInput("experts", expert);
+    ctx.AddInput("train", labeled_);
+    ctx.AddInput("heldout", labeled_);
+    ctx.AddInput("unlabeled", unlabeled);
+    return Bytes(*kind.run(ctx));
+  };
+  ArtifactPtr whole = Run<Corpus>("read.text", {{"path", std::string("/d/two_blocks.txt")}}, {});
+  const std::string expected = hysol(whole, false, 1);
+  EXPECT_EQ(hysol(whole, true, 2), expected);
+  for (int64_t size : {7, 1000}) {
+    ArtifactPtr sharded = Run<ShardedCorpus>(
+        "read.text_shards", {{"path", std::string("/d/two_blocks.txt")}, {"shard_sentences", size}}, {});
+    for (bool streamed : {false, true})
+      for (int threads : {1, 2})
+        EXPECT_EQ(hysol(sharded, streamed, threads), expected)
+            << "shard size " << size << (streamed ? ", streamed" : ", resident") << ", threads " << threads;
+  }
+  // The data matter: one sentence fewer gives another model.
+  ArtifactPtr fewer = Run<ShardedCorpus>("read.text_shards",
+                                         {{"path", std::string("/d/two_blocks.txt")},
+                                          {"shard_sentences", int64_t{1000}},
+                                          {"max_sentences", int64_t{8999}}},
+                                         {});
+  EXPECT_NE(hysol(fewer, true, 1), expected);
+}
+
+// decode.tag_shards writes decode.tag's sentences, shard by shard, for any input and output shard size.
+TEST_F(ShardedUnlabeledTest, TagShardsHoldsDecodeTagsSentences) {
+  const std::string expected =
+      Bytes(*Run<Corpus>("decode.tag", {{"column", std::string("pos")}}, {{"model", start_}, {"data", whole_}}));
+  for (int64_t in_size : {1, 7, 1000}) {
+    ArtifactPtr input = in_size == 1000 ? ArtifactPtr(whole_) : Sharded(in_size);
+    for (int64_t out_size : {5, 1000}) {
+      auto tagged = Run<ShardedCorpus>("decode.tag_shards", {{"column", std::string("pos")}, {"shard_sentences", out_size}},
+                                       {{"model", start_}, {"data", input}}, 2);
+      ASSERT_EQ(tagged->shard_sentences, out_size);
+      Corpus joined;
+      joined.columns = tagged->columns;
+      joined.source = tagged->source;
+      ASSERT_TRUE(ForEachCorpusShard(*tagged, &store_, [&](const Corpus& shard) {
+                    joined.sentences.insert(joined.sentences.end(), shard.sentences.begin(), shard.sentences.end());
+                    return Status::Ok();
+                  }).ok());
+      EXPECT_EQ(Bytes(joined), expected) << "input shards " << in_size << ", output shards " << out_size;
+    }
+  }
 }
 
 }  // namespace
