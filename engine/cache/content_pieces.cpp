@@ -17,8 +17,7 @@ Status WriteContentPiece(Env* env, const std::string& path, std::string_view byt
 }
 
 Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view bytes, const std::string& reuse) {
-  return env->WriteFileAtomicPartsInto(path, {FrameHeader(kPieceMagic, bytes.size(), Checksum64(bytes)), bytes},
-                                       reuse);
+  return env->WriteFileAtomicPartsInto(path, {FrameHeader(kPieceMagic, bytes.size(), Checksum64(bytes)), bytes}, reuse);
 }
 
 Result<std::string> ReadContentPiece(Env* env, const std::string& path, const std::string& name,

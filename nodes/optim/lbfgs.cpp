@@ -28,7 +28,7 @@ const char* LbfgsStopName(LbfgsStop s) {
 
 namespace {
 
-constexpr uint64_t kStateMagic = 0x3253474642464c53;            // "SLFBFGS2": x and the gradient at x
+constexpr uint64_t kStateMagic = 0x3253474642464c53;                 // "SLFBFGS2": x and the gradient at x
 constexpr uint64_t kStateMagicWithoutGradient = 0x3153474642464c53;  // "SLFBFGS1": x alone (earlier builds)
 
 // An iteration boundary of Run: with x and the history, what a checkpoint holds.
@@ -130,8 +130,7 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
     r.resumed_at = it.iteration;
     // A state with its gradient is taken as saved (its bytes are checked by the store that kept
     // them, and the cache key names the objective); one without has it evaluated and compared.
-    if (with_gradient ? norm(it.g) != it.gradient_norm
-                      : f.Evaluate(x, it.g) != it.fx || norm(it.g) != it.gradient_norm)
+    if (with_gradient ? norm(it.g) != it.gradient_norm : f.Evaluate(x, it.g) != it.fx || norm(it.g) != it.gradient_norm)
       return Status::Invalid("L-BFGS: the objective at the state to resume from is not the one it was saved with");
     // A run under these options that would have stopped before the state's iteration cannot
     // continue from it (the gradient test is not replayed: its ‖x‖ are not kept).

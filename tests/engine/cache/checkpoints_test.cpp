@@ -137,7 +137,7 @@ TEST_F(CheckpointsTest, AMissingOrDamagedPieceIsCorruptionNamingIt) {
 TEST_F(CheckpointsTest, RemoveTakesThePiecesSparesAndLeftoverTemporaryFiles) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   ASSERT_OK(checkpoints_.Store("ffff" + key_.substr(4), State(x_, {a_})));  // another key's
-  ASSERT_OK(checkpoints_.Store(key_, State(x_, {c_})));  // a's or b's file becomes a spare
+  ASSERT_OK(checkpoints_.Store(key_, State(x_, {c_})));                     // a's or b's file becomes a spare
   ASSERT_OK(Env::Default()->WriteFileAtomic(checkpoints_.PathOf(key_) + ".tmp.1.2", "a killed save"));
   ASSERT_OK(checkpoints_.Remove(key_));
   EXPECT_EQ(Files().size(), 2u);
