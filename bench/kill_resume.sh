@@ -67,7 +67,10 @@ RANDOM=$SEED
 total=0
 kills=0
 for ((i = 1; i <= KILLS; ++i)); do
-  delay=$(awk -v r=$RANDOM -v lo="$MIN_DELAY" -v hi="$MAX_DELAY" 'BEGIN { printf "%.2f", lo + (hi - lo) * r / 32767 }')
+  # $RANDOM drawn here, not inside $(...): bash 5.1+ reseeds it in a subshell, and the delays
+  # would not follow SEED.
+  r=$RANDOM
+  delay=$(awk -v r="$r" -v lo="$MIN_DELAY" -v hi="$MAX_DELAY" 'BEGIN { printf "%.2f", lo + (hi - lo) * r / 32767 }')
   /usr/bin/time -f "%U %S %e" -o "$WORK/part$i.time" "$SEQFLOW" "${RUN[@]}" --cache "$WORK/killed" \
     --checkpoint-seconds "$CHECKPOINT_SECONDS" > "$WORK/part$i.log" 2>&1 &
   timer=$!

@@ -35,6 +35,14 @@ class Env {
   // The same for the concatenation of `parts`, written from where they are (a checkpoint of
   // hundreds of MB is not copied into one buffer). The default joins them.
   virtual Status WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts);
+  // The same, written over the file `reuse` in place (then cut to length) instead of a new
+  // temporary file, which is renamed onto `path`: rewriting a file of the same size allocates no
+  // blocks in the filesystem and no pages in the page cache (an fsynced 213 MB checkpoint: 0.05 s
+  // of sys CPU against 0.12-0.15 s into a new file). REQUIRES: nothing reads or names `reuse` (a
+  // crash leaves its bytes mixed). With `reuse` empty or missing, a new file; the default
+  // removes `reuse` and writes a new file.
+  virtual Status WriteFileAtomicPartsInto(const std::string& path, const std::vector<std::string_view>& parts,
+                                          const std::string& reuse);
   virtual Result<FileStat> Stat(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
   virtual Status CreateDirs(const std::string& path) = 0;
@@ -66,6 +74,7 @@ class FileCalls {
   virtual ssize_t Read(int fd, const std::string& path, char* data, size_t size);
   virtual ssize_t Write(int fd, const std::string& path, const char* data, size_t size);
   virtual int Fsync(int fd, const std::string& path);
+  virtual int Ftruncate(int fd, const std::string& path, off_t length);
   virtual int Rename(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
   virtual int Rmdir(const std::string& path);

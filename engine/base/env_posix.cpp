@@ -54,25 +54,14 @@ class PosixEnv final : public Env {
     std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     int fd = calls_->Open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoStatus("cannot create", tmp);
-    Status s;
-    for (std::string_view data : parts)
-      if (s.ok()) s = WriteAll(fd, tmp, data);
-    if (s.ok() && calls_->Fsync(fd, tmp) != 0) s = ErrnoStatus("cannot fsync", tmp);
-    ::close(fd);
-    if (s.ok() && calls_->Rename(tmp, path) != 0) s = ErrnoStatus("cannot rename onto", path);
-    if (!s.ok()) {
-      calls_->Unlink(tmp);
-      return s;
-    }
-    // The file is whole under its name; a directory that cannot be synced only risks losing the
-    // name in a crash (the entry is then missing, never wrong), so that is not an error.
-    const std::string dir = DirName(path);
-    int dfd = calls_->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-    if (dfd >= 0) {
-      calls_->Fsync(dfd, dir);
-      ::close(dfd);
-    }
-    return Status::Ok();
+    return Publish(fd, tmp, path, parts, /*reused=*/false);
+  }
+
+  Status WriteFileAtomicPartsInto(const std::string& path, const std::vector<std::string_view>& parts,
+                                  const std::string& reuse) override {
+    int fd = reuse.empty() ? -1 : calls_->Open(reuse, O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0) return WriteFileAtomicParts(path, parts);
+    return Publish(fd, reuse, path, parts, /*reused=*/true);
   }
 
   Result<FileStat> Stat(const std::string& path) override {
@@ -150,6 +139,35 @@ class PosixEnv final : public Env {
   }
 
  private:
+  // Writes `parts` from the start of `fd` (open on `tmp`; a `reused` file is cut there), fsyncs it,
+  // closes it and renames it onto `path`, then fsyncs the directory; `tmp` is removed on failure.
+  Status Publish(int fd, const std::string& tmp, const std::string& path, const std::vector<std::string_view>& parts,
+                 bool reused) {
+    Status s;
+    off_t length = 0;
+    for (std::string_view data : parts) {
+      if (s.ok()) s = WriteAll(fd, tmp, data);
+      length += static_cast<off_t>(data.size());
+    }
+    if (s.ok() && reused && calls_->Ftruncate(fd, tmp, length) != 0) s = ErrnoStatus("cannot truncate", tmp);
+    if (s.ok() && calls_->Fsync(fd, tmp) != 0) s = ErrnoStatus("cannot fsync", tmp);
+    ::close(fd);
+    if (s.ok() && calls_->Rename(tmp, path) != 0) s = ErrnoStatus("cannot rename onto", path);
+    if (!s.ok()) {
+      calls_->Unlink(tmp);
+      return s;
+    }
+    // The file is whole under its name; a directory that cannot be synced only risks losing the
+    // name in a crash (the entry is then missing, never wrong), so that is not an error.
+    const std::string dir = DirName(path);
+    int dfd = calls_->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (dfd >= 0) {
+      calls_->Fsync(dfd, dir);
+      ::close(dfd);
+    }
+    return Status::Ok();
+  }
+
   Status WriteAll(int fd, const std::string& path, std::string_view data) {
     const char* p = data.data();
     size_t left = data.size();
@@ -172,6 +190,7 @@ int FileCalls::Open(const std::string& path, int flags, int mode) { return ::ope
 ssize_t FileCalls::Read(int fd, const std::string&, char* data, size_t size) { return ::read(fd, data, size); }
 ssize_t FileCalls::Write(int fd, const std::string&, const char* data, size_t size) { return ::write(fd, data, size); }
 int FileCalls::Fsync(int fd, const std::string&) { return ::fsync(fd); }
+int FileCalls::Ftruncate(int fd, const std::string&, off_t length) { return ::ftruncate(fd, length); }
 int FileCalls::Rename(const std::string& from, const std::string& to) { return ::rename(from.c_str(), to.c_str()); }
 int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); }
 int FileCalls::Rmdir(const std::string& path) { return ::rmdir(path.c_str()); }
@@ -182,6 +201,12 @@ Status Env::WriteFileAtomicParts(const std::string& path, const std::vector<std:
   std::string joined;
   for (std::string_view part : parts) joined += part;
   return WriteFileAtomic(path, joined);
+}
+
+Status Env::WriteFileAtomicPartsInto(const std::string& path, const std::vector<std::string_view>& parts,
+                                     const std::string& reuse) {
+  if (!reuse.empty() && Exists(reuse)) SEQFLOW_RETURN_IF_ERROR(RemoveFile(reuse));
+  return WriteFileAtomicParts(path, parts);
 }
 
 std::unique_ptr<Env> NewPosixEnv(FileCalls* calls) { return std::make_unique<PosixEnv>(calls); }

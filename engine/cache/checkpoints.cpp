@@ -1,5 +1,6 @@
 #include "engine/cache/checkpoints.h"
 
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <set>
@@ -17,6 +18,9 @@ namespace {
 constexpr std::string_view kOnePieceMagic{"SQFLCKP\0", 8};  // the state itself, as first written
 constexpr std::string_view kPiecesMagic{"SQFLCKS\0", 8};    // the table of pieces
 constexpr uint8_t kInline = 0, kNamed = 1;
+// A piece this large has a file of its own even when it changes at every save (L-BFGS's x and
+// gradient): that file is rewritten in place from a spare, and the table stays small.
+constexpr size_t kOwnFileBytes = size_t{1} << 20;
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -71,10 +75,12 @@ Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) con
 
 Status Checkpoints::Store(const std::string& key, StatePieces state) {
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(dir_));
+  SEQFLOW_ASSIGN_OR_RETURN(KeyFiles before, FilesOf(key));
   // The table's own bytes between the pieces written inline, at stable addresses.
   std::deque<std::string> framing;
   std::vector<std::string_view> payload;
   std::set<std::string> named;
+  int written = 0;
   auto frame = [&](ByteWriter& w) {
     payload.push_back(framing.emplace_back(w.Take()));
     w = ByteWriter();
@@ -83,14 +89,18 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
   ByteWriter w;
   w.U64(state.size()), w.U64(pieces.size());
   for (const StatePieces::Piece& piece : pieces) {
-    if (!piece.immutable) {
+    if (!piece.immutable && piece.bytes.size() < kOwnFileBytes) {
       w.U8(kInline), w.U64(piece.bytes.size());
       frame(w);
       payload.push_back(piece.bytes);
       continue;
     }
     std::string name = ContentPieceName(piece.bytes);
-    SEQFLOW_RETURN_IF_ERROR(WriteContentPiece(env_, PiecePath(key, name), piece.bytes));
+    const std::string path = PiecePath(key, name);
+    if (!env_->Exists(path)) {
+      SEQFLOW_RETURN_IF_ERROR(WriteContentPieceInto(env_, path, piece.bytes, TakeSpare(before, piece.bytes.size())));
+      ++written;
+    }
     w.U8(kNamed), w.Str(name), w.U64(piece.bytes.size());
     named.insert(std::move(name));
   }
@@ -102,30 +112,80 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
   }(), Checksum64(payload));
   payload.insert(payload.begin(), header);
   SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomicParts(PathOf(key), payload));
-  // The new checkpoint is durable: the pieces only the one it replaced named can go.
-  return RemovePieces(key, [&](const std::string& name) { return named.count(name) > 0; });
+  // The new checkpoint is durable: the pieces only the one it replaced named become spares for
+  // the next save, which will write about as many.
+  return Release(key, before, named, written);
 }
 
-template <class Keep>
-Status Checkpoints::RemovePieces(const std::string& key, const Keep& keep) {
-  if (!env_->Exists(dir_)) return Status::Ok();
+std::string Checkpoints::TakeSpare(KeyFiles& files, size_t bytes) {
+  if (files.spares.empty()) return "";
+  auto distance = [&](uint64_t size) { return size > bytes ? size - bytes : bytes - size; };
+  auto closest = std::min_element(files.spares.begin(), files.spares.end(),
+                                  [&](const Spare& a, const Spare& b) { return distance(a.size) < distance(b.size); });
+  std::string path = closest->path;
+  files.spares.erase(closest);
+  return path;
+}
+
+Result<Checkpoints::KeyFiles> Checkpoints::FilesOf(const std::string& key) const {
+  KeyFiles files;
+  if (!env_->Exists(dir_)) return files;
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDir(dir_));
   const std::string prefix = key + ".";
   for (const std::string& file : names) {
     if (!StartsWith(file, prefix) || file == key + ".sfc") continue;
     const std::string_view rest = std::string_view(file).substr(prefix.size());
-    const bool piece = rest.size() > 4 && rest.substr(rest.size() - 4) == ".sfp" &&
-                       rest.find('.') == rest.size() - 4;
-    if (piece && keep(std::string(rest.substr(0, rest.size() - 4)))) continue;
-    SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(JoinPath(dir_, file)));
+    const std::string path = JoinPath(dir_, file);
+    const size_t dot = rest.find('.');
+    const bool one_dot = dot != std::string_view::npos && rest.find('.', dot + 1) == std::string_view::npos;
+    if (one_dot && rest.substr(dot) == ".sfp") {
+      files.pieces.emplace_back(rest.substr(0, dot));
+    } else if (one_dot && rest.substr(dot) == ".spare") {
+      SEQFLOW_ASSIGN_OR_RETURN(FileStat st, env_->Stat(path));
+      files.spares.push_back({path, st.size});
+    } else {
+      files.others.push_back(path);  // temporary files of a killed save
+    }
   }
+  return files;
+}
+
+Status Checkpoints::Release(const std::string& key, const KeyFiles& before, const std::set<std::string>& named,
+                            int spares) {
+  // The spares the save left first, then the pieces no save names (renamed), up to `spares`.
+  std::set<std::string> kept;
+  for (const Spare& spare : before.spares) {
+    if (spares == 0) {
+      SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(spare.path));
+      continue;
+    }
+    --spares, kept.insert(spare.path);
+  }
+  int index = 0;
+  for (const std::string& name : before.pieces) {
+    if (named.count(name) > 0) continue;
+    if (spares == 0) {
+      SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(PiecePath(key, name)));
+      continue;
+    }
+    std::string spare;
+    do spare = JoinPath(dir_, key + "." + std::to_string(index++) + ".spare");
+    while (kept.count(spare) > 0);
+    SEQFLOW_RETURN_IF_ERROR(env_->Rename(PiecePath(key, name), spare));
+    --spares, kept.insert(spare);
+  }
+  for (const std::string& path : before.others) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(path));
   return Status::Ok();
 }
 
 Status Checkpoints::Remove(const std::string& key) {
   const std::string path = PathOf(key);
   if (env_->Exists(path)) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(path));
-  return RemovePieces(key, [](const std::string&) { return false; });
+  SEQFLOW_ASSIGN_OR_RETURN(KeyFiles files, FilesOf(key));
+  for (const std::string& name : files.pieces) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(PiecePath(key, name)));
+  for (const Spare& spare : files.spares) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(spare.path));
+  for (const std::string& other : files.others) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(other));
+  return Status::Ok();
 }
 
 }  // namespace seqflow

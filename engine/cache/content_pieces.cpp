@@ -13,8 +13,11 @@ constexpr std::string_view kPieceMagic{"SQFLCKQ\0", 8};
 std::string ContentPieceName(std::string_view bytes) { return HashHex(bytes); }
 
 Status WriteContentPiece(Env* env, const std::string& path, std::string_view bytes) {
-  if (env->Exists(path)) return Status::Ok();
-  return env->WriteFileAtomicParts(path, {FrameHeader(kPieceMagic, bytes.size(), Checksum64(bytes)), bytes});
+  return env->Exists(path) ? Status::Ok() : WriteContentPieceInto(env, path, bytes, "");
+}
+
+Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view bytes, const std::string& reuse) {
+  return env->WriteFileAtomicPartsInto(path, {FrameHeader(kPieceMagic, bytes.size(), Checksum64(bytes)), bytes}, reuse);
 }
 
 Result<std::string> ReadContentPiece(Env* env, const std::string& path, const std::string& name,

@@ -18,6 +18,9 @@ namespace seqflow {
 std::string ContentPieceName(std::string_view bytes);
 // Writes `bytes` framed to `path` unless a file is there already.
 Status WriteContentPiece(Env* env, const std::string& path, std::string_view bytes);
+// Writes `bytes` framed to `path` over the unused file `reuse` (Env::WriteFileAtomicPartsInto;
+// empty: a new file). REQUIRES: no file at `path`.
+Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view bytes, const std::string& reuse);
 // The bytes of the piece at `path`, checked against its frame and against `name` (and
 // `expected_length` when it is not -1); Corruption naming the file otherwise, the Env's error
 // when it cannot be read.

@@ -28,7 +28,8 @@ const char* LbfgsStopName(LbfgsStop s) {
 
 namespace {
 
-constexpr uint64_t kStateMagic = 0x3153474642464c53;  // "SLFBFGS1"
+constexpr uint64_t kStateMagic = 0x3253474642464c53;                 // "SLFBFGS2": x and the gradient at x
+constexpr uint64_t kStateMagicWithoutGradient = 0x3153474642464c53;  // "SLFBFGS1": x alone (earlier builds)
 
 // An iteration boundary of Run: with x and the history, what a checkpoint holds.
 struct Iterate {
@@ -40,10 +41,15 @@ struct Iterate {
   std::vector<double> objectives;  // f_0 .. f_iteration
 };
 
-// The gradient is not kept: it is evaluated again at x on resuming (the objective gives the same
-// bits at the same point), which costs one evaluation and saves a sixth of the state. x is
-// written from where it is and the completed pairs as immutable pieces (StatePieces): a save
-// copies nothing large, and a pair still held at the next save is not written again.
+std::string_view BytesOf(const Eigen::VectorXd& v) {
+  return {reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(double)};
+}
+
+// The gradient at x is kept beside it: a resume then costs no evaluation of the objective (one
+// second-order CoNLL-2000 evaluation is ~0.5 s of CPU, against 42 MB more per save; bench/RESULTS.md,
+// "crf.train's restart without its checking gradient"). x and g are written from where they are
+// and the completed pairs as immutable pieces (StatePieces): a save copies nothing large, and a
+// pair still held at the next save is not written again.
 template <class Scalar>
 StatePieces EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
   StatePieces state;
@@ -52,29 +58,39 @@ StatePieces EncodeState(const Eigen::VectorXd& x, const Iterate& it, const Corre
   w.U8(sizeof(Scalar));
   w.I64(it.iteration), w.I64(it.evaluations), w.F64(it.fx), w.F64(it.gradient_norm);
   w.U64(static_cast<uint64_t>(x.size()));
-  state.AppendView(std::string_view(reinterpret_cast<const char*>(x.data()), static_cast<size_t>(x.size()) * sizeof(double)));
+  state.AppendView(BytesOf(x));
+  state.writer().U64(static_cast<uint64_t>(it.g.size()));
+  state.AppendView(BytesOf(it.g));
   state.writer().F64s(it.objectives.data(), it.objectives.size());
   history.Save(state);
   return state;
 }
 
-// REQUIRES: x has the problem's size. The gradient is left to the caller.
+// REQUIRES: x has the problem's size. Sets *with_gradient to whether the state holds g (a state
+// of an earlier build does not: the caller evaluates it).
 template <class Scalar>
-Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history) {
+Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history,
+                   bool* with_gradient) {
   const Status unfit = Status::Invalid("L-BFGS: the state to resume from does not fit this problem and options");
+  const size_t vector_bytes = static_cast<size_t>(x.size()) * sizeof(double);
   try {
     ByteReader r(bytes);
-    if (r.U64() != kStateMagic || r.U8() != sizeof(Scalar)) return unfit;
+    const uint64_t magic = r.U64();
+    *with_gradient = magic == kStateMagic;
+    if ((magic != kStateMagic && magic != kStateMagicWithoutGradient) || r.U8() != sizeof(Scalar)) return unfit;
     it.iteration = static_cast<int>(r.I64()), it.evaluations = static_cast<int>(r.I64());
     it.fx = r.F64(), it.gradient_norm = r.F64();
     // Read where they are, not copied twice: x is 42 MB on CoNLL-2000 (the pairs, four times that).
     const std::string_view xs = r.F64sView();
+    const std::string_view gs = *with_gradient ? r.F64sView() : std::string_view();
     it.objectives = r.F64s();
-    if (xs.size() != static_cast<size_t>(x.size()) * sizeof(double) || it.iteration < 1 ||
+    if (xs.size() != vector_bytes || (*with_gradient && gs.size() != vector_bytes) || it.iteration < 1 ||
         it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
       return unfit;
     r.ExpectEnd();
     std::memcpy(x.data(), xs.data(), xs.size());
+    it.g.resize(x.size());
+    if (*with_gradient) std::memcpy(it.g.data(), gs.data(), gs.size());
     return Status::Ok();
   } catch (const StatusError&) {
     return unfit;
@@ -109,9 +125,12 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
     return (old - fk) / std::max(std::abs(fk), 1e-300) < o.delta;
   };
   if (checkpoints.resume_from != nullptr) {
-    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, x, it, history));
+    bool with_gradient = false;
+    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, x, it, history, &with_gradient));
     r.resumed_at = it.iteration;
-    if (f.Evaluate(x, it.g) != it.fx || norm(it.g) != it.gradient_norm)
+    // A state with its gradient is taken as saved (its bytes are checked by the store that kept
+    // them, and the cache key names the objective); one without has it evaluated and compared.
+    if (with_gradient ? norm(it.g) != it.gradient_norm : f.Evaluate(x, it.g) != it.fx || norm(it.g) != it.gradient_norm)
       return Status::Invalid("L-BFGS: the objective at the state to resume from is not the one it was saved with");
     // A run under these options that would have stopped before the state's iteration cannot
     // continue from it (the gradient test is not replayed: its ‖x‖ are not kept).

@@ -16,7 +16,9 @@
 // after every iteration and can be kept when the minimisation ends. Given back, it continues to
 // the same bits as a run never interrupted: the stopping tests of its iteration are retaken first
 // under the current options, so the state a run with a smaller budget (max_iterations, delta,
-// gradient_tolerance) ended in continues to the result of a run with the larger one.
+// gradient_tolerance) ended in continues to the result of a run with the larger one. Resuming
+// evaluates nothing: the gradient at x is in the state (a state of an earlier build, without it,
+// has it evaluated again and refused unless f and ‖g‖ are the saved ones).
 // Thread safety: one call at a time per Objective.
 #pragma once
 

@@ -115,6 +115,11 @@ int FaultEnv::Calls::Fsync(int fd, const std::string& path) {
   return FileCalls::Fsync(fd, path);
 }
 
+int FaultEnv::Calls::Ftruncate(int fd, const std::string& path, off_t length) {
+  if (env_->Fails(FileOp::kWrite, path)) return -1;
+  return FileCalls::Ftruncate(fd, path, length);
+}
+
 int FaultEnv::Calls::Rename(const std::string& from, const std::string& to) {
   if (env_->Fails(FileOp::kRename, to)) return -1;
   return FileCalls::Rename(from, to);

@@ -56,6 +56,10 @@ class FaultEnv final : public Env {
   Status WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts) override {
     return posix_->WriteFileAtomicParts(path, parts);
   }
+  Status WriteFileAtomicPartsInto(const std::string& path, const std::vector<std::string_view>& parts,
+                                  const std::string& reuse) override {
+    return posix_->WriteFileAtomicPartsInto(path, parts, reuse);
+  }
   Result<FileStat> Stat(const std::string& path) override { return posix_->Stat(path); }
   bool Exists(const std::string& path) override { return posix_->Exists(path); }
   Status CreateDirs(const std::string& path) override { return posix_->CreateDirs(path); }
@@ -76,6 +80,7 @@ class FaultEnv final : public Env {
     ssize_t Read(int fd, const std::string& path, char* data, size_t size) override;
     ssize_t Write(int fd, const std::string& path, const char* data, size_t size) override;
     int Fsync(int fd, const std::string& path) override;
+    int Ftruncate(int fd, const std::string& path, off_t length) override;
     int Rename(const std::string& from, const std::string& to) override;
     int Unlink(const std::string& path) override;
     int Mkdir(const std::string& path, int mode) override;

@@ -46,6 +46,28 @@ TEST_F(EnvFaultsTest, AnAtomicWriteFailingAtAnyStepKeepsTheOldFileAndLeavesNoTem
   EXPECT_EQ(env_.injected(), 8);
 }
 
+// Written into a file it reuses: a fault at any step leaves no file under the new name, and the
+// reused file (whose bytes are now mixed) is gone too.
+TEST_F(EnvFaultsTest, AWriteIntoAReusedFileFailingAtAnyStepLeavesNeitherFile) {
+  const std::string path = JoinPath(dir_, "f"), spare = JoinPath(dir_, "spare");
+  for (FileOp op : {FileOp::kWrite, FileOp::kSync, FileOp::kRename}) {
+    SCOPED_TRACE(testutil::FileOpName(op));
+    env_.Clear();
+    ASSERT_OK(env_.WriteFileAtomic(spare, std::string(3000, 's')));
+    env_.Inject(Fault{op, op == FileOp::kRename ? path : spare, 1, EIO});
+    Status written = env_.WriteFileAtomicPartsInto(path, {std::string(1000, 'n')}, spare);
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(written.code(), StatusCode::kIo);
+    EXPECT_TRUE(Names().empty());
+  }
+  // Cutting the reused file to length is a write: it fails like one.
+  env_.Clear();
+  ASSERT_OK(env_.WriteFileAtomic(spare, std::string(3000, 's')));
+  env_.Inject(Fault{FileOp::kWrite, spare, 2, ENOSPC});
+  EXPECT_FALSE(env_.WriteFileAtomicPartsInto(path, {std::string(1000, 'n')}, spare).ok());
+  EXPECT_TRUE(Names().empty());
+}
+
 TEST_F(EnvFaultsTest, AFailedDirectoryFsyncStillLeavesTheWholeNewFile) {
   const std::string path = JoinPath(dir_, "f");
   env_.Inject(Fault{FileOp::kSyncDir, dir_, 1, EIO});

@@ -1,6 +1,7 @@
 #include "engine/base/env.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <thread>
@@ -30,6 +31,25 @@ TEST_F(EnvTest, WriteAtomicThenReadRoundTripsBinary) {
   auto names = env_->ListDir(dir_);
   ASSERT_OK(names);
   EXPECT_EQ(*names, std::vector<std::string>{"f.bin"});  // no temp file left behind
+}
+
+// The file reused is the one renamed (same inode: no new file), cut to the new length.
+TEST_F(EnvTest, WriteIntoAFileReusesItsInodeAndCutsItToLength) {
+  const std::string spare = JoinPath(dir_, "spare"), path = JoinPath(dir_, "f");
+  ASSERT_OK(env_->WriteFileAtomic(spare, std::string(5000, 's')));
+  struct stat before {};
+  ASSERT_EQ(::stat(spare.c_str(), &before), 0);
+  ASSERT_OK(env_->WriteFileAtomicPartsInto(path, {"ab", "cd"}, spare));
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(*env_->ReadFile(path), "abcd");
+  EXPECT_EQ(*env_->ListDir(dir_), std::vector<std::string>{"f"});
+  // No file to reuse (or none named): a new file.
+  ASSERT_OK(env_->WriteFileAtomicPartsInto(JoinPath(dir_, "g"), {"new"}, JoinPath(dir_, "missing")));
+  ASSERT_OK(env_->WriteFileAtomicPartsInto(JoinPath(dir_, "h"), {"new"}, ""));
+  EXPECT_EQ(*env_->ReadFile(JoinPath(dir_, "g")), "new");
+  EXPECT_EQ(*env_->ListDir(dir_), (std::vector<std::string>{"f", "g", "h"}));
 }
 
 TEST_F(EnvTest, MissingFilesAreErrorsNamingThePath) {

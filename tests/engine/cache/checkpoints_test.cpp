@@ -1,11 +1,14 @@
 // Checkpoints in pieces: a state saved as owned bytes, views and immutable pieces loads as the
-// pieces joined; an immutable piece is written once and removed when no save names it any more;
+// pieces joined; an immutable piece is written once and becomes a spare when no save names it any
+// more, and the next save writes its new pieces over the spares (a spare with mixed bytes too);
 // the one-piece format of earlier builds loads; a missing or damaged piece is Corruption; Remove
 // and `cache gc` take the pieces with the checkpoint.
 #include "engine/cache/checkpoints.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,12 @@ class CheckpointsTest : public CacheTest {
     auto names = Env::Default()->ListDir(dir_ + "/checkpoints");
     return names.ok() ? *names : std::vector<std::string>{};
   }
-  std::string PiecePath(const std::string& piece) const {
-    return dir_ + "/checkpoints/" + key_ + "." + HashHex(piece) + ".sfp";
+  std::string PieceName(const std::string& piece) const { return key_ + "." + HashHex(piece) + ".sfp"; }
+  std::string PiecePath(const std::string& piece) const { return dir_ + "/checkpoints/" + PieceName(piece); }
+  uint64_t Inode(const std::string& file) const {
+    struct stat st {};
+    EXPECT_EQ(::stat((dir_ + "/checkpoints/" + file).c_str(), &st), 0) << file;
+    return st.st_ino;
   }
 
   Checkpoints checkpoints_;
@@ -57,7 +64,7 @@ TEST_F(CheckpointsTest, PiecesLoadJoined) {
   EXPECT_GT(ValueOrThrow(Env::Default()->ReadFile(checkpoints_.PathOf(key_))).size(), x_.size());
 }
 
-TEST_F(CheckpointsTest, AnImmutablePieceIsWrittenOnceAndRemovedWhenNoSaveNamesIt) {
+TEST_F(CheckpointsTest, AnImmutablePieceIsWrittenOnceAndBecomesASpareWhenNoSaveNamesIt) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   Backdate(PiecePath(b_), 3600);
   const int64_t b_written = ValueOrThrow(Env::Default()->Stat(PiecePath(b_))).mtime_ns;
@@ -66,7 +73,41 @@ TEST_F(CheckpointsTest, AnImmutablePieceIsWrittenOnceAndRemovedWhenNoSaveNamesIt
   EXPECT_FALSE(Env::Default()->Exists(PiecePath(a_)));
   EXPECT_TRUE(Env::Default()->Exists(PiecePath(c_)));
   EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_ + "2", {b_, c_}));
-  EXPECT_EQ(Files().size(), 3u);
+  // The table, b, c, and a's file kept to be written over (this save wrote one piece).
+  EXPECT_EQ(Files(), (std::vector<std::string>{key_ + ".0.spare", PieceName(b_), PieceName(c_), key_ + ".sfc"}));
+}
+
+// A large piece that changes at every save (x) has a file of its own, and a save writes its new
+// pieces over the files the previous save released: the same inodes, no new files.
+TEST_F(CheckpointsTest, LargePiecesAreWrittenOverTheFilesTheLastSaveReleased) {
+  auto big = [](char c) { return std::string((size_t{1} << 20) + 10, c); };
+  ASSERT_OK(checkpoints_.Store(key_, State(big('1'), {a_})));
+  ASSERT_OK(checkpoints_.Store(key_, State(big('2'), {b_})));  // 1 and a released
+  std::set<uint64_t> released;
+  for (const std::string& file : Files())
+    if (file.size() > 6 && file.substr(file.size() - 6) == ".spare") released.insert(Inode(file));
+  ASSERT_EQ(released.size(), 2u);
+  ASSERT_OK(checkpoints_.Store(key_, State(big('3'), {c_})));
+  EXPECT_EQ(released.count(Inode(PieceName(big('3')))), 1u);
+  EXPECT_EQ(released.count(Inode(PieceName(c_))), 1u);
+  EXPECT_EQ(**checkpoints_.Load(key_), Joined(big('3'), {c_}));
+  EXPECT_LT(ValueOrThrow(Env::Default()->ReadFile(checkpoints_.PathOf(key_))).size(), size_t{1000});  // x not inline
+  EXPECT_EQ(Files().size(), 5u);  // the table, two pieces, two spares
+}
+
+// A save killed while writing over a spare leaves it with mixed bytes and any length: it is
+// never read, and the next save writes over it and cuts it to length.
+TEST_F(CheckpointsTest, ASpareWithMixedBytesIsWrittenOverToTheRightBytes) {
+  ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_})));
+  ASSERT_OK(checkpoints_.Store(key_, State(x_, {b_})));
+  ASSERT_TRUE(Env::Default()->Exists(dir_ + "/checkpoints/" + key_ + ".0.spare"));
+  ASSERT_OK(Env::Default()->WriteFileAtomic(dir_ + "/checkpoints/" + key_ + ".0.spare", std::string(9000, '?')));
+  EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_, {b_}));
+  ASSERT_OK(checkpoints_.Store(key_, State(x_, {c_})));
+  EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_, {c_}));
+  Result<std::string> c_file = Env::Default()->ReadFile(PiecePath(c_));
+  ASSERT_OK(c_file);
+  EXPECT_LT(c_file->size(), size_t{9000});
 }
 
 TEST_F(CheckpointsTest, TheOnePieceFormatOfEarlierBuildsLoads) {
@@ -93,9 +134,10 @@ TEST_F(CheckpointsTest, AMissingOrDamagedPieceIsCorruptionNamingIt) {
   EXPECT_NE(missing.status().message().find(PiecePath(b_)), std::string::npos) << missing.status().message();
 }
 
-TEST_F(CheckpointsTest, RemoveTakesThePiecesAndLeftoverTemporaryFiles) {
+TEST_F(CheckpointsTest, RemoveTakesThePiecesSparesAndLeftoverTemporaryFiles) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   ASSERT_OK(checkpoints_.Store("ffff" + key_.substr(4), State(x_, {a_})));  // another key's
+  ASSERT_OK(checkpoints_.Store(key_, State(x_, {c_})));                     // a's or b's file becomes a spare
   ASSERT_OK(Env::Default()->WriteFileAtomic(checkpoints_.PathOf(key_) + ".tmp.1.2", "a killed save"));
   ASSERT_OK(checkpoints_.Remove(key_));
   EXPECT_EQ(Files().size(), 2u);

@@ -2,7 +2,9 @@
 // the same bits (x, f of every iterate, counters) as the run never interrupted, in single and
 // double precision, with a full history (memory smaller than the iterations, so slots wrap); the
 // state a smaller budget ended in continues to the larger budget's bits; a state that does not
-// fit (size, memory, precision, objective) or lies past where the options stop is refused.
+// fit (size, memory, precision) or lies past where the options stop is refused; resuming
+// evaluates nothing the uninterrupted run did not, and a state of an earlier build (without its
+// gradient) resumes to the same bits after checking the objective at x.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -176,12 +178,63 @@ TEST_P(LbfgsResume, RefusesAStateThatDoesNotFit) {
   LbfgsOptions other_precision = Options();
   other_precision.float_history = !GetParam();
   EXPECT_EQ(MinimizeLbfgs(f, x, other_precision, nullptr, {}, from).status().code(), StatusCode::kInvalid);
-  Scaled other_objective;
-  EXPECT_EQ(MinimizeLbfgs(other_objective, x, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
   const std::string truncated = run.result.final_state.substr(0, run.result.final_state.size() / 2);
   LbfgsCheckpoints damaged;
   damaged.resume_from = &truncated;
   EXPECT_EQ(MinimizeLbfgs(f, x, Options(), nullptr, {}, damaged).status().code(), StatusCode::kInvalid);
+}
+
+// The state as an earlier build wrote it: magic "SLFBFGS1" and no gradient after x.
+std::string WithoutGradient(std::string state, size_t n) {
+  const size_t x_at = 8 + 1 + 4 * 8 + 8, g_at = x_at + 8 * n;
+  EXPECT_EQ(state.substr(0, 8), "SLFBFGS2");
+  state.replace(0, 8, "SLFBFGS1");
+  return state.erase(g_at, 8 + 8 * n);
+}
+
+// Counts evaluations, to show that a resume spends none before its first line search.
+class Counted : public Coupled {
+ public:
+  double Evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) override {
+    ++calls;
+    return Coupled::Evaluate(x, g);
+  }
+  int calls = 0;
+};
+
+TEST_P(LbfgsResume, AResumeEvaluatesOnlyWhatTheRunNeverInterruptedEvaluatesAfterThatIteration) {
+  Counted whole_f;
+  Eigen::VectorXd whole_x = Start(12);
+  std::vector<std::string> states;
+  std::vector<int> calls_at;  // evaluations made when each state was offered
+  LbfgsCheckpoints offered;
+  offered.offer = [&](const std::function<StatePieces()>& encode) {
+    states.push_back(encode().Join());
+    calls_at.push_back(whole_f.calls);
+  };
+  ASSERT_TRUE(MinimizeLbfgs(whole_f, whole_x, Options(), nullptr, {}, offered).ok());
+  for (size_t k : {size_t{0}, size_t{7}, states.size() - 2}) {
+    Counted f;
+    Eigen::VectorXd x = Start(12);
+    LbfgsCheckpoints from;
+    from.resume_from = &states[k];
+    ASSERT_TRUE(MinimizeLbfgs(f, x, Options(), nullptr, {}, from).ok());
+    EXPECT_EQ(f.calls, whole_f.calls - calls_at[k]) << "resumed after iteration " << k + 1;
+  }
+}
+
+TEST_P(LbfgsResume, AStateWithoutItsGradientResumesToTheSameBitsAndIsCheckedAgainstTheObjective) {
+  const Minimisation whole = Minimize(Options(), nullptr, /*keep_states=*/true);
+  for (size_t k : {size_t{0}, size_t{20}, whole.states.size() - 1}) {
+    SCOPED_TRACE("resumed after iteration " + std::to_string(k + 1));
+    const std::string earlier = WithoutGradient(whole.states[k], 12);
+    ExpectSameBits(Minimize(Options(), &earlier), whole);
+    Scaled other_objective;
+    Eigen::VectorXd x = Start(12);
+    LbfgsCheckpoints from;
+    from.resume_from = &earlier;
+    EXPECT_EQ(MinimizeLbfgs(other_objective, x, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Precision, LbfgsResume, testing::Values(true, false),
