@@ -63,6 +63,15 @@ std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node
   return std::move(entry);
 }
 
+// A run killed between publishing an entry and removing its checkpoint left the checkpoint
+// behind; nothing will resume from it, so the first run that loads the entry removes it.
+void RemoveStaleCheckpoint(RunState& run, const DagNode& node) {
+  const ProcessGroup* processes = run.options.processes;
+  if (processes != nullptr && processes->rank() != 0) return;
+  Status removed = run.checkpoints.Remove(node.key);
+  if (!removed.ok()) LogWarning(NodeLabel(node) + ": cannot remove its stale checkpoint: " + removed.ToString());
+}
+
 bool TryReuse(RunState& run, int index) {
   const DagNode& node = run.dag.nodes[index];
   std::optional<CacheEntry> entry = run.memo.FindEntry(node.key);
@@ -70,6 +79,7 @@ bool TryReuse(RunState& run, int index) {
     entry = LoadFromCache(run, node);
     if (!entry) return false;
     run.memo.PutEntry(node.key, *entry);
+    RemoveStaleCheckpoint(run, node);
   }
   NodeOutcome& out = run.outcomes[index];
   out.status = NodeStatus::kCached;

@@ -2,7 +2,7 @@
 // state it ended in; a node differing from a cached one in its budget alone (more steps, a
 // tighter tolerance) continues from that state and ends with the bits of a run that started over;
 // a smaller budget, another parameter or --force starts over; a checkpoint of the same key wins
-// over a continuation; `cache gc` prunes the final states of entries it removed.
+// over a continuation, and one left beside a published entry is removed; `cache gc` prunes the final states of entries it removed.
 #include <filesystem>
 
 #include "engine/cache/checkpoints.h"
@@ -101,6 +101,19 @@ TEST_F(ContinuationTest, ACheckpointOfTheSameKeyComesFirst) {
   Checkpoints checkpoints(dir_, Env::Default());
   ASSERT_OK(checkpoints.Store(ten.nodes[0].key, std::string("7 0x1.fcp+0 0x1p-6")));  // as a killed run saves it
   EXPECT_EQ(MetricOf(Run(ten), "started_at"), 7);
+}
+
+TEST_F(ContinuationTest, ACheckpointLeftBesideAPublishedEntryIsRemovedByTheNextRun) {
+  const Dag three = IterateDag(Budget(3));
+  Run(three);
+  Checkpoints checkpoints(dir_, Env::Default());
+  StatePieces state;
+  state.Append(std::string(2 << 20, 'x'));  // large enough for a piece file of its own
+  ASSERT_OK(checkpoints.Store(three.nodes[0].key, std::move(state)));  // as a kill after publishing leaves it
+  const fs::path dir = fs::path(dir_) / "checkpoints";
+  ASSERT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2) << "table and piece";
+  EXPECT_EQ(Outcome(Run(three), "it").status, NodeStatus::kCached);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);
 }
 
 TEST_F(ContinuationTest, ADamagedFinalStateIsReportedAndTheNodeStartsOver) {
