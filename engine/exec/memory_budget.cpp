@@ -11,7 +11,7 @@ int64_t MemoryBudget::Share(int64_t declared_mb) const { return std::clamp<int64
 
 bool MemoryBudget::TryAcquire(int64_t mb) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!waiting_.empty() || held_mb_ + mb > budget_mb_) return false;
+  if (held_mb_ + mb > budget_mb_) return false;
   held_mb_ += mb;
   return true;
 }
@@ -19,7 +19,7 @@ bool MemoryBudget::TryAcquire(int64_t mb) {
 void MemoryBudget::Acquire(int64_t mb, std::function<void()> granted) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!waiting_.empty() || held_mb_ + mb > budget_mb_) {
+    if (held_mb_ + mb > budget_mb_) {
       waiting_.emplace_back(mb, std::move(granted));
       return;
     }
@@ -33,10 +33,14 @@ void MemoryBudget::Release(int64_t mb) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     held_mb_ -= mb;
-    while (!waiting_.empty() && held_mb_ + waiting_.front().first <= budget_mb_) {
-      held_mb_ += waiting_.front().first;
-      granted.push_back(std::move(waiting_.front().second));
-      waiting_.pop_front();
+    for (auto request = waiting_.begin(); request != waiting_.end();) {
+      if (held_mb_ + request->first > budget_mb_) {
+        ++request;
+        continue;
+      }
+      held_mb_ += request->first;
+      granted.push_back(std::move(request->second));
+      request = waiting_.erase(request);
     }
   }
   // Outside the lock: a grant may resume a task that acquires or releases at once.

@@ -219,8 +219,9 @@ class MemoryShare {
 };
 
 // A node in neither the memo nor the cache: computed here if the options allow it and no other
-// worker is computing it.
-void ComputeHere(RunState& run, int index, Clock::time_point start) {
+// worker is computing it. `start` is reset once the node holds its memory share: the wait is not
+// the node's time.
+void ComputeHere(RunState& run, int index, Clock::time_point& start) {
   const DagNode& node = run.dag.nodes[index];
   if (run.options.may_compute) {
     Status allowed = run.options.may_compute(node);
@@ -234,6 +235,7 @@ void ComputeHere(RunState& run, int index, Clock::time_point start) {
   if (!lock.ok()) return Fail(run, index, lock.status());
   if (reused) return;
   const MemoryShare share(run.options.memory_budget, node);
+  start = Clock::now();
   // Announced only when the body runs: a cached node gets its one finish line.
   run.Emit(ExecEvent{ExecEvent::kStart, nullptr, node.name});
   // Isolated: while this node waits for its own parallel work, its thread never picks up another

@@ -1,6 +1,7 @@
 // The local executor's memory budget (engine/exec/memory_budget.h): nodes whose declared memory
 // would pass it together never compute at once, a node larger than the whole budget runs alone
-// (with a log line), and the results do not depend on the budget.
+// (with a log line), a node's time leaves out its wait, and the results do not depend on the
+// budget.
 #include "engine/exec/memory_budget.h"
 
 #include <gtest/gtest.h>
@@ -13,26 +14,33 @@
 namespace seqflow::testkit {
 namespace {
 
-TEST(MemoryBudget, GrantsInArrivalOrderWhatFits) {
+TEST(MemoryBudget, GrantsWhatFitsWaitingOnesInArrivalOrder) {
   MemoryBudget budget(100);
   EXPECT_EQ(budget.Share(150), 100);  // larger than the budget: all of it
   EXPECT_EQ(budget.Share(40), 40);
   ASSERT_TRUE(budget.TryAcquire(60));
-  bool b = false, c = false, d = false;
+  bool b = false, c = false, d = false, e = false;
   budget.Acquire(60, [&] { b = true; });  // does not fit beside 60
-  EXPECT_FALSE(b);
-  EXPECT_FALSE(budget.TryAcquire(30)) << "fits, but 60 waits before it";
-  budget.Acquire(30, [&] { c = true; });
-  EXPECT_FALSE(c) << "must not overtake the earlier request";
-  budget.Release(60);
-  EXPECT_TRUE(b);
-  EXPECT_TRUE(c);
-  EXPECT_EQ(budget.held_mb(), 90);
-  budget.Acquire(100, [&] { d = true; });  // a node as large as the budget waits for all to go
-  budget.Release(60);
-  EXPECT_FALSE(d);
-  budget.Release(30);
+  EXPECT_TRUE(budget.TryAcquire(30)) << "fits beside 60: goes ahead of the waiting 60";
+  EXPECT_FALSE(budget.TryAcquire(20));
+  budget.Acquire(50, [&] { c = true; });
+  budget.Acquire(20, [&] { d = true; });
+  EXPECT_FALSE(b || c || d) << "nothing fits beside 90";
+  budget.Release(30);  // 60 held: only 20 fits, and goes ahead of 60 and 50
+  EXPECT_FALSE(b || c);
   EXPECT_TRUE(d);
+  budget.Release(60);  // 20 held: 60 fits first, then 50 does not
+  EXPECT_TRUE(b);
+  EXPECT_FALSE(c);
+  EXPECT_EQ(budget.held_mb(), 80);
+  budget.Acquire(100, [&] { e = true; });  // a node as large as the budget waits for all to go
+  budget.Release(20);
+  EXPECT_FALSE(c || e);
+  budget.Release(60);
+  EXPECT_TRUE(c) << "50 arrived before 100";
+  EXPECT_FALSE(e);
+  budget.Release(50);
+  EXPECT_TRUE(e);
   EXPECT_EQ(budget.held_mb(), 100);
 }
 
@@ -76,6 +84,18 @@ TEST_F(MemoryBudgetExecTest, NodesThatWouldPassTheBudgetNeverRunTogether) {
     EXPECT_NE(log.find("node 'big' (huge) declares 5000 MB, more than the memory budget of 800 MB: it runs alone"),
               std::string::npos)
         << log;
+  }
+}
+
+TEST_F(MemoryBudgetExecTest, AWaitForTheBudgetIsNotTheNodesTime) {
+  MemoryBudget budget(800);  // the four heavy nodes (30-33 ms each) one after the other
+  testing::internal::CaptureStderr();
+  const RunResult result = RunWithBudget(&budget, 4);
+  testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(result.ok()) << result.FirstError().ToString();
+  for (const NodeOutcome& node : result.nodes) {
+    if (node.name.rfind("heavy", 0) != 0) continue;
+    EXPECT_LT(node.seconds, 0.1) << node.name << ": the last one granted waited >= 93 ms for the others";
   }
 }
 
