@@ -3,20 +3,6 @@
 #include <algorithm>
 
 namespace seqflow {
-namespace {
-
-// An empty corpus with the header of `text` (a Corpus or a ShardedCorpus).
-template <class Text>
-Corpus HeaderOf(const Text& text) {
-  Corpus header;
-  header.columns = text.columns;
-  header.label_names = text.label_names;
-  header.encoding = text.encoding;
-  header.source = text.source;
-  return header;
-}
-
-}  // namespace
 
 Result<SentenceRanges> SentenceRanges::Of(const Artifact& sentences, const PieceStore* store) {
   SentenceRanges ranges;
@@ -57,12 +43,14 @@ Status SentenceRanges::LoadShardHolding(size_t sentence) {
 
 Result<Corpus> SentenceRanges::Range(size_t begin, size_t end) {
   if (whole_ != nullptr) {
-    Corpus part = HeaderOf(*whole_);
+    Corpus part;
+    CopyCorpusHeader(*whole_, &part);
     part.sentences.assign(whole_->sentences.begin() + static_cast<std::ptrdiff_t>(begin),
                           whole_->sentences.begin() + static_cast<std::ptrdiff_t>(end));
     return part;
   }
-  Corpus part = HeaderOf(*sharded_);
+  Corpus part;
+  CopyCorpusHeader(*sharded_, &part);
   part.sentences.reserve(end - begin);
   for (size_t n = begin; n < end;) {
     SEQFLOW_RETURN_IF_ERROR(LoadShardHolding(n));

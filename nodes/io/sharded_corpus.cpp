@@ -74,14 +74,8 @@ std::vector<std::string> ShardedCorpus::PieceNames() const {
 
 ShardedCorpusWriter::ShardedCorpusWriter(const Corpus& header, int64_t shard_sentences, PieceStore* store)
     : store_(store), out_(std::make_shared<ShardedCorpus>()) {
-  shard_.columns = header.columns;
-  shard_.label_names = header.label_names;
-  shard_.encoding = header.encoding;
-  shard_.source = header.source;
-  out_->columns = header.columns;
-  out_->label_names = header.label_names;
-  out_->encoding = header.encoding;
-  out_->source = header.source;
+  CopyCorpusHeader(header, &shard_);
+  CopyCorpusHeader(header, out_.get());
   out_->shard_sentences = shard_sentences;
 }
 

@@ -61,6 +61,16 @@ class ShardedCorpus final : public Artifact {
 
 // Builds a ShardedCorpus from sentences handed over one at a time: every `shard_sentences`
 // sentences become a shard stored in `store` and dropped.
+// Copies the header of a Corpus or a ShardedCorpus (columns, label names, encoding, source) onto
+// another, the sentences or shards left as they are.
+template <class From, class To>
+void CopyCorpusHeader(const From& from, To* to) {
+  to->columns = from.columns;
+  to->label_names = from.label_names;
+  to->encoding = from.encoding;
+  to->source = from.source;
+}
+
 class ShardedCorpusWriter {
  public:
   // `header` gives columns, label names, encoding and source (its sentences are ignored).
