@@ -141,8 +141,10 @@ Result<Checkpoints::KeyFiles> Checkpoints::FilesOf(const std::string& key) const
     if (one_dot && rest.substr(dot) == ".sfp") {
       files.pieces.emplace_back(rest.substr(0, dot));
     } else if (one_dot && rest.substr(dot) == ".spare") {
-      SEQFLOW_ASSIGN_OR_RETURN(FileStat st, env_->Stat(path));
-      files.spares.push_back({path, st.size});
+      Result<FileStat> st = env_->Stat(path);
+      if (!st.ok() && !env_->Exists(path)) continue;  // removed meanwhile by another worker
+      SEQFLOW_RETURN_IF_ERROR(st.status());
+      files.spares.push_back({path, st->size});
     } else {
       files.others.push_back(path);  // temporary files of a killed save
     }
@@ -179,12 +181,18 @@ Status Checkpoints::Release(const std::string& key, const KeyFiles& before, cons
 }
 
 Status Checkpoints::Remove(const std::string& key) {
+  // Two workers may remove one key's files at once (the publisher of its entry and another
+  // process loading that entry): a file the other removed first is not an error.
+  auto remove = [&](const std::string& path) {
+    Status removed = env_->RemoveFile(path);
+    return removed.ok() || !env_->Exists(path) ? Status::Ok() : removed;
+  };
   const std::string path = PathOf(key);
-  if (env_->Exists(path)) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(path));
+  if (env_->Exists(path)) SEQFLOW_RETURN_IF_ERROR(remove(path));
   SEQFLOW_ASSIGN_OR_RETURN(KeyFiles files, FilesOf(key));
-  for (const std::string& name : files.pieces) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(PiecePath(key, name)));
-  for (const Spare& spare : files.spares) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(spare.path));
-  for (const std::string& other : files.others) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(other));
+  for (const std::string& name : files.pieces) SEQFLOW_RETURN_IF_ERROR(remove(PiecePath(key, name)));
+  for (const Spare& spare : files.spares) SEQFLOW_RETURN_IF_ERROR(remove(spare.path));
+  for (const std::string& other : files.others) SEQFLOW_RETURN_IF_ERROR(remove(other));
   return Status::Ok();
 }
 

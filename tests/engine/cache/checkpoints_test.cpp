@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "engine/base/hash.h"
 #include "engine/cache/entry_format.h"
 #include "tests/engine/cache/cache_fixture.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
@@ -143,6 +145,26 @@ TEST_F(CheckpointsTest, RemoveTakesThePiecesSparesAndLeftoverTemporaryFiles) {
   EXPECT_EQ(Files().size(), 2u);
   EXPECT_FALSE(checkpoints_.Load(key_)->has_value());
   EXPECT_TRUE(checkpoints_.Load("ffff" + key_.substr(4))->has_value());
+}
+
+TEST_F(CheckpointsTest, RemoveTakesAFileAnotherWorkerRemovedFirstButReportsAFailedRemoval) {
+  testutil::FaultEnv env;
+  Checkpoints checkpoints(dir_, &env);
+  ASSERT_OK(checkpoints.Store(key_, State(x_, {a_, b_})));
+  bool raced = false;
+  env.SetHook([&](testutil::FileOp op, const std::string& path) {
+    if (op != testutil::FileOp::kRemove || raced || path.find(".sfp") == std::string::npos) return;
+    raced = true;
+    ::unlink(path.c_str());  // the other worker's removal, just before this one's
+  });
+  ASSERT_OK(checkpoints.Remove(key_));
+  EXPECT_TRUE(raced);
+  EXPECT_TRUE(Files().empty());
+
+  env.SetHook(nullptr);
+  ASSERT_OK(checkpoints.Store(key_, State(x_, {a_})));
+  env.Inject({.op = testutil::FileOp::kRemove, .path_contains = ".sfp", .nth = 0, .error = EIO});
+  EXPECT_FALSE(checkpoints.Remove(key_).ok()) << "the piece is still there";
 }
 
 TEST_F(CheckpointsTest, GcRemovesThePiecesOfAFinishedEntry) {
