@@ -156,7 +156,7 @@ std::string Registry::PortTypeText(const PortSpec& port) const {
   return OrList(texts);
 }
 
-ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
+void Registry::CheckArtifactVersion(std::string_view type, uint32_t version) const {
   auto it = types_.find(type);
   if (it == types_.end())
     throw StatusError(Status::Corruption("unknown artifact type '" + std::string(type) + "'"));
@@ -164,7 +164,11 @@ ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, Byte
     throw StatusError(Status::Corruption("artifact " + std::string(type) + " has format version " +
                                          std::to_string(version) + ", this build reads version " +
                                          std::to_string(it->second.version)));
-  return it->second.loader(r);
+}
+
+ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
+  CheckArtifactVersion(type, version);
+  return types_.find(type)->second.loader(r);
 }
 
 // The edit distance of a and b when it is below `bound`, else `bound`. A distance is at least the

@@ -146,6 +146,9 @@ class Registry {
   // Loads an artifact payload; throws StatusError(Corruption) for an unknown type or a version
   // other than the registered one.
   ArtifactPtr LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const;
+  // Throws StatusError (Corruption) unless LoadArtifact would accept an artifact of this type and
+  // format version.
+  void CheckArtifactVersion(std::string_view type, uint32_t version) const;
   bool HasArtifactType(std::string_view type) const;
 
   // Whether `port` takes an artifact of type `artifact_type`: the type is one of the port's

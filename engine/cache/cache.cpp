@@ -65,16 +65,18 @@ std::string Cache::HistoryPathOf(const std::string& run_id) const {
   return JoinPath(JoinPath(dir_, kHistoryDir), run_id + std::string(kHistorySuffix));
 }
 
-Result<std::optional<CacheEntry>> Cache::Load(const std::string& key) const {
+Result<std::optional<CacheEntry>> Cache::Load(const std::string& key, size_t defer_from_bytes) const {
   SEQFLOW_RETURN_IF_ERROR(CheckKey(key));
   std::string path = PathOf(key);
   if (!env_->Exists(path)) return std::optional<CacheEntry>();
   SEQFLOW_ASSIGN_OR_RETURN(std::string bytes, env_->ReadFile(path));
-  Result<CacheEntry> entry = DecodeEntry(bytes, *registry_);
+  Result<CacheEntry> entry = DecodeEntry(bytes, *registry_, defer_from_bytes);
   if (!entry.ok()) return Corrupt(path, entry.status());
   // An entry whose pieces are missing or damaged is damaged: its node recomputes them.
   const ArtifactPieces pieces(dir_, "", env_);
-  for (const std::string& name : entry->artifact->PieceNames()) {
+  const std::vector<std::string> piece_names =
+      entry->artifact != nullptr ? entry->artifact->PieceNames() : std::vector<std::string>();
+  for (const std::string& name : piece_names) {
     Status whole = pieces.Check(name);
     if (!whole.ok()) return Corrupt(path, whole);
   }

@@ -102,15 +102,16 @@ Result<std::string_view> DecodeFrame(std::string_view file, std::string_view mag
   return payload;
 }
 
-Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry) {
+Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry, size_t defer_from_bytes) {
   SEQFLOW_ASSIGN_OR_RETURN(std::string_view payload, DecodeFrame(file));
   ByteReader r(payload);
-  std::string type, bytes;
+  std::string type;
+  std::string_view bytes;
   uint32_t version = 0;
   auto parse_fields = [&] {
     CacheEntry e;
     e.kind = r.Str();
-    type = r.Str();
+    e.artifact_type = type = r.Str();
     version = r.U32();
     e.seconds = r.F64();
     for (size_t i = 0, n = r.Count(16); i < n; ++i) {
@@ -121,11 +122,15 @@ Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry) 
       std::string suffix = r.Str();
       e.attachments.emplace_back(std::move(suffix), r.Str());
     }
-    bytes = r.Str();
+    bytes = r.StrView();
     r.ExpectEnd();
     return e;
   };
-  auto load_artifact = [&] {
+  auto load_artifact = [&]() -> ArtifactPtr {
+    if (bytes.size() >= defer_from_bytes) {
+      registry.CheckArtifactVersion(type, version);
+      return nullptr;
+    }
     ByteReader artifact(bytes);
     ArtifactPtr loaded = registry.LoadArtifact(type, version, artifact);
     artifact.ExpectEnd();

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,8 +63,11 @@ auto Guarded(const std::string& what, F&& decode) -> Result<decltype(decode())> 
     return Status::Corruption(what + ": " + e.what());
   }
 }
-// Frame plus payload, with the artifact loaded through `registry`.
-Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry);
+// Frame plus payload, with the artifact loaded through `registry`; an artifact of
+// `defer_from_bytes` bytes or more is left unloaded (null), its type and version checked against
+// the registry.
+Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry,
+                               size_t defer_from_bytes = std::numeric_limits<size_t>::max());
 // Frame plus the kind and artifact type, without loading the artifact.
 Result<EntrySummary> SummarizeEntry(std::string_view file);
 

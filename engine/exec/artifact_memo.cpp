@@ -53,6 +53,12 @@ void ArtifactMemo::PutEntry(const std::string& key, CacheEntry entry) {
   by_key_.insert_or_assign(key, std::move(entry));
 }
 
+void ArtifactMemo::PutArtifact(const std::string& key, ArtifactPtr artifact) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_key_.find(key);
+  if (it != by_key_.end() && it->second.artifact == nullptr) it->second.artifact = std::move(artifact);
+}
+
 void ArtifactMemo::Release(const Dag& dag, int index) {
   if (!counting_) return;
   std::vector<std::string> keys = KeysUsedBy(dag, index);

@@ -40,6 +40,8 @@ class ArtifactMemo {
   std::optional<CacheEntry> FindEntry(const std::string& key) const;
   // When counting, an entry no remaining node uses is not kept.
   void PutEntry(const std::string& key, CacheEntry entry);
+  // Sets the artifact of an entry held without one (deferred by Cache::Load); nothing otherwise.
+  void PutArtifact(const std::string& key, ArtifactPtr artifact);
 
   // Node `index` of `dag` finished: its uses are spent, and what no remaining node uses is
   // dropped. Nothing happens to a memo that keeps everything.

@@ -13,7 +13,7 @@ std::vector<ArtifactPtr> ExecContext::inputs(std::string_view port) const {
   std::vector<ArtifactPtr> out;
   for (const DagInput& input : node_.inputs) {
     if (input.port != port) continue;
-    for (int source : input.sources) out.push_back(run_.artifacts[source]);
+    for (int source : input.sources) out.push_back(run_.Input(source));
   }
   return out;
 }

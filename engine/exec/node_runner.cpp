@@ -47,16 +47,19 @@ bool InputsSucceeded(const RunState& run, const DagNode& node) {
   return true;
 }
 
+// An artifact this large is decoded only when a computing consumer asks for it (RunState::Input).
+constexpr size_t kDeferredArtifactBytes = size_t{1} << 20;
+
 // A damaged or mismatched entry is never used: warn and let the caller recompute.
 std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
-  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key);
+  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key, kDeferredArtifactBytes);
   if (!loaded.ok()) {
     run.warnings.LoadFailed(NodeLabel(node), loaded.status());
     return std::nullopt;
   }
   std::optional<CacheEntry>& entry = *loaded;
-  if (entry && (entry->kind != node.kind->name || entry->artifact->type() != node.kind->output_type)) {
-    LogWarning(NodeLabel(node) + ": cache entry " + node.key + " holds a " + std::string(entry->artifact->type()) +
+  if (entry && (entry->kind != node.kind->name || entry->artifact_type != node.kind->output_type)) {
+    LogWarning(NodeLabel(node) + ": cache entry " + node.key + " holds a " + entry->artifact_type +
                " of kind " + entry->kind + "; recomputing");
     return std::nullopt;
   }
@@ -254,6 +257,7 @@ RunState::RunState(const Dag& d, Cache& c, ArtifactMemo& m, Env* e, const ExecOp
       forced(d.nodes.size(), 0),
       outcomes(d.nodes.size()),
       artifacts(d.nodes.size()),
+      artifact_mu(std::make_unique<std::mutex[]>(d.nodes.size())),
       unread(d.nodes.size()),
       warnings(o.cache_warnings != nullptr ? *o.cache_warnings : own_warnings),
       locks(c.dir(), e),
@@ -281,6 +285,29 @@ void RunState::Emit(const ExecEvent& event) {
   } catch (const std::exception& e) {
     LogWarning(std::string("progress display failed: ") + e.what());
   }
+}
+
+ArtifactPtr RunState::Input(int source) {
+  std::lock_guard<std::mutex> lock(artifact_mu[source]);
+  ArtifactPtr& artifact = artifacts[source];
+  if (artifact != nullptr) return artifact;
+  const DagNode& node = dag.nodes[source];
+  artifact = memo.Find(node.key);
+  if (artifact != nullptr) return artifact;
+  Result<std::optional<CacheEntry>> loaded = cache.Load(node.key);
+  Status status = !loaded.ok() ? loaded.status()
+                  : !*loaded   ? Status::NotFound("cache entry " + node.key + " is gone")
+                               : Status::Ok();
+  if (!status.ok()) {
+    // Its frame and checksum were sound when the node was reused; a damaged piece or a vanished
+    // file is found only now. Removed, the entry is recomputed by the next run.
+    if (status.code() == StatusCode::kCorruption && !cache.Remove(node.key).ok())
+      LogWarning(NodeLabel(node) + ": cannot remove its damaged cache entry " + node.key);
+    throw StatusError(status.Annotate("input from " + NodeLabel(node) + " cannot be loaded; run again to recompute it"));
+  }
+  artifact = std::move((*loaded)->artifact);
+  memo.PutArtifact(node.key, artifact);
+  return artifact;
 }
 
 void RunNode(RunState& run, int index) {

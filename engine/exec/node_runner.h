@@ -4,11 +4,13 @@
 // Thread safety: RunNode(run, i) for different i runs concurrently. outcomes[i] and artifacts[i]
 // are written only by node i's body, and read by its consumers after it finished (the flow
 // graph's edges order them); artifacts[i] is reset by whichever consumer finishes last, which
-// the atomic count `unread[i]` decides. `failed` is atomic, event delivery is serialised by
+// the atomic count `unread[i]` decides; a deferred cached artifact is loaded by Input under
+// artifact_mu[i]. `failed` is atomic, event delivery is serialised by
 // event_mu and the publisher is thread safe.
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -30,8 +32,10 @@ struct RunState {
   const ExecOptions& options;
   std::vector<char> forced;            // by node: recompute even when cached (named or downstream)
   std::vector<NodeOutcome> outcomes;   // by node, Dag order
-  std::vector<ArtifactPtr> artifacts;  // by node; set once the node is computed or reused,
-                                       // reset once no consumer in this run needs it
+  std::vector<ArtifactPtr> artifacts;  // by node; set once the node is computed or reused (a
+                                       // large cached one: by Input, on first use), reset once
+                                       // no consumer in this run needs it
+  std::unique_ptr<std::mutex[]> artifact_mu;  // by node: serialises Input's loading
   // By node: its consumers in this run not yet finished.
   std::vector<std::atomic<int>> unread;
   std::atomic<bool> failed{false};     // some node failed: cancel what has not started
@@ -43,6 +47,11 @@ struct RunState {
   Publisher publisher;                 // stores computed results and releases their locks;
                                        // finished by Execute (declared after `locks`: goes first)
   std::mutex event_mu;
+
+  // The artifact of finished node `source` for a consumer's body: a cached artifact that was not
+  // decoded when its node was reused is loaded now (once; concurrent consumers wait for it).
+  // Throws StatusError when it cannot be loaded.
+  ArtifactPtr Input(int source);
 
   // Delivers `event` to options.on_event, one at a time.
   void Emit(const ExecEvent& event);

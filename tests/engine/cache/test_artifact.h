@@ -2,6 +2,7 @@
 // number and an optional block of doubles (to make entries large on purpose).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,12 @@
 #include "engine/api/artifact.h"
 
 namespace seqflow::testkit {
+
+// Loads of TestValues carrying data (the executor's deferred-loading tests count them).
+inline std::atomic<int>& DataLoads() {
+  static std::atomic<int> loads{0};
+  return loads;
+}
 
 class TestValue final : public Artifact {
  public:
@@ -34,6 +41,7 @@ class TestValue final : public Artifact {
     v->text = r.Str();
     v->number = r.F64();
     v->data = r.F64s();
+    if (!v->data.empty()) ++DataLoads();
     return v;
   }
 };

@@ -127,7 +127,10 @@ Registry* BuildRegistry() {
   r->AddArtifactType<TestValue>();
   r->AddArtifactType<Metrics>();
   r->AddKind(Kind("const", {}, [](NodeContext& ctx) -> ArtifactPtr {
-    return std::make_shared<TestValue>(Text(ctx.params(), "text", ctx.node_name()), Num(ctx.params(), "value", 0));
+    const double value = Num(ctx.params(), "value", 0);
+    const auto doubles = static_cast<size_t>(Num(ctx.params(), "doubles", 0));
+    return std::make_shared<TestValue>(Text(ctx.params(), "text", ctx.node_name()), value,
+                                       std::vector<double>(doubles, value));
   }));
   r->AddKind(Kind("sum", {Port("in", true)}, Sum));
   r->AddKind(Kind("pair", {Port("left"), Port("right")}, Pair));

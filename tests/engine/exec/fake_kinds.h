@@ -1,6 +1,6 @@
 // A fake node catalogue and a hand-made Dag builder for executor tests and the engine benchmark.
 // Kinds (all output TestValue unless noted):
-//   const  {value, text}                 -> TestValue(text, value)
+//   const  {value, text, doubles}        -> TestValue(text, value, `doubles` copies of value)
 //   sum    in: [TestValue...] {offset}   -> number = offset + sum of inputs, text = "a+b+..."
 //   pair   left, right: TestValue        -> text = "left|right" (checks port routing and order)
 //   sleep  {ms}                          -> sleeps (progress 0/1, then 1/1), TestValue("slept", ms);
