@@ -29,6 +29,10 @@ class Env {
   static Env* Default();
 
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // Appends the file's bytes to *out (left as it was on error): a caller joining files (a
+  // checkpoint's pieces) reads each into place instead of into a string of its own first. The
+  // default appends ReadFile's string.
+  virtual Status AppendFile(const std::string& path, std::string* out);
   // Writes `data` to a temporary file beside `path`, fsyncs it, renames it onto `path` and
   // fsyncs the directory: readers see the old file or the whole new one, never a part.
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;

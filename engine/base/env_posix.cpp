@@ -24,11 +24,17 @@ class PosixEnv final : public Env {
   explicit PosixEnv(FileCalls* calls) : calls_(calls) {}
 
   Result<std::string> ReadFile(const std::string& path) override {
+    std::string data;
+    SEQFLOW_RETURN_IF_ERROR(AppendFile(path, &data));
+    return data;
+  }
+
+  Status AppendFile(const std::string& path, std::string* out) override {
     int fd = calls_->Open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return ErrnoStatus("cannot open", path);
-    std::string data;
+    const size_t start = out->size();
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) data.reserve(static_cast<size_t>(st.st_size));
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) out->reserve(start + static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
       ssize_t n = calls_->Read(fd, path, buf, sizeof buf);
@@ -36,13 +42,14 @@ class PosixEnv final : public Env {
         if (errno == EINTR) continue;
         Status s = ErrnoStatus("cannot read", path);
         ::close(fd);
+        out->resize(start);
         return s;
       }
       if (n == 0) break;
-      data.append(buf, static_cast<size_t>(n));
+      out->append(buf, static_cast<size_t>(n));
     }
     ::close(fd);
-    return data;
+    return Status::Ok();
   }
 
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
@@ -196,6 +203,12 @@ int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); 
 int FileCalls::Rmdir(const std::string& path) { return ::rmdir(path.c_str()); }
 int FileCalls::Mkdir(const std::string& path, int mode) { return ::mkdir(path.c_str(), static_cast<mode_t>(mode)); }
 int FileCalls::Utimens(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+Status Env::AppendFile(const std::string& path, std::string* out) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string data, ReadFile(path));
+  out->append(data);
+  return Status::Ok();
+}
 
 Status Env::WriteFileAtomicParts(const std::string& path, const std::vector<std::string_view>& parts) {
   std::string joined;

@@ -51,7 +51,8 @@ Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) con
   std::string state;
   try {
     ByteReader r(*table);
-    state.reserve(r.U64());
+    // Room for a piece's frame header too, which is read in front of its bytes and then dropped.
+    state.reserve(r.U64() + kEntryHeaderSize);
     for (uint64_t pieces = r.U64(); pieces > 0; --pieces) {
       if (r.U8() == kInline) {
         state += r.Str();
@@ -60,9 +61,8 @@ Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) con
       const std::string name = r.Str();
       const uint64_t length = r.U64();
       const std::string piece_path = PiecePath(key, name);
-      Result<std::string> piece = ReadContentPiece(env_, piece_path, name, static_cast<int64_t>(length));
-      if (!piece.ok()) return damaged(path, "its piece: " + piece.status().message());
-      state += *piece;
+      Status piece = AppendContentPiece(env_, piece_path, name, static_cast<int64_t>(length), &state);
+      if (!piece.ok()) return damaged(path, "its piece: " + piece.message());
     }
     r.ExpectEnd();
   } catch (const StatusError& e) {

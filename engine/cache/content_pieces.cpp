@@ -22,16 +22,30 @@ Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view
 
 Result<std::string> ReadContentPiece(Env* env, const std::string& path, const std::string& name,
                                      int64_t expected_length) {
-  SEQFLOW_ASSIGN_OR_RETURN(std::string file, env->ReadFile(path));
+  std::string bytes;
+  SEQFLOW_RETURN_IF_ERROR(AppendContentPiece(env, path, name, expected_length, &bytes));
+  return bytes;
+}
+
+Status AppendContentPiece(Env* env, const std::string& path, const std::string& name, int64_t expected_length,
+                          std::string* out) {
+  const size_t start = out->size();
+  SEQFLOW_RETURN_IF_ERROR(env->AppendFile(path, out));
+  const std::string_view file = std::string_view(*out).substr(start);
   Result<std::string_view> bytes = DecodeFrame(file, kPieceMagic);
-  if (!bytes.ok()) return Status::Corruption("damaged piece " + path + ": " + bytes.status().message());
-  if ((expected_length >= 0 && bytes->size() != static_cast<size_t>(expected_length)) ||
-      ContentPieceName(*bytes) != name)
-    return Status::Corruption("damaged piece " + path + ": its bytes are not the piece its name says");
+  Status damaged;
+  if (!bytes.ok())
+    damaged = Status::Corruption("damaged piece " + path + ": " + bytes.status().message());
+  else if ((expected_length >= 0 && bytes->size() != static_cast<size_t>(expected_length)) ||
+           ContentPieceName(*bytes) != name)
+    damaged = Status::Corruption("damaged piece " + path + ": its bytes are not the piece its name says");
+  if (!damaged.ok()) {
+    out->resize(start);
+    return damaged;
+  }
   // The payload sits after the frame's header: drop the header in place rather than copy.
-  const size_t header = static_cast<size_t>(bytes->data() - file.data());
-  file.erase(0, header);
-  return file;
+  out->erase(start, static_cast<size_t>(bytes->data() - file.data()));
+  return Status::Ok();
 }
 
 }  // namespace seqflow

@@ -26,5 +26,9 @@ Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view
 // when it cannot be read.
 Result<std::string> ReadContentPiece(Env* env, const std::string& path, const std::string& name,
                                      int64_t expected_length = -1);
+// The same, appended to *out (left as it was on error): a reader joining pieces reads each where
+// it goes.
+Status AppendContentPiece(Env* env, const std::string& path, const std::string& name, int64_t expected_length,
+                          std::string* out);
 
 }  // namespace seqflow

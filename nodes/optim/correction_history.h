@@ -34,14 +34,15 @@ namespace seqflow {
 template <class Scalar>
 class CorrectionHistory {
  public:
+  // The slots are allocated, not filled: each is written before it is read, and on a resume
+  // (Load) the saved pairs are the first bytes written into them — zeros first would touch
+  // 8 x 21 MB of fresh pages once more on CoNLL-2000 (bench/RESULTS.md, "restart").
   CorrectionHistory(Eigen::Index n, int memory, int threads = 1)
-      : s_(memory, Vector::Zero(n)),
-        y_(memory, Vector::Zero(n)),
-        sy_(Eigen::MatrixXd::Zero(memory, memory)),
-        yy_(Eigen::MatrixXd::Zero(memory, memory)),
-        sg_(memory),
-        yg_(memory),
-        threads_(threads) {}
+      : s_(memory), y_(memory), sy_(Eigen::MatrixXd::Zero(memory, memory)), yy_(Eigen::MatrixXd::Zero(memory, memory)),
+        sg_(memory), yg_(memory), threads_(threads) {
+    for (Vector& v : s_) v.resize(n);
+    for (Vector& v : y_) v.resize(n);
+  }
 
   // Single precision stores tiny values (gradients of labels with marginal e^-90, say) as
   // subnormals, and each arithmetic use of a subnormal costs a microcode assist. They are flushed
