@@ -19,30 +19,16 @@ void AppendSentences(const std::vector<SentenceFeatures>& sentences, const std::
 
 }  // namespace
 
-int64_t ShardedFeatureSet::num_sentences() const {
-  int64_t n = 0;
-  for (const Shard& s : shards) n += s.sentences;
-  return n;
-}
+int64_t ShardedFeatureSet::num_sentences() const { return SumSentences(shards); }
 
-int64_t ShardedFeatureSet::num_tokens() const {
-  int64_t n = 0;
-  for (const Shard& s : shards) n += s.tokens;
-  return n;
-}
+int64_t ShardedFeatureSet::num_tokens() const { return SumTokens(shards); }
 
 void ShardedFeatureSet::Save(ByteWriter& w) const {
   dictionary->Save(w);
   w.Strs(label_names);
   w.U8(static_cast<uint8_t>(encoding));
   w.U8(labeled ? 1 : 0);
-  w.I64(shard_sentences);
-  w.U64(shards.size());
-  for (const Shard& s : shards) {
-    w.Str(s.piece);
-    w.I64(s.sentences);
-    w.I64(s.tokens);
-  }
+  SaveStoredShards(w, shard_sentences, shards);
 }
 
 std::shared_ptr<const ShardedFeatureSet> ShardedFeatureSet::Load(ByteReader& r) {
@@ -55,20 +41,7 @@ std::shared_ptr<const ShardedFeatureSet> ShardedFeatureSet::Load(ByteReader& r) 
   const uint8_t labeled = r.U8();
   if (labeled > 1) Corrupt("bad labeled flag");
   set->labeled = labeled == 1;
-  set->shard_sentences = r.I64();
-  if (set->shard_sentences < 1) Corrupt("shard size " + std::to_string(set->shard_sentences));
-  const size_t n = r.Count(3 * sizeof(uint64_t));
-  for (size_t i = 0; i < n; ++i) {
-    Shard s;
-    s.piece = r.Str();
-    s.sentences = r.I64();
-    s.tokens = r.I64();
-    if (s.sentences < 1 || s.sentences > set->shard_sentences ||
-        (i + 1 < n && s.sentences != set->shard_sentences) || s.tokens < s.sentences)
-      Corrupt("shard " + std::to_string(i) + " counts " + std::to_string(s.sentences) + " sentences, " +
-              std::to_string(s.tokens) + " tokens");
-    set->shards.push_back(std::move(s));
-  }
+  LoadStoredShards(r, kType, &set->shard_sentences, &set->shards);
   r.ExpectEnd();
   return set;
 }
@@ -79,11 +52,7 @@ std::string ShardedFeatureSet::Describe() const {
          " attributes from " + std::to_string(dictionary->templates().size()) + " templates";
 }
 
-std::vector<std::string> ShardedFeatureSet::PieceNames() const {
-  std::vector<std::string> names;
-  for (const Shard& s : shards) names.push_back(s.piece);
-  return names;
-}
+std::vector<std::string> ShardedFeatureSet::PieceNames() const { return PieceNamesOf(shards); }
 
 Result<ShardedFeatureSet::Shard> StoreFeatureShard(const FeatureShard& shard, PieceStore* store) {
   ByteWriter w;

@@ -25,6 +25,7 @@
 #include "engine/base/status.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/features/labeled_features.h"
+#include "nodes/io/stored_shards.h"
 
 namespace seqflow {
 
@@ -35,11 +36,7 @@ class ShardedFeatureSet final : public Artifact {
   static constexpr std::string_view kType = "ShardedFeatureSet";
   static constexpr uint32_t kVersion = 1;
 
-  struct Shard {
-    std::string piece;  // PieceStore name of the body
-    int64_t sentences = 0;
-    int64_t tokens = 0;
-  };
+  using Shard = StoredShard;
 
   std::shared_ptr<const FeatureDictionary> dictionary;
   std::vector<std::string> label_names;
