@@ -5,6 +5,10 @@
 //   BM_ChainFbLanes          ChainLanesForwardBackward on every sentence's precomputed scores, kLanes
 //                            sentences of similar length
 //                            at a time (pass 1's chain work, with float marginals as the trainer)
+//   BM_GroupByTokenLists     duplicate attributes found by the whole corpus's inverted index and
+//                            hashed token lists (crf.train's grouping before sharding; the oracle)
+//   BM_GroupByRefinement     the same groups by partition refinement over the tokens
+//                            (attribute_groups.h: what crf.train runs, resident or streamed)
 //   BM_LbfgsDirection/threads the compact-form direction with m = 4 float pairs over 7.45M weights
 //                            (crf.train's default), plus the next pair's y = -g it also writes
 // Data: $SEQFLOW_DATA, else ../shared/data. Run: build/bench/kernels/crf_bench
@@ -18,8 +22,10 @@
 #include "engine/base/env.h"
 #include "nodes/common/lanes.h"
 #include "nodes/chain/forward_backward_lanes.h"
+#include "nodes/crf/attribute_groups.h"
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/optim/correction_history.h"
+#include "tests/testutil/attribute_groups_by_index.h"
 
 namespace seqflow {
 namespace {
@@ -154,6 +160,22 @@ void BM_LbfgsDirection(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LbfgsDirection)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GroupByTokenLists(benchmark::State& state) {
+  const Workload& w = Data();
+  const auto A = static_cast<int32_t>(w.layout.num_attributes);
+  for (auto _ : state) benchmark::DoNotOptimize(testutil::GroupByTokenLists(w.sentences, A));
+  state.counters["groups"] = GroupDuplicateAttributes(w.sentences, A).num_groups();
+}
+BENCHMARK(BM_GroupByTokenLists)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GroupByRefinement(benchmark::State& state) {
+  const Workload& w = Data();
+  const auto A = static_cast<int32_t>(w.layout.num_attributes);
+  for (auto _ : state) benchmark::DoNotOptimize(GroupDuplicateAttributes(w.sentences, A));
+  state.counters["groups"] = GroupDuplicateAttributes(w.sentences, A).num_groups();
+}
+BENCHMARK(BM_GroupByRefinement)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace seqflow

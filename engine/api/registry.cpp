@@ -6,7 +6,7 @@ namespace seqflow {
 
 namespace {
 
-// The alternatives of a port type "A|B|C".
+// The alternatives of a port type, or of a kind's output type, "A|B|C".
 std::vector<std::string_view> Alternatives(std::string_view type) {
   std::vector<std::string_view> out;
   while (true) {
@@ -30,6 +30,11 @@ const PortSpec* KindSpec::FindPort(std::string_view port) const {
   for (const auto& p : inputs)
     if (p.name == port) return &p;
   return nullptr;
+}
+
+bool KindSpec::Outputs(std::string_view artifact_type) const {
+  const std::vector<std::string_view> types = Alternatives(output_type);
+  return std::find(types.begin(), types.end(), artifact_type) != types.end();
 }
 
 const ParamSpec* KindSpec::FindParam(std::string_view param) const {
@@ -137,6 +142,9 @@ std::vector<const KindSpec*> Registry::Kinds() const {
 bool Registry::HasArtifactType(std::string_view type) const { return types_.find(type) != types_.end(); }
 
 bool Registry::Accepts(const PortSpec& port, std::string_view artifact_type) const {
+  const std::vector<std::string_view> outputs = Alternatives(artifact_type);
+  if (outputs.size() > 1)
+    return std::all_of(outputs.begin(), outputs.end(), [&](std::string_view type) { return Accepts(port, type); });
   for (std::string_view alternative : Alternatives(port.type)) {
     if (alternative == artifact_type) return true;
     auto it = implementers_.find(alternative);

@@ -93,6 +93,9 @@ struct KindSpec {
   std::string name;     // "hmm.supervised"
   std::string version;  // bump whenever what the kind computes changes (enters cache keys)
   std::string doc;      // one paragraph for `seqflow kinds`
+  // The artifact kType the body returns, or "A|B" for a kind that returns either, by what its
+  // inputs are (features.templates: a FeatureSet from a Corpus, a ShardedFeatureSet from a
+  // ShardedCorpus); a port takes the kind's output only if it accepts every alternative.
   std::string output_type;
   std::vector<PortSpec> inputs;
   std::vector<ParamSpec> params;
@@ -108,6 +111,8 @@ struct KindSpec {
   std::vector<BudgetParam> budget;
 
   const PortSpec* FindPort(std::string_view port) const;
+  // Whether `artifact_type` is one of output_type's alternatives.
+  bool Outputs(std::string_view artifact_type) const;
   const ParamSpec* FindParam(std::string_view param) const;
 
   KindSpec&& As(NodeRole role, std::vector<std::string> headline = {}) &&;
@@ -152,7 +157,7 @@ class Registry {
   bool HasArtifactType(std::string_view type) const;
 
   // Whether `port` takes an artifact of type `artifact_type`: the type is one of the port's
-  // alternatives or implements one of them.
+  // alternatives or implements one of them. A kind's output "A|B" is taken when A and B are.
   bool Accepts(const PortSpec& port, std::string_view artifact_type) const;
   // What `port` accepts, for messages and the catalogue: "HmmModel or CrfModel", and an interface
   // with its implementers, "ChainModel (CrfModel, HmmModel or HybridModel)".

@@ -58,7 +58,7 @@ std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node
     return std::nullopt;
   }
   std::optional<CacheEntry>& entry = *loaded;
-  if (entry && (entry->kind != node.kind->name || entry->artifact_type != node.kind->output_type)) {
+  if (entry && (entry->kind != node.kind->name || !node.kind->Outputs(entry->artifact_type))) {
     LogWarning(NodeLabel(node) + ": cache entry " + node.key + " holds a " + entry->artifact_type +
                " of kind " + entry->kind + "; recomputing");
     return std::nullopt;
@@ -111,7 +111,7 @@ Status Invoke(const DagNode& node, ExecContext& context, ArtifactPtr* artifact) 
 // non-finite figure would poison every report and comparison built on it, so it fails the node.
 Status Validate(const KindSpec& kind, const ArtifactPtr& artifact, std::map<std::string, double>& metrics) {
   if (artifact == nullptr) return Status::Internal("returned no artifact");
-  if (artifact->type() != kind.output_type)
+  if (!kind.Outputs(artifact->type()))
     return Status::Internal("returned a " + std::string(artifact->type()) + ", its kind declares " + kind.output_type);
   if (auto m = std::dynamic_pointer_cast<const Metrics>(artifact))
     for (const auto& [name, value] : m->values) metrics.insert_or_assign(name, value);

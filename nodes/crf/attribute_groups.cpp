@@ -1,65 +1,103 @@
 #include "nodes/crf/attribute_groups.h"
 
-#include <algorithm>
 #include <cmath>
-#include <unordered_map>
 #include <utility>
 
-#include "nodes/crf/attribute_occurrences.h"
-
 namespace seqflow {
-namespace {
 
-uint64_t HashTokens(const int32_t* begin, const int32_t* end) {
-  uint64_t h = 1469598103934665603ull;
-  for (const int32_t* p = begin; p != end; ++p) h = (h ^ static_cast<uint32_t>(*p)) * 1099511628211ull;
-  return h ^ static_cast<uint64_t>(end - begin);
-}
-
-}  // namespace
-
-AttributeGroups GroupDuplicateAttributes(const std::vector<SentenceFeatures>& sentences, int32_t num_attributes) {
-  const AttributeOccurrences occ = IndexOccurrences(sentences, num_attributes);
-  auto tokens_of = [&](int32_t a) { return std::make_pair(occ.begin(a), occ.end(a)); };
+AttributeGroups GroupsOf(std::vector<int32_t> group_of) {
   AttributeGroups g;
-  g.group_of.resize(num_attributes);
-  std::unordered_multimap<uint64_t, int32_t> first_member;  // hash -> group's first attribute
-  std::vector<int32_t> representative;                      // [G] first attribute
-  representative.reserve(static_cast<size_t>(num_attributes));
-  first_member.reserve(static_cast<size_t>(num_attributes));
-  for (int32_t a = 0; a < num_attributes; ++a) {
-    const auto [begin, end] = tokens_of(a);
-    const uint64_t h = HashTokens(begin, end);
-    int32_t group = -1;
-    for (auto [it, last] = first_member.equal_range(h); it != last && group < 0; ++it) {
-      const auto [b2, e2] = tokens_of(it->second);
-      if (std::equal(begin, end, b2, e2)) group = g.group_of[it->second];
-    }
-    if (group < 0) {
-      group = static_cast<int32_t>(g.size.size());
+  g.group_of = std::move(group_of);
+  for (size_t a = 0; a < g.group_of.size(); ++a) {
+    const int32_t group = g.group_of[a];
+    if (group == g.num_groups()) {
       g.size.push_back(0);
-      representative.push_back(a);
-      first_member.emplace(h, a);
+      g.representative.push_back(static_cast<int32_t>(a));
     }
-    g.group_of[a] = group;
     ++g.size[group];
   }
-  g.sentences.reserve(sentences.size());
+  return g;
+}
+
+AttributePartition::AttributePartition(int32_t num_attributes)
+    : class_of_(num_attributes, 0), class_size_{num_attributes}, count_(num_attributes, 0) {}
+
+void AttributePartition::Refine(const std::vector<SentenceFeatures>& sentences) {
+  for (const SentenceFeatures& s : sentences)
+    for (int32_t t = 0; t < s.size(); ++t) RefineToken(s.ids.data() + s.offsets[t], s.ids.data() + s.offsets[t + 1]);
+}
+
+void AttributePartition::RefineToken(const int32_t* begin, const int32_t* end) {
+  for (const int32_t* a = begin; a != end; ++a) ++count_[*a];
+  splits_.clear();
+  for (const int32_t* a = begin; a != end; ++a) {
+    const int32_t count = std::exchange(count_[*a], 0);
+    if (count == 0) continue;  // a repeat, moved at its first firing
+    const int32_t from = class_of_[*a];
+    Split* split = nullptr;
+    for (Split& s : splits_)
+      if (s.from == from && s.count == count) split = &s;
+    if (split == nullptr) {
+      int32_t to = static_cast<int32_t>(class_size_.size());
+      if (!free_.empty()) {
+        to = free_.back();
+        free_.pop_back();
+        class_size_[to] = 0;
+      } else {
+        class_size_.push_back(0);
+      }
+      splits_.push_back({from, count, to});
+      split = &splits_.back();
+    }
+    --class_size_[from];
+    ++class_size_[split->to];
+    class_of_[*a] = split->to;
+  }
+  // A class all of whose members moved is empty: its id is free (freed once, marked -1).
+  for (const Split& s : splits_)
+    if (class_size_[s.from] == 0) {
+      class_size_[s.from] = -1;
+      free_.push_back(s.from);
+    }
+}
+
+AttributeGroups AttributePartition::Groups() const {
+  std::vector<int32_t> number(class_size_.size(), -1);
+  std::vector<int32_t> group_of(class_of_.size());
+  int32_t groups = 0;
+  for (size_t a = 0; a < class_of_.size(); ++a) {
+    int32_t& n = number[class_of_[a]];
+    if (n < 0) n = groups++;
+    group_of[a] = n;
+  }
+  return GroupsOf(std::move(group_of));
+}
+
+AttributeGroups GroupDuplicateAttributes(const std::vector<SentenceFeatures>& sentences, int32_t num_attributes) {
+  AttributePartition partition(num_attributes);
+  partition.Refine(sentences);
+  return partition.Groups();
+}
+
+std::vector<SentenceFeatures> MergeSentences(const std::vector<SentenceFeatures>& sentences,
+                                             const AttributeGroups& groups) {
+  std::vector<SentenceFeatures> out;
+  out.reserve(sentences.size());
   for (const SentenceFeatures& s : sentences) {
     SentenceFeatures merged;
+    merged.offsets.reserve(s.offsets.size());
     merged.offsets.push_back(0);
     for (int32_t t = 0; t < s.size(); ++t) {
-      // Members fire together, so the group fires once for each firing of its first member
-      // (keeping multiplicities when an attribute repeats within a token).
+      // Members fire together, so the group fires once for each firing of its first member.
       for (int32_t i = s.offsets[t]; i < s.offsets[t + 1]; ++i) {
-        const int32_t group = g.group_of[s.ids[i]];
-        if (representative[group] == s.ids[i]) merged.ids.push_back(group);
+        const int32_t group = groups.group_of[s.ids[i]];
+        if (groups.representative[group] == s.ids[i]) merged.ids.push_back(group);
       }
       merged.offsets.push_back(static_cast<int32_t>(merged.ids.size()));
     }
-    g.sentences.push_back(std::move(merged));
+    out.push_back(std::move(merged));
   }
-  return g;
+  return out;
 }
 
 std::vector<double> GroupFeatureValues(const AttributeGroups& groups) {

@@ -12,19 +12,27 @@
 // ∇U = E[trigram counts] - gold trigram counts + U / δ², and ∇A sums the trigram counts over a.
 //
 // Evaluation is two deterministic parallel passes (same bits for any thread count):
-//  1. over fixed shards of sentences: scores, forward-backward on kLanes sentences of similar
-//     length at a time (nodes/chain/forward_backward_lanes.h), token marginals into one [tokens x K] buffer, log Z and
-//     expected bigrams reduced in shard order;
-//  2. over fixed shards of attributes: ∇W(a, ·) = Σ over the tokens t where a fires (an inverted
-//     index built once) of P_t - e_{y_t}, plus w / δ². Gathering per attribute instead of
-//     scattering per token keeps the reduction order fixed without one gradient copy per thread.
+//  1. over fixed compute shards of kCrfShardSentences sentences: scores, forward-backward on
+//     kLanes sentences of similar length at a time (nodes/chain/forward_backward_lanes.h), token
+//     marginals into a [block tokens x K] float buffer, log Z and expected bigrams reduced in
+//     shard order;
+//  2. over fixed shards of attributes: the rows of ∇W gathered over an inverted index of the
+//     block (crf_gradient_rows.h), a left fold in token order per attribute.
+// The sentences are one resident block, indexed once, or streamed (CrfSentences) in blocks of
+// CrfSentences::block_sentences(), a multiple of the compute shard, loaded, evaluated and dropped in order: the
+// fold continues from block to block in the gradient's rows, so every sum runs in the same order
+// and a streamed evaluation gives the resident bits, for any storage shard size. Memory streamed:
+// the weights and gradient, one block and the gold counts (a row's (label, count) pairs).
 // The gold score is summed from the same score matrices, so no empirical-count vector of the
 // model's size is kept.
 // Not thread-safe (Evaluate uses `threads` threads itself).
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +41,8 @@
 #include "engine/base/status.h"
 #include "nodes/chain/linear_chain.h"
 #include "nodes/chain/second_order_lanes.h"
-#include "nodes/crf/attribute_occurrences.h"
+#include "nodes/crf/crf_gradient_rows.h"
+#include "nodes/crf/crf_sentences.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/optim/objective.h"
 
@@ -62,47 +71,55 @@ inline Eigen::Map<const RowMatrixXd> CrfTransition(const Eigen::Ref<const Eigen:
 // [TrigramSize(K)] (second_order_lanes.h). REQUIRES: layout.order == 2.
 Eigen::VectorXd CrfTrigramPotentials(const Eigen::Ref<const Eigen::VectorXd>& w, const CrfLayout& layout);
 
+struct CrfBlock;
+
 class CrfLikelihood final : public Objective {
  public:
   // REQUIRES: labels[n].size() == sentences[n].size() >= 1, labels in [0, num_labels), attribute
   // ids in [0, num_attributes); `row_values` empty (every attribute fires with value 1) or [A]
-  // (attribute a fires with value row_values[a]; see attribute_groups.h). Keeps references to
-  // `sentences` and `labels`. With `processes` (MPI ranks, each holding every sentence), the
-  // forward-backward passes are spread over them and reduced in one process's order
-  // (distributed_shards.h): the value and gradient are the same bits for any number of ranks.
+  // (attribute a fires with value row_values[a]; see attribute_groups.h). A resident `data` keeps
+  // references to its vectors. With `processes` (MPI ranks), the forward-backward passes are
+  // spread over them and reduced in one process's order (distributed_shards.h), and rank 0 alone
+  // folds the marginals into the gradient and sends it to the others: the value and gradient are
+  // the same bits for any number of ranks. Streamed, a rank other than 0 loads only the sentences
+  // of its compute shards; rank 0 loads every block, since the fold needs every token's attributes
+  // in token order. A block that cannot be loaded (by the constructor, which counts the gold
+  // features in one pass, or by Evaluate) makes status() its error.
+  CrfLikelihood(const CrfSentences& data, CrfLayout layout, double sigma2, int threads,
+                std::vector<double> row_values = {}, const ProcessGroup* processes = nullptr);
   CrfLikelihood(const std::vector<SentenceFeatures>& sentences, const std::vector<std::vector<int32_t>>& labels,
                 CrfLayout layout, double sigma2, int threads, std::vector<double> row_values = {},
                 const ProcessGroup* processes = nullptr);
+  ~CrfLikelihood() override;
 
-  // NaN when the processes could not exchange their shards (MPI's default handler aborts first).
+  // NaN when a block could not be loaded (status() says why) or the processes could not exchange
+  // their shards (MPI's default handler aborts first).
   double Evaluate(const Eigen::VectorXd& w, Eigen::VectorXd& gradient) override;
   const CrfLayout& layout() const { return layout_; }
+  const Status& status() const { return status_; }
 
  private:
-  void BuildIndex();
-  // The first and one-past-last global token of a shard of kSentencesPerShard sentences.
-  std::pair<int64_t, int64_t> ShardTokens(size_t shard) const;
-  // A shard's log-likelihood part, transition counts and marginal rows, for rank 0.
-  std::string EncodeShard(size_t shard, double log_p, const Eigen::VectorXd& counts) const;
-  // Rank 0: a shard another rank sent; its marginals go into marginals_.
-  Status DecodeShard(const std::string& bytes, size_t* shard, double* log_p, Eigen::VectorXd* counts);
-  Status ShareTotals(double* log_likelihood, Eigen::VectorXd* counts);
+  // Calls visit on each block in sentence order (the resident one, or each streamed block loaded:
+  // every sentence when `all`, else those this rank's compute shards need).
+  Status ForEachBlock(bool all, const std::function<Status(CrfBlock& block, bool first, bool last)>& visit);
+  void CountGold(const CrfBlock& block, std::vector<int32_t>* dense_gold);
+  void KeepGold(const std::vector<int32_t>& dense_gold);
+  // Rank 0's value and gradient to the other ranks.
+  Status ShareResult(double* value, Eigen::VectorXd* gradient) const;
 
-  const std::vector<SentenceFeatures>& sentences_;
-  const std::vector<std::vector<int32_t>>& labels_;
+  CrfSentences data_;
   CrfLayout layout_;
   double sigma2_;
   int threads_;
   const ProcessGroup* processes_;
-  std::vector<double> row_values_;     // [A] feature value of each attribute, or empty for all 1
-  std::vector<int64_t> token_offset_;  // [N + 1] first global token of each sentence
-  std::vector<int32_t> token_label_;   // [tokens] gold label
-  AttributeOccurrences occurrences_;   // tokens where each attribute fires
-  RowMatrixXd empirical_bigrams_;      // [K x K] gold label-bigram counts
+  bool gathers_;                        // this process folds the marginals into the gradient (rank 0)
+  std::vector<double> row_values_;      // [A] feature value of each attribute, or empty for all 1
+  std::unique_ptr<CrfBlock> resident_;  // the resident data's one block, indexed once
+  RowMatrixXd empirical_bigrams_;       // [K x K] gold label-bigram counts
   Eigen::VectorXd empirical_trigrams_;  // [(K+1) K K] gold trigram counts (order 2)
-  // [tokens x K] scratch of pass 1. Single precision halves what pass 2 gathers, its dominant
-  // cost; each marginal keeps 7 digits, far below the gradient's tolerance.
-  Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> marginals_;
+  std::vector<int64_t> gold_start_;     // [A + 1] CSR offsets into gold_
+  std::vector<GoldCount> gold_;         // each row's gold (label, count) pairs
+  Status status_;
 };
 
 }  // namespace seqflow

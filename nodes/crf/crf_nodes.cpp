@@ -1,4 +1,4 @@
-// crf.train: the adapter from a FeatureSet to the CRF likelihood and L-BFGS.
+// crf.train: the adapter from a FeatureSet or a ShardedFeatureSet to the CRF likelihood and L-BFGS.
 #include "nodes/crf/crf_nodes.h"
 
 #include <fmt/format.h>
@@ -13,17 +13,19 @@
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/crf_train.h"
 #include "nodes/crf/hybrid_nodes.h"
+#include "nodes/features/sharded_feature_set.h"
 
 namespace seqflow {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void CheckLabeled(const FeatureSet& data) {
-  if (data.labels.empty() || data.label_names.empty())
-    throw StatusError(Status::Invalid("crf.train needs labeled sentences; its FeatureSet has no labels"));
-  for (size_t n = 0; n < data.sentences.size(); ++n)
-    if (data.sentences[n].size() == 0)
+// A ShardedFeatureSet's pieces hold no empty sentence (LoadFeatureShard checks it).
+void CheckLabeled(const LabeledFeaturesHeader& header, const FeatureSet* whole) {
+  if (!header.labeled || header.label_names.empty())
+    throw StatusError(Status::Invalid("crf.train needs labeled sentences; its features have no labels"));
+  for (size_t n = 0; whole != nullptr && n < whole->sentences.size(); ++n)
+    if (whole->sentences[n].size() == 0)
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
@@ -50,8 +52,17 @@ std::optional<std::pair<std::string, std::string>> DecodeTrainState(std::string 
 }
 
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
-  auto data = ctx.In<FeatureSet>("data");
-  CheckLabeled(*data);
+  const ArtifactPtr input = ctx.inputs("data").at(0);
+  const LabeledFeaturesHeader data = ValueOrThrow(LabeledFeaturesOf(*input));
+  // A FeatureSet is read in place; a ShardedFeatureSet a stored shard at a time, in every pass.
+  FeatureRanges ranges = ValueOrThrow(FeatureRanges::Of(*input, ctx.pieces()));
+  const FeatureSet* whole = ranges.whole();
+  CheckLabeled(data, whole);
+  const CrfSentences sentences =
+      whole != nullptr ? CrfSentences(whole->sentences, whole->labels)
+                       : CrfSentences(data.num_sentences, [&](size_t begin, size_t end, const CrfSentences::Needed& needed) {
+                           return ranges.Range(begin, end, needed);
+                         });
   CrfTrainOptions options = declared;
   options.lbfgs.threads = ctx.threads();
   options.processes = ctx.processes();
@@ -72,8 +83,8 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
                          it.evaluations, seconds);
     ctx.Progress(it.iteration, options.lbfgs.max_iterations);
   };
-  CrfTrainResult trained = ValueOrThrow(TrainCrf(data->sentences, data->labels, data->dictionary->num_attributes(),
-                                                 static_cast<int32_t>(data->label_names.size()), options,
+  CrfTrainResult trained = ValueOrThrow(TrainCrf(sentences, data.dictionary->num_attributes(),
+                                                 static_cast<int32_t>(data.label_names.size()), options,
                                                  record_iteration, ctx.cancellation(), checkpoints));
   const LbfgsResult& r = trained.optimizer;
   if (!r.final_state.empty())
@@ -88,9 +99,9 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
   ctx.Attach(ObjectiveTrace().suffix, std::move(trace));
   auto model = std::make_shared<CrfModel>();
-  model->label_names = data->label_names;
-  model->encoding = data->encoding;
-  model->dictionary = data->dictionary;
+  model->label_names = data.label_names;
+  model->encoding = data.encoding;
+  model->dictionary = data.dictionary;
   model->weights = std::move(trained.weights);
   model->order = options.order;
   return model;
@@ -133,10 +144,11 @@ KindSpec TrainKind() {
       "Linear-chain CRF over every attribute x label pair plus label bigrams (and tag trigrams for order 2), "
       "trained by L-BFGS on "
       "the penalised log-likelihood -sum log p(y|x) + |w|^2 / (2 sigma2) (Gaussian prior); the gradient is computed "
-      "in parallel with a fixed reduction order (same model for any -j).",
+      "in parallel with a fixed reduction order (same model for any -j). A ShardedFeatureSet is streamed a shard "
+      "at a time in every evaluation, with the bits of the same sentences held whole.",
       std::string(CrfModel::kType),
-      {PortSpec{"data", std::string(FeatureSet::kType), false, false,
-                "labeled training sentences (features.templates)"}},
+      {PortSpec{"data", std::string(kLabeledFeaturesInterface), false, false,
+                "labeled training sentences (features.templates; sharded: streamed)"}},
       TrainParams(),
       RunTrain};
 }

@@ -3,6 +3,7 @@
 
 #include "engine/api/node.h"
 #include "nodes/features/feature_templates.h"
+#include "nodes/features/sharded_feature_set.h"
 #include "nodes/features/template_params.h"
 #include "nodes/features/vocab_builder.h"
 #include "nodes/io/sharded_corpus.h"
@@ -70,22 +71,67 @@ struct TemplatesNodeOptions {
   int min_count = 1;
 };
 
-ArtifactPtr RunTemplates(NodeContext& ctx, const TemplatesNodeOptions& options) {
-  auto corpus = ctx.In<Corpus>("data");
-  auto dictionary = std::make_shared<FeatureDictionary>(
-      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(options.features)), corpus->columns)));
-  ThrowIfError(dictionary->Fit(*corpus, options.min_count));
+void ReportFeatures(NodeContext& ctx, const FeatureDictionary& dictionary, int64_t tokens) {
+  ctx.Metric("attributes", dictionary.num_attributes());
+  ctx.Metric("templates", static_cast<double>(dictionary.templates().size()));
+  ctx.Metric("tokens", static_cast<double>(tokens));
+}
+
+std::shared_ptr<FeatureDictionary> CompileTemplates(const TemplatesNodeOptions& options,
+                                                    const std::vector<std::string>& columns) {
+  return std::make_shared<FeatureDictionary>(
+      ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(options.features)), columns)));
+}
+
+ArtifactPtr TemplatesOfCorpus(NodeContext& ctx, const Corpus& corpus, const TemplatesNodeOptions& options) {
+  std::shared_ptr<FeatureDictionary> dictionary = CompileTemplates(options, corpus.columns);
+  ThrowIfError(dictionary->Fit(corpus, options.min_count));
   auto out = std::make_shared<FeatureSet>();
-  out->sentences = ValueOrThrow(dictionary->ExtractCorpus(*corpus, ctx.threads()));
-  if (corpus->labeled())
-    for (const Sentence& s : corpus->sentences) out->labels.push_back(s.labels);
-  out->label_names = corpus->label_names;
-  out->encoding = corpus->encoding;
+  out->sentences = ValueOrThrow(dictionary->ExtractCorpus(corpus, ctx.threads()));
+  if (corpus.labeled())
+    for (const Sentence& s : corpus.sentences) out->labels.push_back(s.labels);
+  out->label_names = corpus.label_names;
+  out->encoding = corpus.encoding;
   out->dictionary = std::move(dictionary);
-  ctx.Metric("attributes", out->dictionary->num_attributes());
-  ctx.Metric("templates", static_cast<double>(out->dictionary->templates().size()));
-  ctx.Metric("tokens", static_cast<double>(out->num_tokens()));
+  ReportFeatures(ctx, *out->dictionary, static_cast<int64_t>(out->num_tokens()));
   return out;
+}
+
+// A ShardedCorpus: the dictionary is fitted over its shards streamed, then each shard's sentences
+// are extracted and stored as a piece of their own, so at most one shard is held.
+ArtifactPtr TemplatesOfShards(NodeContext& ctx, const ShardedCorpus& corpus, const TemplatesNodeOptions& options) {
+  if (ctx.pieces() == nullptr) throw StatusError(Status::Invalid("a ShardedCorpus needs a piece store (the cache)"));
+  std::shared_ptr<FeatureDictionary> dictionary = CompileTemplates(options, corpus.columns);
+  ThrowIfError(dictionary->FitEach(
+      [&](const FeatureDictionary::CorpusVisitor& visit) { return ForEachCorpusShard(corpus, ctx.pieces(), visit); },
+      options.min_count));
+  auto out = std::make_shared<ShardedFeatureSet>();
+  out->label_names = corpus.label_names;
+  out->encoding = corpus.encoding;
+  out->labeled = !corpus.label_names.empty();  // as Corpus::labeled()
+  out->shard_sentences = corpus.shard_sentences;
+  ThrowIfError(ForEachCorpusShard(corpus, ctx.pieces(), [&](const Corpus& shard) -> Status {
+    FeatureShard features;
+    SEQFLOW_ASSIGN_OR_RETURN(features.sentences, dictionary->ExtractCorpus(shard, ctx.threads()));
+    if (out->labeled)
+      for (const Sentence& s : shard.sentences) features.labels.push_back(s.labels);
+    SEQFLOW_ASSIGN_OR_RETURN(ShardedFeatureSet::Shard stored, StoreFeatureShard(features, ctx.pieces()));
+    out->shards.push_back(std::move(stored));
+    return Status::Ok();
+  }));
+  out->dictionary = std::move(dictionary);
+  ReportFeatures(ctx, *out->dictionary, out->num_tokens());
+  ctx.Metric("shards", static_cast<double>(out->shards.size()));
+  return out;
+}
+
+ArtifactPtr RunTemplates(NodeContext& ctx, const TemplatesNodeOptions& options) {
+  const ArtifactPtr data = ctx.inputs("data").at(0);
+  if (const auto* corpus = dynamic_cast<const Corpus*>(data.get())) return TemplatesOfCorpus(ctx, *corpus, options);
+  if (const auto* sharded = dynamic_cast<const ShardedCorpus*>(data.get()))
+    return TemplatesOfShards(ctx, *sharded, options);
+  throw StatusError(Status::Invalid("features.templates reads a Corpus or a ShardedCorpus, got " +
+                                    std::string(data->type())));
 }
 
 ParamTable<TemplatesNodeOptions> TemplatesParams() {
@@ -102,9 +148,11 @@ KindSpec TemplatesKind() {
                   "1",
                   "CRF attributes from feature templates (CRF++-style, e.g. word[-1]|word[0], shape(word[0]), "
                   "prefix3(word[0])): the dictionary of attributes seen at least min_count times in data, and every "
-                  "sentence of data as attribute ids with its gold labels.",
-                  std::string(FeatureSet::kType),
-                  {PortSpec{"data", std::string(Corpus::kType), false, false, "corpus the dictionary is fitted on"}},
+                  "sentence of data as attribute ids with its gold labels. A ShardedCorpus gives a ShardedFeatureSet "
+                  "with its shards, read and written a shard at a time.",
+                  std::string(FeatureSet::kType) + "|" + std::string(ShardedFeatureSet::kType),
+                  {PortSpec{"data", std::string(kSentencesInterface), false, false,
+                            "corpus the dictionary is fitted on (a ShardedCorpus is streamed)"}},
                   TemplatesParams(),
                   RunTemplates};
 }
@@ -114,7 +162,8 @@ KindSpec TemplatesKind() {
 void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<Vocab>();
   registry.AddKind(VocabKind().Needing({.parallel = true, .memory_mb = 2048}).FittingInputs({"data"}));
-  registry.AddArtifactType<FeatureSet>();
+  registry.AddArtifactType<FeatureSet>({std::string(kLabeledFeaturesInterface)});
+  registry.AddArtifactType<ShardedFeatureSet>({std::string(kLabeledFeaturesInterface)});
   registry.AddKind(TemplatesKind().Needing({.parallel = true, .memory_mb = 4096}).Fitting({"data"}));
 }
 

@@ -25,6 +25,12 @@ struct ReadConllNodeOptions {
   ConllOptions conll;
 };
 
+// What read.conll_shards reads: read.conll's options and the shard size.
+struct ReadConllShardsNodeOptions {
+  ReadConllNodeOptions conll;
+  ShardSize shards;
+};
+
 // What read.tagged reads: the file, an optional tag map, and how to parse it.
 struct ReadTaggedNodeOptions {
   std::string path;
@@ -64,13 +70,32 @@ std::shared_ptr<const TagMap> LoadTagMap(NodeContext& ctx, const std::string& pa
   return std::make_shared<const TagMap>(ValueOrThrow(ParseTagMap(ValueOrThrow(ctx.ReadFile(path)), path)));
 }
 
-ArtifactPtr RunReadConll(NodeContext& ctx, const ReadConllNodeOptions& options) {
+Corpus ReadConllFile(NodeContext& ctx, const ReadConllNodeOptions& options) {
   std::string bytes = ValueOrThrow(ctx.ReadFile(options.path));
   ConllOptions conll = options.conll;
   conll.tag_map = LoadTagMap(ctx, options.map);
-  auto corpus = std::make_shared<Corpus>(ValueOrThrow(ParseConll(bytes, options.path, conll)));
+  return ValueOrThrow(ParseConll(bytes, options.path, conll));
+}
+
+ArtifactPtr RunReadConll(NodeContext& ctx, const ReadConllNodeOptions& options) {
+  auto corpus = std::make_shared<Corpus>(ReadConllFile(ctx, options));
   ReportSize(ctx, *corpus);
   ctx.Metric("labels", static_cast<double>(corpus->label_names.size()));
+  return corpus;
+}
+
+// read.conll's corpus stored as shards: the file is parsed whole, as read.conll parses it (its
+// label ids follow every label of the file), then handed to the writer a sentence at a time.
+ArtifactPtr RunReadConllShards(NodeContext& ctx, const ReadConllShardsNodeOptions& options) {
+  if (ctx.pieces() == nullptr) throw StatusError(Status::Invalid("read.conll_shards needs a piece store (the cache)"));
+  Corpus read = ReadConllFile(ctx, options.conll);
+  ShardedCorpusWriter writer(read, options.shards.shard_sentences, ctx.pieces());
+  for (Sentence& s : read.sentences) ThrowIfError(writer.Add(std::move(s)));
+  auto corpus = ValueOrThrow(std::move(writer).Finish());
+  ctx.Metric("sentences", static_cast<double>(corpus->num_sentences()));
+  ctx.Metric("tokens", static_cast<double>(corpus->num_tokens()));
+  ctx.Metric("labels", static_cast<double>(corpus->label_names.size()));
+  ctx.Metric("shards", static_cast<double>(corpus->shards.size()));
   return corpus;
 }
 
@@ -185,6 +210,13 @@ ParamTable<ReadConllNodeOptions> ReadConllParams() {
   return table;
 }
 
+ParamTable<ReadConllShardsNodeOptions> ReadConllShardsParams() {
+  using O = ReadConllShardsNodeOptions;
+  ParamTable<O> table;
+  table.Include(&O::conll, ReadConllParams()).Include(&O::shards, ShardParams());
+  return table;
+}
+
 ParamTable<ReadTaggedNodeOptions> ReadTaggedParams() {
   using O = ReadTaggedNodeOptions;
   auto tagged = [](auto member) { return At(&O::tagged, member); };
@@ -242,6 +274,17 @@ KindSpec ReadConllKind() {
                   {},
                   ReadConllParams(),
                   RunReadConll};
+}
+
+KindSpec ReadConllShardsKind() {
+  return KindSpec{"read.conll_shards",
+                  "1",
+                  "read.conll's corpus stored in the cache as shards of shard_sentences sentences (ShardedCorpus): "
+                  "ports typed Sentences stream them, with the bits they give read.conll's Corpus.",
+                  std::string(ShardedCorpus::kType),
+                  {},
+                  ReadConllShardsParams(),
+                  RunReadConllShards};
 }
 
 KindSpec ReadTaggedKind() {
@@ -306,6 +349,7 @@ void RegisterIoNodes(Registry& registry) {
   registry.AddArtifactType<Corpus>({std::string(kSentencesInterface)});
   registry.AddArtifactType<ShardedCorpus>({std::string(kSentencesInterface)});
   registry.AddKind(ReadConllKind());
+  registry.AddKind(ReadConllShardsKind());
   registry.AddKind(ReadTaggedKind());
   registry.AddKind(ReadTextKind());
   registry.AddKind(ReadTextShardsKind());

@@ -9,30 +9,16 @@ namespace {
 
 }  // namespace
 
-int64_t ShardedCorpus::num_sentences() const {
-  int64_t n = 0;
-  for (const Shard& s : shards) n += s.sentences;
-  return n;
-}
+int64_t ShardedCorpus::num_sentences() const { return SumSentences(shards); }
 
-int64_t ShardedCorpus::num_tokens() const {
-  int64_t n = 0;
-  for (const Shard& s : shards) n += s.tokens;
-  return n;
-}
+int64_t ShardedCorpus::num_tokens() const { return SumTokens(shards); }
 
 void ShardedCorpus::Save(ByteWriter& w) const {
   w.Strs(columns);
   w.Strs(label_names);
   w.U8(static_cast<uint8_t>(encoding));
   w.Str(source);
-  w.I64(shard_sentences);
-  w.U64(shards.size());
-  for (const Shard& s : shards) {
-    w.Str(s.piece);
-    w.I64(s.sentences);
-    w.I64(s.tokens);
-  }
+  SaveStoredShards(w, shard_sentences, shards);
 }
 
 std::shared_ptr<const ShardedCorpus> ShardedCorpus::Load(ByteReader& r) {
@@ -44,19 +30,7 @@ std::shared_ptr<const ShardedCorpus> ShardedCorpus::Load(ByteReader& r) {
   if (enc > static_cast<uint8_t>(TagEncoding::kRuns)) Corrupt("bad tag encoding " + std::to_string(enc));
   c->encoding = static_cast<TagEncoding>(enc);
   c->source = r.Str();
-  c->shard_sentences = r.I64();
-  if (c->shard_sentences < 1) Corrupt("shard size " + std::to_string(c->shard_sentences));
-  const size_t n = r.Count(3 * sizeof(uint64_t));
-  for (size_t i = 0; i < n; ++i) {
-    Shard s;
-    s.piece = r.Str();
-    s.sentences = r.I64();
-    s.tokens = r.I64();
-    if (s.sentences < 1 || s.sentences > c->shard_sentences || (i + 1 < n && s.sentences != c->shard_sentences) ||
-        s.tokens < 0)
-      Corrupt("shard " + std::to_string(i) + " counts " + std::to_string(s.sentences) + " sentences");
-    c->shards.push_back(std::move(s));
-  }
+  LoadStoredShards(r, kType, &c->shard_sentences, &c->shards);
   r.ExpectEnd();
   return c;
 }
@@ -66,11 +40,7 @@ std::string ShardedCorpus::Describe() const {
          std::to_string(shards.size()) + " shards";
 }
 
-std::vector<std::string> ShardedCorpus::PieceNames() const {
-  std::vector<std::string> names;
-  for (const Shard& s : shards) names.push_back(s.piece);
-  return names;
-}
+std::vector<std::string> ShardedCorpus::PieceNames() const { return PieceNamesOf(shards); }
 
 ShardedCorpusWriter::ShardedCorpusWriter(const Corpus& header, int64_t shard_sentences, PieceStore* store)
     : store_(store), out_(std::make_shared<ShardedCorpus>()) {

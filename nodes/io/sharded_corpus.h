@@ -25,6 +25,7 @@
 #include "engine/api/piece_store.h"
 #include "engine/base/status.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/stored_shards.h"
 
 namespace seqflow {
 
@@ -35,11 +36,7 @@ class ShardedCorpus final : public Artifact {
   static constexpr std::string_view kType = "ShardedCorpus";
   static constexpr uint32_t kVersion = 1;
 
-  struct Shard {
-    std::string piece;  // PieceStore name of the body
-    int64_t sentences = 0;
-    int64_t tokens = 0;
-  };
+  using Shard = StoredShard;
 
   std::vector<std::string> columns;
   std::vector<std::string> label_names;

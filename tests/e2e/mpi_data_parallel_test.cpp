@@ -2,7 +2,8 @@
 // threads each give one process's bits (distributed_shards.h): the EM node of
 // pipelines/citations_em_5000.yaml (Cora, 5,000 unlabeled references; P = 1, 2, 3; and the same
 // references as a ShardedCorpus, P = 2) and the CRF of
-// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3), HySOL's (tests/isa_variants.yaml: its
+// conll2000_crf.yaml (8 L-BFGS iterations; P = 2, 3; and trained from shards of its data,
+// conll2000_crf_shards.yaml, P = 1, 2, 3), HySOL's (tests/isa_variants.yaml: its
 // E-step; P = 2, 3) and the moment counts of malagasy_anchors.yaml (P = 2, 3; and of the same
 // text as a ShardedCorpus, tests/malagasy_moments_shards.yaml, P = 2). A rank killed mid-run fails the job and nothing is published. Open MPI from Debian; fails, never
 // skips, without mpirun or ../shared/data.
@@ -47,6 +48,8 @@ const Target kCrf{"conll2000_crf.yaml", "crf", "decoder", {"crf.max_iterations=8
 const Target kHysol{"tests/isa_variants.yaml", "hysol", "", {}};
 // The context-word moments of the Malagasy raw text (777 K tokens).
 const Target kMoments{"malagasy_anchors.yaml", "moments", "", {}};
+// kCrf's chunker trained from shards of 1,000 sentences (a ShardedFeatureSet, streamed).
+const Target kCrfShards{"conll2000_crf_shards.yaml", "crf", "", {"crf.max_iterations=8"}};
 // kEm with the unlabeled references stored as shards of 700 sentences (a ShardedCorpus).
 const Target kEmShards{"citations_em_5000_shards.yaml", "em", "", {}};
 
@@ -128,6 +131,26 @@ TEST_F(MpiTest, EmOnAShardedCorpusIsTheUnshardedBitsOnOneAndTwoProcesses) {
   int shards = 0;
   for (const auto& file : fs::directory_iterator(cache_ / "pieces")) shards += file.path().extension() == ".sfp";
   EXPECT_EQ(shards, 8) << "5,000 references in shards of 700";
+}
+
+// A shard boundary inside the CRF's data: crf.train over the sharded features, locally and on 1, 2
+// and 3 processes of 1 and 2 threads (rank 0 reading every shard, the others their compute
+// shards'), is the unsharded chunker's model and trace, to the bit.
+TEST_F(MpiTest, CrfOnAShardedFeatureSetIsTheUnshardedBitsForOneTwoAndThreeProcesses) {
+  const std::string unsharded = EntryWithoutTime(cache_, RunLocally(kCrf));
+  ASSERT_FALSE(unsharded.empty());
+  const std::string key = RunLocally(kCrfShards);
+  EXPECT_EQ(EntryWithoutTime(cache_, key), unsharded);
+  for (int processes : {1, 2, 3})
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::to_string(processes) + " processes x " + std::to_string(threads) + " threads");
+      fs::remove(EntryPath(key));
+      Result<ProcessOutput> run = RunProcess(Mpirun(kCrfShards, processes, threads));
+      ASSERT_TRUE(run.ok()) << run.status().ToString();
+      ASSERT_EQ(run->exit_code, 0) << run->err;
+      EXPECT_NE(run->err.find("run-node " + key + " (crf): computed"), std::string::npos) << run->err;
+      EXPECT_EQ(EntryWithoutTime(cache_, key), unsharded);
+    }
 }
 
 // The Malagasy moments from the raw text stored as shards of 4,000 sentences, on 2 processes,

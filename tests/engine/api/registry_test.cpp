@@ -40,6 +40,23 @@ TEST(Registry, PortTakesItsTypesAndTheImplementersOfItsInterfaces) {
   EXPECT_FALSE(r.Accepts(Port("Hm"), "Hmm"));
 }
 
+// A kind that returns one of two types reaches a port only if the port takes both.
+TEST(Registry, AKindsOutputAlternativesMustAllBeAccepted) {
+  Registry r;
+  r.AddArtifactType<Fake<'H', 'm', 'm'>>({"Chain"});
+  r.AddArtifactType<Fake<'C', 'r', 'f'>>({"Chain"});
+  r.AddArtifactType<Fake<'T', 'x', 't'>>();
+  EXPECT_TRUE(r.Accepts(Port("Chain"), "Hmm|Crf"));
+  EXPECT_FALSE(r.Accepts(Port("Chain"), "Hmm|Txt"));
+  EXPECT_TRUE(r.Accepts(Port("Txt|Chain"), "Hmm|Txt"));
+  KindSpec kind;
+  kind.output_type = "Hmm|Crf";
+  EXPECT_TRUE(kind.Outputs("Hmm"));
+  EXPECT_TRUE(kind.Outputs("Crf"));
+  EXPECT_FALSE(kind.Outputs("Txt"));
+  EXPECT_FALSE(kind.Outputs("Hmm|Crf"));
+}
+
 TEST(Registry, PortTypeTextNamesTheImplementers) {
   Registry r;
   r.AddArtifactType<Fake<'H', 'm', 'm'>>({"Chain"});

@@ -1,5 +1,6 @@
-// Merging attributes that fire at the same tokens: the grouping itself, and that training the
-// merged model reaches the full model's optimum (attribute_groups.h).
+// Merging attributes that fire at the same tokens: the grouping itself (the partition refinement
+// against the whole corpus's token lists compared), and that training the merged model reaches the
+// full model's optimum (attribute_groups.h).
 #include "nodes/crf/attribute_groups.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/crf/crf_train.h"
+#include "tests/testutil/attribute_groups_by_index.h"
 
 namespace seqflow {
 namespace {
@@ -28,9 +30,50 @@ TEST(AttributeGroups, GroupsAttributesFiringAtTheSameTokens) {
   const AttributeGroups g = GroupDuplicateAttributes(corpus, 6);
   EXPECT_EQ(g.group_of, (std::vector<int32_t>{0, 0, 1, 2, 2, 3}));
   EXPECT_EQ(g.size, (std::vector<int32_t>{2, 1, 2, 1}));
-  EXPECT_EQ(g.sentences[0].ids, (std::vector<int32_t>{0, 1, 3, 0}));  // once per firing of the first member
-  EXPECT_EQ(g.sentences[0].offsets, (std::vector<int32_t>{0, 2, 4}));
-  EXPECT_EQ(g.sentences[1].ids, (std::vector<int32_t>{2, 2, 1}));  // multiplicity kept
+  EXPECT_EQ(g.representative, (std::vector<int32_t>{0, 2, 3, 5}));
+  const std::vector<SentenceFeatures> merged = MergeSentences(corpus, g);
+  EXPECT_EQ(merged[0].ids, (std::vector<int32_t>{0, 1, 3, 0}));  // once per firing of the first member
+  EXPECT_EQ(merged[0].offsets, (std::vector<int32_t>{0, 2, 4}));
+  EXPECT_EQ(merged[1].ids, (std::vector<int32_t>{2, 2, 1}));  // multiplicity kept
+}
+
+// A random corpus over few attributes, each token firing some of them once or twice, so that
+// groups form by chance and by multiplicity (a and b at the same tokens but a twice at one).
+std::vector<SentenceFeatures> RandomFirings(std::mt19937& rng, int32_t num_attributes) {
+  std::uniform_int_distribution<int> sentences(0, 30), length(1, 6), firings(0, 5), attribute(0, num_attributes - 1),
+      twice(0, 3);
+  std::vector<SentenceFeatures> corpus;
+  for (int n = 0, N = sentences(rng); n < N; ++n) {
+    std::vector<std::vector<int32_t>> tokens(length(rng));
+    for (auto& ids : tokens)
+      for (int f = 0, F = firings(rng); f < F; ++f) {
+        const int32_t a = attribute(rng);
+        ids.push_back(a);
+        if (twice(rng) == 0) ids.push_back(a);
+      }
+    corpus.push_back(Sentence(tokens));
+  }
+  return corpus;
+}
+
+// The partition refinement finds the groups of the whole corpus's token lists, with the same
+// numbering, whether it sees the corpus at once or split anywhere into parts.
+TEST(AttributeGroups, RefinementEqualsTheTokenListGroupingOnRandomCorpora) {
+  std::mt19937 rng(16);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int32_t A = std::uniform_int_distribution<int32_t>(1, 12)(rng);
+    const std::vector<SentenceFeatures> corpus = RandomFirings(rng, A);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const std::vector<int32_t> expected = testutil::GroupByTokenLists(corpus, A);
+    EXPECT_EQ(GroupDuplicateAttributes(corpus, A).group_of, expected);
+    AttributePartition parts(A);
+    const size_t cut = std::uniform_int_distribution<size_t>(0, corpus.size())(rng);
+    parts.Refine(std::vector<SentenceFeatures>(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(cut)));
+    parts.Refine(std::vector<SentenceFeatures>(corpus.begin() + static_cast<std::ptrdiff_t>(cut), corpus.end()));
+    const AttributeGroups g = parts.Groups();
+    EXPECT_EQ(g.group_of, expected);
+    EXPECT_EQ(GroupsOf(g.group_of).size, g.size);
+  }
 }
 
 // A random corpus where every token also carries two private attributes (duplicates of each other).
@@ -64,7 +107,8 @@ TEST(AttributeGroups, MergedObjectiveEqualsFullObjectiveAtExpandedWeights) {
   std::normal_distribution<double> normal(0, 0.5);
   Eigen::VectorXd u(merged.size()), grad_merged, grad_full;
   for (auto& x : u) x = normal(rng);
-  CrfLikelihood f_merged(g.sentences, labels, merged, 0.7, 1, GroupFeatureValues(g));
+  const std::vector<SentenceFeatures> merged_corpus = MergeSentences(corpus, g);
+  CrfLikelihood f_merged(merged_corpus, labels, merged, 0.7, 1, GroupFeatureValues(g));
   CrfLikelihood f_full(corpus, labels, full, 0.7, 1);
   const Eigen::VectorXd w = ExpandGroupWeights(u, g, 3);
   EXPECT_NEAR(f_merged.Evaluate(u, grad_merged), f_full.Evaluate(w, grad_full), 1e-10);
