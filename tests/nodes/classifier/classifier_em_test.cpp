@@ -31,6 +31,14 @@ HmmClassifier RandomClassifier(uint64_t seed) {
   return m;
 }
 
+// Two classes of K states over V symbols with priors w.
+HmmClassifier RandomTwoClasses(int K, int V, uint64_t seed, const Eigen::Vector2d& w) {
+  HmmClassifier m;
+  m.prior = w;
+  for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, seed + y, 0.1));
+  return m;
+}
+
 ClassifierData TinyData() {
   ClassifierData d;
   d.labeled = RandomCorpus(5, 1, 4, kSymbols, 11);
@@ -243,9 +251,7 @@ TEST(ClassifierEm, LongSequencesTakeTheScaledRecurrencesWithTheSameResults) {
 TEST(ClassifierEm, ThreeStatesMatchHmmCountsAndCentralDifferences) {
   const int K = 3, V = 4;
   const ClassifierLayout layout(2, K, V);
-  HmmClassifier m;
-  m.prior = Eigen::Vector2d(0.4, 0.6);
-  for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, 70 + y, 0.1));
+  const HmmClassifier m = RandomTwoClasses(K, V, 70, Eigen::Vector2d(0.4, 0.6));
   ClassifierData d;
   d.labeled = RandomCorpus(5, 1, 6, V, 72);
   d.labels = {0, 1, 0, 1, 1};
@@ -331,9 +337,7 @@ TEST(ClassifierEm, EveryInstructionSetVariantGivesTheSameBits) {
   for (auto [K, V] : {std::pair{2, 5}, std::pair{2, 10}, std::pair{3, 15}, std::pair{3, 25}}) {
     SCOPED_TRACE(testing::Message() << "K " << K << ", V " << V);
     const ClassifierLayout layout(2, K, V);
-    HmmClassifier m;
-    m.prior = Eigen::Vector2d(0.4, 0.6);
-    for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, 30 + y, 0.1));
+    const HmmClassifier m = RandomTwoClasses(K, V, 30, Eigen::Vector2d(0.4, 0.6));
     ClassifierData d;
     d.labeled = RandomCorpus(6, 2, 9, V, 31);
     d.labels = {0, 1, 0, 1, 1, 0};
