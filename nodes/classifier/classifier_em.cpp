@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "nodes/classifier/fixed_dual.h"
+#include "nodes/classifier/scaled_blocks.h"
 #include "nodes/common/isa.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
@@ -140,9 +141,12 @@ constexpr double kMinUnscaledProbability = 1e-150;
 // as S_ij = Σ_t α_t(i) b_j(x_t+1) β_t+1(j) and multiplied by a_ij once. In dual numbers that is 18
 // operations a position for K = 2 instead of 31. Returns false (and adds nothing) when |p| is below
 // kMinUnscaledProbability or not finite; the caller then takes the scaled recurrences.
-template <class S>
-bool UnscaledForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
+// KT > 0 fixes K at compile time (K = 2, the Ji experiments' classes: the loops over states unroll
+// and the indices become constants, 5% of a map evaluation); KT = 0 takes k_runtime.
+template <int KT, class S>
+bool UnscaledForwardBackwardCounts(const std::vector<S>& theta, int k_runtime, int V, const std::vector<int32_t>& x,
                                    std::vector<S>* counts, ChainScratch<S>* w, double* sign, S* log_p) {
+  const int K = KT > 0 ? KT : k_runtime;
   const auto [pi, a, b, T, alpha, beta, carry] = PrepareChain(theta, K, x, w);
   for (int j = 0; j < K; ++j) SetProduct(alpha[j], pi[j], b[j * V + x[0]]);
   for (int t = 1; t < T; ++t) {
@@ -188,7 +192,9 @@ template <class S>
 S ForwardBackwardCounts(const std::vector<S>& theta, int K, int V, const std::vector<int32_t>& x,
                         std::vector<S>* counts, ChainScratch<S>* w, double* sign) {
   S log_p{};
-  if (UnscaledForwardBackwardCounts(theta, K, V, x, counts, w, sign, &log_p)) return log_p;
+  if (K == 2 ? UnscaledForwardBackwardCounts<2>(theta, K, V, x, counts, w, sign, &log_p)
+             : UnscaledForwardBackwardCounts<0>(theta, K, V, x, counts, w, sign, &log_p))
+    return log_p;
   return ScaledForwardBackwardCounts(theta, K, V, x, counts, w, sign);
 }
 
@@ -404,20 +410,6 @@ struct Partial {
   }
 };
 
-// acc[read[i] row_stride + read[j] col_stride] += r dn[i, j], dn row-major [read x read]: one
-// sequence's count derivatives with respect to the parameters `read` only, into a D x D sum of
-// either layout. Adding only the nonzero block gives the sums of adding the whole D x D matrix
-// (each entry is added once, so the order of the loops changes no bit).
-void AddScaledBlock(double* acc, ptrdiff_t row_stride, ptrdiff_t col_stride, const double* dn,
-                    const std::vector<int>& read, double r) {
-  const int m = static_cast<int>(read.size());
-  for (int i = 0; i < m; ++i) {
-    double* row = acc + read[i] * row_stride;
-    const double* in = dn + static_cast<ptrdiff_t>(i) * m;
-    for (int j = 0; j < m; ++j) row[read[j] * col_stride] += r * in[j];
-  }
-}
-
 void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, const HmmClassifier& model,
                 const std::vector<int32_t>& x, int y, Partial* out) {
   thread_local ClassStats s;
@@ -435,42 +427,37 @@ void AddLabeled(const ClassifierLayout& layout, const SequenceEvaluator& eval, c
   out->log_likelihood += Log(model.prior[y]) + s.log_p;
 }
 
-// acc[i] += r dn[i], i < n: the counts' derivatives of one sequence and class with respect to all
-// D parameters, weighted by its posterior, into the shard's sum — compiled per instruction set
-// (elementwise, so the same bits).
-void AddScaledKernel(double* acc, const double* dn, double r, int n) {
-  for (int i = 0; i < n; ++i) acc[i] += r * dn[i];
-}
-SEQFLOW_ISA_CLONES(void, AddScaled, (double* acc, const double* dn, double r, int n), AddScaledKernel,
-                   (acc, dn, r, n))
-
-// Per class, Σ_j r_jy N_jy over a shard's sequences in order, in the row-major layout of
-// ClassStats::dn (contiguous, where adding into a block of the column-major Jacobian strides).
+// Per class, Σ_j r_jy N_jy over a shard's sequences in order, row-major (rows of ClassStats::dn
+// add contiguously, where a block of the column-major Jacobian strides), each row padded to whole
+// 64-byte chunks and aligned to them (scaled_blocks.h: a chunk across two cache lines cost a
+// third of the adding).
 class WeightedCountDerivatives {
  public:
   void Reset(int classes, int D) {
+    D_ = D;
+    stride_ = (D + 7) / 8 * 8;
     sums_.resize(classes);
-    for (auto& m : sums_) m.setZero(D, D);
+    for (auto& sum : sums_) sum.assign(static_cast<size_t>(D) * stride_ / 8, Chunk{});
   }
-  void Add(int y, double r, const ClassStats& s) {
-    const int D = static_cast<int>(sums_[y].cols());
-    if (s.read.size() == static_cast<size_t>(D))
-      AddScaled(sums_[y].data(), s.dn.data(), r, D * D);
-    else
-      AddScaledBlock(sums_[y].data(), D, 1, s.dn.data(), s.read, r);
-  }
+  void Add(int y, double r, const ClassStats& s) { AddScaledRows(sums_[y].data()->v, stride_, D_, s.dn.data(), s.read, r); }
   // Adds each class's sum into its block of the shard's Jacobian (zero there until now, so the
   // sums are those of adding sequence by sequence into the block).
   void AddTo(const ClassifierLayout& layout, Eigen::MatrixXd* jacobian) const {
+    using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     for (size_t y = 0; y < sums_.size(); ++y) {
-      const Eigen::Index D = sums_[y].rows();
-      jacobian->block(layout.prior_index(static_cast<int>(y)) + 1, layout.prior_index(static_cast<int>(y)) + 1, D, D) +=
-          sums_[y];
+      const Eigen::Map<const Rows, 0, Eigen::OuterStride<>> sum(sums_[y].data()->v, D_, D_, Eigen::OuterStride<>(stride_));
+      const int p = layout.prior_index(static_cast<int>(y));
+      jacobian->block(p + 1, p + 1, D_, D_) += sum;
     }
   }
 
  private:
-  std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> sums_;
+  struct alignas(64) Chunk {
+    double v[8] = {};
+  };
+  int D_ = 0;
+  int stride_ = 0;
+  std::vector<std::vector<Chunk>> sums_;  // per class [D x stride_]
 };
 
 // The posterior coupling's part of the EM_1 Jacobian of a shard,

@@ -31,6 +31,14 @@ HmmClassifier RandomClassifier(uint64_t seed) {
   return m;
 }
 
+// Two classes of K states over V symbols with priors w.
+HmmClassifier RandomTwoClasses(int K, int V, uint64_t seed, const Eigen::Vector2d& w) {
+  HmmClassifier m;
+  m.prior = w;
+  for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, seed + y, 0.1));
+  return m;
+}
+
 ClassifierData TinyData() {
   ClassifierData d;
   d.labeled = RandomCorpus(5, 1, 4, kSymbols, 11);
@@ -191,10 +199,39 @@ TEST(ClassifierEm, JacobiansMatchCentralDifferencesWithTheReadParametersOnly) {
   ExpectJacobiansMatchCentralDifferences(ClassifierLayout(2, 2, V), m, FewAndManySymbols(V, 12, 51));
 }
 
+// EM_1 and the posteriors at Θ = model against the chain library's posteriors and expected
+// counts (hmm/), for any number of states and symbols.
+void ExpectEm1MatchesHmmCounts(const ClassifierLayout& layout, const HmmClassifier& m, const ClassifierData& d) {
+  const int K = layout.num_states(), V = layout.num_symbols();
+  const double eps = 0.01;
+  const ClassifierEmValue got = ValueOrThrow(EvaluateClassifierEm(layout, layout.Stack(m), d, {eps, true, true, 1}));
+  const Eigen::MatrixXd post =
+      ValueOrThrow(ClassPosteriors(m.prior, ClassLogLikelihoods(m, d.unlabeled, 1)));
+  const int D = layout.block_size() - 1;
+  Eigen::VectorXd want = Eigen::VectorXd::Constant(layout.num_params(), eps);
+  for (size_t j = 0; j < d.unlabeled.size(); ++j) {
+    for (int y = 0; y < layout.num_classes(); ++y) {
+      ExpectedCounts c = ExpectedCounts::Zero(K, V);
+      AccumulateExpectedCounts(m.classes[y], d.unlabeled[j], 1.0, &c);
+      Eigen::VectorXd stacked(D);
+      stacked.head(K) = c.initial;
+      for (int i = 0; i < K; ++i) {
+        stacked.segment(K + i * K, K) = c.transition.row(i).transpose();
+        stacked.segment(K + K * K + i * V, V) = c.emission.row(i).transpose();
+      }
+      want[layout.prior_index(y)] += post(j, y);
+      want.segment(layout.prior_index(y) + 1, D) += post(j, y) * stacked;
+    }
+  }
+  want /= static_cast<double>(d.unlabeled.size());
+  EXPECT_LE((got.em1 - want).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LE((got.unlabeled_posteriors - post).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_TRUE(std::isfinite(got.unlabeled_log_likelihood));
+}
+
 // Sequences of 400 symbols have p(x | θ) near 3^-400 = 1e-191, below what the unscaled recurrences
 // take (1/p² must stay finite): they go through the scaled ones, short ones beside them through
-// the unscaled. EM_1 against the chain library's posteriors and expected counts (hmm/), and both
-// Jacobians against central differences.
+// the unscaled. EM_1 against hmm/'s counts, and both Jacobians against central differences.
 TEST(ClassifierEm, LongSequencesTakeTheScaledRecurrencesWithTheSameResults) {
   const ClassifierLayout layout(kClasses, kStates, kSymbols);
   const HmmClassifier m = RandomClassifier(17);
@@ -205,30 +242,23 @@ TEST(ClassifierEm, LongSequencesTakeTheScaledRecurrencesWithTheSameResults) {
   d.labels.push_back(1);
   const Eigen::MatrixXd long_ll = ClassLogLikelihoods(m, long_ones, 1);
   EXPECT_LT(long_ll.maxCoeff(), std::log(1e-150));  // past the unscaled recurrences' range
-  const double eps = 0.01;
-  const ClassifierEmValue got = ValueOrThrow(EvaluateClassifierEm(layout, layout.Stack(m), d, {eps, true, true, 1}));
-  const Eigen::MatrixXd post =
-      ValueOrThrow(ClassPosteriors(m.prior, ClassLogLikelihoods(m, d.unlabeled, 1)));
-  const int D = layout.block_size() - 1;
-  Eigen::VectorXd want = Eigen::VectorXd::Constant(layout.num_params(), eps);
-  for (size_t j = 0; j < d.unlabeled.size(); ++j) {
-    for (int y = 0; y < kClasses; ++y) {
-      ExpectedCounts c = ExpectedCounts::Zero(kStates, kSymbols);
-      AccumulateExpectedCounts(m.classes[y], d.unlabeled[j], 1.0, &c);
-      Eigen::VectorXd stacked(D);
-      stacked.head(kStates) = c.initial;
-      for (int i = 0; i < kStates; ++i) {
-        stacked.segment(kStates + i * kStates, kStates) = c.transition.row(i).transpose();
-        stacked.segment(kStates + kStates * kStates + i * kSymbols, kSymbols) = c.emission.row(i).transpose();
-      }
-      want[layout.prior_index(y)] += post(j, y);
-      want.segment(layout.prior_index(y) + 1, D) += post(j, y) * stacked;
-    }
-  }
-  want /= static_cast<double>(d.unlabeled.size());
-  EXPECT_LE((got.em1 - want).cwiseAbs().maxCoeff(), 1e-12);
-  EXPECT_LE((got.unlabeled_posteriors - post).cwiseAbs().maxCoeff(), 1e-12);
-  EXPECT_TRUE(std::isfinite(got.unlabeled_log_likelihood));
+  ExpectEm1MatchesHmmCounts(layout, m, d);
+  ExpectJacobiansMatchCentralDifferences(layout, m, d);
+}
+
+// The unscaled recurrences are compiled for K = 2 apart (classifier_em.cpp); 3 states take the
+// runtime-K ones, long sequences the scaled ones.
+TEST(ClassifierEm, ThreeStatesMatchHmmCountsAndCentralDifferences) {
+  const int K = 3, V = 4;
+  const ClassifierLayout layout(2, K, V);
+  const HmmClassifier m = RandomTwoClasses(K, V, 70, Eigen::Vector2d(0.4, 0.6));
+  ClassifierData d;
+  d.labeled = RandomCorpus(5, 1, 6, V, 72);
+  d.labels = {0, 1, 0, 1, 1};
+  d.unlabeled = RandomCorpus(9, 1, 7, V, 73);
+  const SymbolSequences long_ones = RandomCorpus(1, 300, 300, V, 74);
+  d.unlabeled.push_back(long_ones[0]);
+  ExpectEm1MatchesHmmCounts(layout, m, d);
   ExpectJacobiansMatchCentralDifferences(layout, m, d);
 }
 
@@ -307,9 +337,7 @@ TEST(ClassifierEm, EveryInstructionSetVariantGivesTheSameBits) {
   for (auto [K, V] : {std::pair{2, 5}, std::pair{2, 10}, std::pair{3, 15}, std::pair{3, 25}}) {
     SCOPED_TRACE(testing::Message() << "K " << K << ", V " << V);
     const ClassifierLayout layout(2, K, V);
-    HmmClassifier m;
-    m.prior = Eigen::Vector2d(0.4, 0.6);
-    for (int y = 0; y < 2; ++y) m.classes.push_back(RandomHmm(K, V, 30 + y, 0.1));
+    const HmmClassifier m = RandomTwoClasses(K, V, 30, Eigen::Vector2d(0.4, 0.6));
     ClassifierData d;
     d.labeled = RandomCorpus(6, 2, 9, V, 31);
     d.labels = {0, 1, 0, 1, 1, 0};
