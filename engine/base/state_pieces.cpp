@@ -1,5 +1,7 @@
 #include "engine/base/state_pieces.h"
 
+#include <atomic>
+
 namespace seqflow {
 
 StatePieces::StatePieces(std::string bytes) { Append(std::move(bytes)); }
@@ -24,9 +26,14 @@ void StatePieces::AppendView(std::string_view bytes) {
   if (!bytes.empty()) pieces_.push_back({bytes, false});
 }
 
-void StatePieces::AppendImmutable(std::string_view bytes) {
+uint64_t NewPieceIdentity() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void StatePieces::AppendImmutable(std::string_view bytes, uint64_t identity) {
   Close();
-  if (!bytes.empty()) pieces_.push_back({bytes, true});
+  if (!bytes.empty()) pieces_.push_back({bytes, true, identity});
 }
 
 const std::vector<StatePieces::Piece>& StatePieces::Pieces() {

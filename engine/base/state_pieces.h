@@ -10,6 +10,7 @@
 // Not thread-safe; movable, not copyable (views may point into owned pieces' neighbours).
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -19,11 +20,15 @@
 
 namespace seqflow {
 
+// A process-wide unique identity for an immutable piece (never 0).
+uint64_t NewPieceIdentity();
+
 class StatePieces {
  public:
   struct Piece {
     std::string_view bytes;
     bool immutable = false;
+    uint64_t identity = 0;  // of an immutable piece: see AppendImmutable
   };
 
   StatePieces() = default;
@@ -37,7 +42,9 @@ class StatePieces {
   ByteWriter& writer() { return open_; }
   void Append(std::string bytes);
   void AppendView(std::string_view bytes);
-  void AppendImmutable(std::string_view bytes);
+  // `identity`, when not 0, names these bytes for the whole process (NewPieceIdentity): the engine
+  // then hashes them for their name once, not at every save that still holds them.
+  void AppendImmutable(std::string_view bytes, uint64_t identity = 0);
 
   // The pieces in order (empty ones left out).
   const std::vector<Piece>& Pieces();

@@ -80,6 +80,7 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
   std::deque<std::string> framing;
   std::vector<std::string_view> payload;
   std::set<std::string> named;
+  std::set<uint64_t> identities;
   int written = 0;
   auto frame = [&](ByteWriter& w) {
     payload.push_back(framing.emplace_back(w.Take()));
@@ -95,7 +96,8 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
       payload.push_back(piece.bytes);
       continue;
     }
-    std::string name = ContentPieceName(piece.bytes);
+    std::string name = NameOf(key, piece);
+    if (piece.identity != 0) identities.insert(piece.identity);
     const std::string path = PiecePath(key, name);
     if (!env_->Exists(path)) {
       SEQFLOW_RETURN_IF_ERROR(WriteContentPieceInto(env_, path, piece.bytes, TakeSpare(before, piece.bytes.size())));
@@ -112,9 +114,34 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
   }(), Checksum64(payload));
   payload.insert(payload.begin(), header);
   SEQFLOW_RETURN_IF_ERROR(env_->WriteFileAtomicParts(PathOf(key), payload));
+  KeepNames(key, identities);
   // The new checkpoint is durable: the pieces only the one it replaced named become spares for
   // the next save, which will write about as many.
   return Release(key, before, named, written);
+}
+
+std::string Checkpoints::NameOf(const std::string& key, const StatePieces::Piece& piece) {
+  if (piece.identity == 0) return ContentPieceName(piece.bytes);
+  {
+    std::lock_guard<std::mutex> lock(names_mu_);
+    auto by_key = names_.find(key);
+    if (by_key != names_.end()) {
+      auto it = by_key->second.find(piece.identity);
+      if (it != by_key->second.end()) return it->second;
+    }
+  }
+  std::string name = ContentPieceName(piece.bytes);
+  std::lock_guard<std::mutex> lock(names_mu_);
+  names_[key][piece.identity] = name;
+  return name;
+}
+
+void Checkpoints::KeepNames(const std::string& key, const std::set<uint64_t>& identities) {
+  std::lock_guard<std::mutex> lock(names_mu_);
+  auto by_key = names_.find(key);
+  if (by_key == names_.end()) return;
+  std::erase_if(by_key->second, [&](const auto& entry) { return identities.count(entry.first) == 0; });
+  if (by_key->second.empty()) names_.erase(by_key);
 }
 
 std::string Checkpoints::TakeSpare(KeyFiles& files, size_t bytes) {
@@ -181,6 +208,7 @@ Status Checkpoints::Release(const std::string& key, const KeyFiles& before, cons
 }
 
 Status Checkpoints::Remove(const std::string& key) {
+  KeepNames(key, {});
   // Two workers may remove one key's files at once (the publisher of its entry and another
   // process loading that entry): a file the other removed first is not an error.
   auto remove = [&](const std::string& path) {

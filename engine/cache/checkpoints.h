@@ -9,7 +9,8 @@
 // rename, pieces before the checkpoint that names them, so a checkpoint that loads is whole and
 // a piece is checked against its name; a damaged or incomplete one is reported and ignored (the
 // node starts over). A piece of 1 MB or more has a file of its own even when it is not immutable
-// (x is new at every save), so the table stays small. Pieces no longer named become spares
+// (x is new at every save), so the table stays small. An immutable piece given an identity is
+// hashed for its name only by the first save that holds it (an L-BFGS pair: 4 x 42 MB a save). Pieces no longer named become spares
 // (<key>.<n>.spare, as many as the last save wrote) once the save naming the new ones is
 // durable, and the next save writes its new pieces over them in place: a file rewritten at its
 // size costs the filesystem no allocation and the page cache no new pages (bench/RESULTS.md,
@@ -21,6 +22,9 @@
 // Thread safety: all methods may be called concurrently (different keys, or one writer).
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -62,8 +66,16 @@ class Checkpoints {
   // then the pieces no longer named, renamed) and removes the other files of `before`.
   Status Release(const std::string& key, const KeyFiles& before, const std::set<std::string>& named, int spares);
 
+  // The name of a piece of `key`'s saves: remembered for an immutable piece with an identity,
+  // hashed otherwise (and the first time).
+  std::string NameOf(const std::string& key, const StatePieces::Piece& piece);
+  // After a save of `key`: forgets the identities it did not name.
+  void KeepNames(const std::string& key, const std::set<uint64_t>& identities);
+
   std::string dir_;
   Env* env_;
+  std::mutex names_mu_;
+  std::map<std::string, std::map<uint64_t, std::string>> names_;  // key -> identity -> name
 };
 
 }  // namespace seqflow

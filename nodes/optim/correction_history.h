@@ -22,6 +22,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "engine/base/bytes.h"
@@ -38,8 +39,14 @@ class CorrectionHistory {
   // (Load) the saved pairs are the first bytes written into them — zeros first would touch
   // 8 x 21 MB of fresh pages once more on CoNLL-2000 (bench/RESULTS.md, "restart").
   CorrectionHistory(Eigen::Index n, int memory, int threads = 1)
-      : s_(memory), y_(memory), sy_(Eigen::MatrixXd::Zero(memory, memory)), yy_(Eigen::MatrixXd::Zero(memory, memory)),
-        sg_(memory), yg_(memory), threads_(threads) {
+      : s_(memory),
+        y_(memory),
+        identity_(memory),
+        sy_(Eigen::MatrixXd::Zero(memory, memory)),
+        yy_(Eigen::MatrixXd::Zero(memory, memory)),
+        sg_(memory),
+        yg_(memory),
+        threads_(threads) {
     for (Vector& v : s_) v.resize(n);
     for (Vector& v : y_) v.resize(n);
   }
@@ -100,6 +107,7 @@ class CorrectionHistory {
     if (!(sy > 0) || !(yy > 0)) return;
     sy_(i, i) = sy;
     yy_(i, i) = yy;
+    identity_[i] = {NewPieceIdentity(), NewPieceIdentity()};
     gamma_ = sy / yy;
     ++count_;
     pending_ = true;
@@ -119,7 +127,10 @@ class CorrectionHistory {
     w.F64s(yy_.data(), static_cast<size_t>(yy_.size()));
     w.F64s(sg_.data(), static_cast<size_t>(sg_.size()));
     w.F64s(yg_.data(), static_cast<size_t>(yg_.size()));
-    for (int k = 0; k < count_; ++k) SaveVector(state, s_[Slot(k)]), SaveVector(state, y_[Slot(k)]);
+    for (int k = 0; k < count_; ++k) {
+      const int i = Slot(k);
+      SaveVector(state, s_[i], identity_[i].first), SaveVector(state, y_[i], identity_[i].second);
+    }
   }
   // False when the bytes are not a history of this capacity and length (the reader may throw
   // StatusError on truncated bytes).
@@ -134,8 +145,11 @@ class CorrectionHistory {
     if (!LoadDoubles(r, sy_.data(), sy_.size()) || !LoadDoubles(r, yy_.data(), yy_.size()) ||
         !LoadDoubles(r, sg_.data(), sg_.size()) || !LoadDoubles(r, yg_.data(), yg_.size()))
       return false;
-    for (int k = 0; k < count_; ++k)
-      if (!LoadVector(r, s_[Slot(k)]) || !LoadVector(r, y_[Slot(k)])) return false;
+    for (int k = 0; k < count_; ++k) {
+      const int i = Slot(k);
+      if (!LoadVector(r, s_[i]) || !LoadVector(r, y_[i])) return false;
+      identity_[i] = {NewPieceIdentity(), NewPieceIdentity()};
+    }
     return true;
   }
 
@@ -215,10 +229,10 @@ class CorrectionHistory {
     });
   }
 
-  static void SaveVector(StatePieces& state, const Vector& v) {
+  static void SaveVector(StatePieces& state, const Vector& v, uint64_t identity) {
     const std::string_view bytes(reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar));
     state.writer().U64(bytes.size());
-    state.AppendImmutable(bytes);
+    state.AppendImmutable(bytes, identity);
   }
   static bool LoadVector(ByteReader& r, Vector& v) {
     const std::string_view bytes = r.StrView();
@@ -234,6 +248,9 @@ class CorrectionHistory {
   }
 
   std::vector<Vector> s_, y_;  // [m] slots of n values
+  // [m] by slot: the stored pair's s and y identities for checkpoints (StatePieces), new whenever
+  // a slot takes a pair, so the engine hashes each pair's bytes once however many saves hold it.
+  std::vector<std::pair<uint64_t, uint64_t>> identity_;
   Eigen::MatrixXd sy_;         // [m x m] s_iᵀy_j by slot (used for i older than or equal to j)
   Eigen::MatrixXd yy_;         // [m x m] y_iᵀy_j by slot
   Eigen::VectorXd sg_, yg_;    // [m] Sᵀg, Yᵀg by slot, for the last Direction's g

@@ -55,6 +55,32 @@ class CheckpointsTest : public CacheTest {
                     c_ = std::string(3000, 'c');
 };
 
+// An immutable piece with an identity is named by the first save that holds it: a later save
+// of that identity reuses the name without reading the bytes (here, on purpose, other bytes), until
+// a save leaves the identity out or the key is removed.
+TEST_F(CheckpointsTest, AnIdentifiedPieceIsHashedForItsNameOnlyByItsFirstSave) {
+  auto save = [&](const std::string& pair, uint64_t identity) {
+    StatePieces state;
+    state.AppendImmutable(pair, identity);
+    return checkpoints_.Store(key_, std::move(state));
+  };
+  auto loaded = [&] {
+    auto state = checkpoints_.Load(key_);
+    return state.ok() && state->has_value() ? **state : std::string("(none)");
+  };
+  const uint64_t identity = NewPieceIdentity();
+  ASSERT_OK(save(a_, identity));
+  ASSERT_OK(save(b_, identity));
+  EXPECT_EQ(loaded(), a_);
+  ASSERT_OK(save(c_, NewPieceIdentity()));  // leaves `identity` out: forgotten
+  ASSERT_OK(save(b_, identity));
+  EXPECT_EQ(loaded(), b_);
+  ASSERT_OK(checkpoints_.Remove(key_));
+  ASSERT_OK(save(c_, identity));
+  EXPECT_EQ(loaded(), c_);
+  EXPECT_NE(NewPieceIdentity(), 0u);
+}
+
 TEST_F(CheckpointsTest, PiecesLoadJoined) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   auto loaded = checkpoints_.Load(key_);
