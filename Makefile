@@ -37,7 +37,7 @@ SANITIZE_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=de
 # pipeline twice (5 minutes), the MPI, Slurm, process-sweep and browser e2e tests (other programs'
 # processes), the kill-and-resume tests on real data, the ISA variants (a clang build runs the
 # baseline only) and the two script tests.
-SANITIZE_EXCLUDE := ^(RealData|CrfOrder2RealData|RewriteRealData|CitationsSetting|CitationsSplits|JiHomotopy|JiExperiment|PipelineTests|IsaVariants|MpiTest|SlurmSweepTest|ProcessSweepTest|HtmlReportE2eTest|CheckpointResumeTest|CrfCheckpointTest|MultiviewCheckpointTest)\.|^slurm_|^numerics_lint$$|^pipeline_schema$$
+SANITIZE_EXCLUDE := ^(RealData|CrfOrder2RealData|RewriteRealData|CitationsSetting|CitationsSplits|JiHomotopy|JiExperiment|PipelineTests|IsaVariants|MpiTest|SlurmSweepTest|ProcessSweepTest|HtmlReportE2eTest|CheckpointResumeTest|CrfCheckpointTest|MultiviewCheckpointTest|CrfShardsE2e)\.|^slurm_|^numerics_lint$$|^pipeline_schema$$
 # ccache when this machine has it (a developer's rebuilds, the two builds of `make test`); a fresh
 # machine without it builds as before.
 CCACHE := $(shell command -v ccache 2>/dev/null)
