@@ -29,11 +29,12 @@ std::string ArtifactPieces::OwnerOf(const std::string& file_name) {
 Result<std::string> ArtifactPieces::Put(std::string_view bytes) {
   if (owner_key_.empty()) return Status::Internal("this piece store only reads");
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(dir_));
-  std::string name = owner_key_ + "." + ContentPieceName(bytes);
+  const std::string content_name = ContentPieceName(bytes);
+  std::string name = owner_key_ + "." + content_name;
   const std::string path = PathOf(name);
   // A damaged piece left by an earlier run is what made its owner recompute: replace it.
   if (env_->Exists(path) && !Check(name).ok()) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(path));
-  SEQFLOW_RETURN_IF_ERROR(WriteContentPiece(env_, path, bytes));
+  SEQFLOW_RETURN_IF_ERROR(WriteContentPiece(env_, path, content_name, bytes));
   return name;
 }
 

@@ -100,7 +100,8 @@ Status Checkpoints::Store(const std::string& key, StatePieces state) {
     if (piece.identity != 0) identities.insert(piece.identity);
     const std::string path = PiecePath(key, name);
     if (!env_->Exists(path)) {
-      SEQFLOW_RETURN_IF_ERROR(WriteContentPieceInto(env_, path, piece.bytes, TakeSpare(before, piece.bytes.size())));
+      SEQFLOW_RETURN_IF_ERROR(
+          WriteContentPieceInto(env_, path, name, piece.bytes, TakeSpare(before, piece.bytes.size())));
       ++written;
     }
     w.U8(kNamed), w.Str(name), w.U64(piece.bytes.size());

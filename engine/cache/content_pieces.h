@@ -1,8 +1,11 @@
 // Content-named pieces: immutable bytes kept in a file of their own, named by the XXH3-128 of
-// the bytes (HashHex) and framed like an entry (magic "SQFLCKQ", length, checksum;
-// entry_format.h). Checkpoints keep their immutable parts this way (checkpoints.h), and
-// artifacts their out-of-line bodies, a sharded corpus's shards (artifact_pieces.h).
-// A piece is written once, by rename, before anything that names it.
+// the bytes (HashHex) and framed like an entry (entry_format.h) with magic "SQFLCKN" and, in
+// the checksum's place, the name's low 64 bits: the name is the check, so a piece is hashed once
+// when written (for its name) and once when read (against it), not a second time for a checksum
+// (bench/RESULTS.md, "Checkpoint pieces hashed once"). Pieces of the earlier frame (magic
+// "SQFLCKQ", an XXH64 checksum) still read. Checkpoints keep their immutable and large parts
+// this way (checkpoints.h), and artifacts their out-of-line bodies, a sharded corpus's shards
+// (artifact_pieces.h). A piece is written once, by rename, before anything that names it.
 // Thread safety: stateless functions; concurrent writers of one piece publish the same bytes.
 #pragma once
 
@@ -17,10 +20,12 @@ namespace seqflow {
 // The name of a piece holding `bytes`.
 std::string ContentPieceName(std::string_view bytes);
 // Writes `bytes` framed to `path` unless a file is there already.
-Status WriteContentPiece(Env* env, const std::string& path, std::string_view bytes);
+// REQUIRES: name == ContentPieceName(bytes) (the caller has hashed them already).
+Status WriteContentPiece(Env* env, const std::string& path, const std::string& name, std::string_view bytes);
 // Writes `bytes` framed to `path` over the unused file `reuse` (Env::WriteFileAtomicPartsInto;
-// empty: a new file). REQUIRES: no file at `path`.
-Status WriteContentPieceInto(Env* env, const std::string& path, std::string_view bytes, const std::string& reuse);
+// empty: a new file). REQUIRES: no file at `path`; name == ContentPieceName(bytes).
+Status WriteContentPieceInto(Env* env, const std::string& path, const std::string& name, std::string_view bytes,
+                             const std::string& reuse);
 // The bytes of the piece at `path`, checked against its frame and against `name` (and
 // `expected_length` when it is not -1); Corruption naming the file otherwise, the Env's error
 // when it cannot be read.

@@ -79,7 +79,7 @@ std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload) {
   return std::move(payload);
 }
 
-Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic) {
+Result<FramePayload> DecodeFrameHeader(std::string_view file, std::string_view magic) {
   if (file.size() < kEntryHeaderSize)
     return Status::Corruption("truncated: " + std::to_string(file.size()) + " bytes, the header alone needs " +
                               std::to_string(kEntryHeaderSize));
@@ -96,10 +96,16 @@ Result<std::string_view> DecodeFrame(std::string_view file, std::string_view mag
     return Status::Corruption(std::string(length > payload.size() ? "truncated" : "length mismatch") +
                               ": header says " + std::to_string(length) + " payload bytes, file has " +
                               std::to_string(payload.size()));
-  uint64_t actual = Checksum64(payload);
-  if (actual != checksum)
-    return Status::Corruption("checksum mismatch (stored " + Hex64(checksum) + ", computed " + Hex64(actual) + ")");
-  return payload;
+  return FramePayload{payload, checksum};
+}
+
+Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic) {
+  SEQFLOW_ASSIGN_OR_RETURN(const FramePayload frame, DecodeFrameHeader(file, magic));
+  uint64_t actual = Checksum64(frame.payload);
+  if (actual != frame.checksum)
+    return Status::Corruption("checksum mismatch (stored " + Hex64(frame.checksum) + ", computed " + Hex64(actual) +
+                              ")");
+  return frame.payload;
 }
 
 Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry, size_t defer_from_bytes) {

@@ -50,6 +50,13 @@ std::string EncodeFrameInPlace(std::string_view magic, std::string&& payload);
 std::string FrameHeader(std::string_view magic, uint64_t payload_length, uint64_t payload_checksum);
 // Verifies magic, format version, length and checksum; returns the payload (a view into `file`).
 Result<std::string_view> DecodeFrame(std::string_view file, std::string_view magic = kEntryMagic);
+// The same but the checksum, returned unverified beside the payload: for a frame whose payload
+// the caller checks by a stronger hash it computes anyway (a content-named piece).
+struct FramePayload {
+  std::string_view payload;
+  uint64_t checksum = 0;
+};
+Result<FramePayload> DecodeFrameHeader(std::string_view file, std::string_view magic);
 
 // Runs a decoder that reports damage by throwing (ByteReader, artifact loaders) and turns what
 // it throws into Corruption prefixed with `what`, so a bad file never escapes as an exception.
