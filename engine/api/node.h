@@ -18,6 +18,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/process_group.h"
 #include "engine/base/state_pieces.h"
+#include "engine/base/state_source.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -59,6 +60,13 @@ class NodeContext {
   // `iteration` iterations), in the same form; the engine keeps it as long as the entry for kinds
   // with budget parameters and ignores it for others.
   virtual std::optional<std::string> ResumeState() { return std::nullopt; }
+  // The same state as a StateSource (engine/base/state_source.h): its pieces checked, but read
+  // only where the kernel's StateReader puts them, so a kernel of hundreds of MB of state
+  // (crf.train) does not hold it twice.
+  virtual std::optional<StateSource> ResumeSource() {
+    std::optional<std::string> state = ResumeState();
+    return state ? std::optional<StateSource>(StateSource(std::move(*state))) : std::nullopt;
+  }
   virtual void Checkpoint(const std::function<StatePieces()>& state) {}
   virtual void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) {}
   // Reads a file through the engine's Env (the one door to files).

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +35,15 @@ class Env {
   // checkpoint's pieces) reads each into place instead of into a string of its own first. The
   // default appends ReadFile's string.
   virtual Status AppendFile(const std::string& path, std::string* out);
+  // Reads the file into `spans`, in order and straight from the file (a checkpoint's piece into
+  // the kernel's memory, not through a buffer); an error naming the file when its size is not
+  // their total. The default copies ReadFile's string.
+  virtual Status ReadFileInto(const std::string& path, const std::vector<std::span<char>>& spans);
+  // Hands the file's bytes to `consume` in order, up to `chunk_bytes` at a time, through one buffer
+  // (a piece checked against its hash without holding it); stops at consume's first error. The
+  // default slices ReadFile's string.
+  virtual Status ReadFileChunks(const std::string& path, size_t chunk_bytes,
+                                const std::function<Status(std::string_view)>& consume);
   // Writes `data` to a temporary file beside `path`, fsyncs it, renames it onto `path` and
   // fsyncs the directory: readers see the old file or the whole new one, never a part.
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;

@@ -19,6 +19,27 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
   return Status::Io(what + " " + path + ": " + std::strerror(errno));
 }
 
+// Reads the open file `fd` into `spans` in order; an error when its size is not their total.
+Status ReadSpans(int fd, const std::string& path, FileCalls* calls, const std::vector<std::span<char>>& spans) {
+  size_t total = 0;
+  for (std::span<char> span : spans) total += span.size();
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path);
+  if (static_cast<size_t>(st.st_size) != total)
+    return Status::Io("cannot read " + path + ": " + std::to_string(st.st_size) + " bytes, expected " +
+                      std::to_string(total));
+  for (std::span<char> span : spans) {
+    for (size_t at = 0; at < span.size();) {
+      const ssize_t n = calls->Read(fd, path, span.data() + at, span.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ErrnoStatus("cannot read", path);
+      if (n == 0) return Status::Io("cannot read " + path + ": it ended early");
+      at += static_cast<size_t>(n);
+    }
+  }
+  return Status::Ok();
+}
+
 class PosixEnv final : public Env {
  public:
   explicit PosixEnv(FileCalls* calls) : calls_(calls) {}
@@ -50,6 +71,32 @@ class PosixEnv final : public Env {
     }
     ::close(fd);
     return Status::Ok();
+  }
+
+  Status ReadFileInto(const std::string& path, const std::vector<std::span<char>>& spans) override {
+    int fd = calls_->Open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return ErrnoStatus("cannot open", path);
+    Status read = ReadSpans(fd, path, calls_, spans);
+    ::close(fd);
+    return read;
+  }
+
+  Status ReadFileChunks(const std::string& path, size_t chunk_bytes,
+                        const std::function<Status(std::string_view)>& consume) override {
+    int fd = calls_->Open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return ErrnoStatus("cannot open", path);
+    std::vector<char> buffer(std::max<size_t>(chunk_bytes, 1));
+    Status status;
+    for (;;) {
+      const ssize_t n = calls_->Read(fd, path, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) status = ErrnoStatus("cannot read", path);
+      if (n <= 0) break;
+      status = consume(std::string_view(buffer.data(), static_cast<size_t>(n)));
+      if (!status.ok()) break;
+    }
+    ::close(fd);
+    return status;
   }
 
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
@@ -203,6 +250,27 @@ int FileCalls::Unlink(const std::string& path) { return ::unlink(path.c_str()); 
 int FileCalls::Rmdir(const std::string& path) { return ::rmdir(path.c_str()); }
 int FileCalls::Mkdir(const std::string& path, int mode) { return ::mkdir(path.c_str(), static_cast<mode_t>(mode)); }
 int FileCalls::Utimens(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+Status Env::ReadFileInto(const std::string& path, const std::vector<std::span<char>>& spans) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string data, ReadFile(path));
+  size_t total = 0;
+  for (std::span<char> span : spans) total += span.size();
+  if (data.size() != total)
+    return Status::Io("cannot read " + path + ": " + std::to_string(data.size()) + " bytes, expected " +
+                      std::to_string(total));
+  size_t at = 0;
+  for (std::span<char> span : spans) std::memcpy(span.data(), data.data() + at, span.size()), at += span.size();
+  return Status::Ok();
+}
+
+Status Env::ReadFileChunks(const std::string& path, size_t chunk_bytes,
+                           const std::function<Status(std::string_view)>& consume) {
+  SEQFLOW_ASSIGN_OR_RETURN(std::string data, ReadFile(path));
+  const std::string_view bytes = data;
+  for (size_t at = 0; at < bytes.size(); at += std::max<size_t>(chunk_bytes, 1))
+    SEQFLOW_RETURN_IF_ERROR(consume(bytes.substr(at, std::max<size_t>(chunk_bytes, 1))));
+  return Status::Ok();
+}
 
 Status Env::AppendFile(const std::string& path, std::string* out) {
   SEQFLOW_ASSIGN_OR_RETURN(std::string data, ReadFile(path));

@@ -23,6 +23,10 @@ Hasher& Hasher::AddU64(uint64_t v) {
 
 Hasher& Hasher::Add(std::string_view bytes) {
   AddU64(bytes.size());
+  return AddRaw(bytes);
+}
+
+Hasher& Hasher::AddRaw(std::string_view bytes) {
   XXH3_128bits_update(state_->xx, bytes.data(), bytes.size());
   return *this;
 }

@@ -21,6 +21,9 @@ class Hasher {
 
   Hasher& Add(std::string_view bytes);
   Hasher& AddU64(uint64_t v);
+  // Without the length prefix: a Hasher given only AddRaw's bytes has HashHex of their
+  // concatenation (a file hashed a chunk at a time).
+  Hasher& AddRaw(std::string_view bytes);
   // 32 lowercase hex digits.
   std::string HexDigest() const;
 

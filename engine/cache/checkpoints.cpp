@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <exception>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -35,42 +34,50 @@ std::string Checkpoints::PiecePath(const std::string& key, const std::string& na
 }
 
 Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) const {
+  SEQFLOW_ASSIGN_OR_RETURN(std::optional<StateSource> source, LoadSource(key));
+  if (!source) return std::optional<std::string>();
+  SEQFLOW_ASSIGN_OR_RETURN(std::string state, std::move(*source).Join());
+  return std::optional<std::string>(std::move(state));
+}
+
+Result<std::optional<StateSource>> Checkpoints::LoadSource(const std::string& key) const {
   const std::string path = PathOf(key);
-  if (!env_->Exists(path)) return std::optional<std::string>();
+  if (!env_->Exists(path)) return std::optional<StateSource>();
   SEQFLOW_ASSIGN_OR_RETURN(std::string bytes, env_->ReadFile(path));
-  auto damaged = [&](const std::string& file, const std::string& why) {
-    return Status::Corruption("damaged checkpoint " + file + ": " + why);
-  };
+  auto damaged = [path](const std::string& why) { return Status::Corruption("damaged checkpoint " + path + ": " + why); };
   if (StartsWith(bytes, kOnePieceMagic)) {
     Result<std::string_view> state = DecodeFrame(bytes, kOnePieceMagic);
-    if (!state.ok()) return damaged(path, state.status().message());
-    return std::optional<std::string>(std::string(*state));
+    if (!state.ok()) return damaged(state.status().message());
+    return std::optional<StateSource>(StateSource(std::string(*state)));
   }
   Result<std::string_view> table = DecodeFrame(bytes, kPiecesMagic);
-  if (!table.ok()) return damaged(path, table.status().message());
-  std::string state;
+  if (!table.ok()) return damaged(table.status().message());
+  StateSource state;
   try {
     ByteReader r(*table);
-    // Room for a piece's frame header too, which is read in front of its bytes and then dropped.
-    state.reserve(r.U64() + kEntryHeaderSize);
+    const uint64_t size = r.U64();
     for (uint64_t pieces = r.U64(); pieces > 0; --pieces) {
       if (r.U8() == kInline) {
-        state += r.Str();
+        state.AddBytes(r.Str());
         continue;
       }
       const std::string name = r.Str();
-      const uint64_t length = r.U64();
-      const std::string piece_path = PiecePath(key, name);
-      Status piece = AppendContentPiece(env_, piece_path, name, static_cast<int64_t>(length), &state);
-      if (!piece.ok()) return damaged(path, "its piece: " + piece.message());
+      const size_t length = r.U64();
+      // Checked here, read later where the reader wants it (StateReader::CountedInto).
+      const std::string piece = PiecePath(key, name);
+      if (Status checked = CheckContentPiece(env_, piece, name, length); !checked.ok())
+        return damaged("its piece: " + checked.message());
+      state.AddPiece(length, [env = env_, piece, name, length, damaged](char* dest) {
+        Status read = ReadCheckedContentPieceInto(env, piece, name, length, dest);
+        return read.ok() ? read : damaged("its piece: " + read.message());
+      });
     }
     r.ExpectEnd();
+    if (state.size() != size) return damaged("its pieces are not the size it says");
   } catch (const StatusError& e) {
-    return damaged(path, e.status().message());
-  } catch (const std::exception& e) {  // a length too large to reserve
-    return damaged(path, e.what());
+    return damaged(e.status().message());
   }
-  return std::optional<std::string>(std::move(state));
+  return std::optional<StateSource>(std::move(state));
 }
 
 Status Checkpoints::Store(const std::string& key, StatePieces state) {

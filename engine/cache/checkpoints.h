@@ -32,6 +32,7 @@
 
 #include "engine/base/env.h"
 #include "engine/base/state_pieces.h"
+#include "engine/base/state_source.h"
 #include "engine/base/status.h"
 
 namespace seqflow {
@@ -43,6 +44,9 @@ class Checkpoints {
   // The state's bytes (its pieces joined); nullopt when there is none; Corruption naming the
   // file for a damaged one or a missing or damaged piece.
   Result<std::optional<std::string>> Load(const std::string& key) const;
+  // The same, every piece checked but none held: each is read only where the StateSource's
+  // reader wants it (a resume of crf.train into L-BFGS's own vectors).
+  Result<std::optional<StateSource>> LoadSource(const std::string& key) const;
   Status Store(const std::string& key, StatePieces state);
   Status Remove(const std::string& key);  // the checkpoint and its pieces
   std::string PathOf(const std::string& key) const;

@@ -1,7 +1,10 @@
 #include "engine/cache/content_pieces.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <span>
 
+#include "engine/base/bytes.h"
 #include "engine/base/hash.h"
 #include "engine/cache/entry_format.h"
 
@@ -21,13 +24,35 @@ uint64_t NameChecksum(const std::string& name) {
   return end == low.c_str() + low.size() ? value : 0;
 }
 
-// The payload of a piece file, checked by its frame; the name is checked by the caller.
-Result<std::string_view> PiecePayload(std::string_view file, const std::string& name) {
-  if (file.substr(0, kChecksummedPieceMagic.size()) == kChecksummedPieceMagic)
-    return DecodeFrame(file, kChecksummedPieceMagic);
-  SEQFLOW_ASSIGN_OR_RETURN(const FramePayload frame, DecodeFrameHeader(file, kNamedPieceMagic));
-  if (frame.checksum != NameChecksum(name)) return Status::Corruption("its frame is not the piece its name says");
-  return frame.payload;
+// Checks a piece file's frame header: its magic, version, `payload_size` and, for a frame that
+// carries the name, the name. Why not, in a short phrase.
+Status CheckFrame(std::string_view header, size_t payload_size, const std::string& name) {
+  if (header.size() < kEntryHeaderSize) return Status::Corruption("truncated: no whole frame header");
+  const std::string_view magic = header.substr(0, kNamedPieceMagic.size());
+  ByteReader r(header.substr(magic.size(), kEntryHeaderSize - magic.size()));
+  const uint32_t version = r.U32();
+  const uint64_t length = r.U64(), checksum = r.U64();
+  if (magic != kNamedPieceMagic && magic != kChecksummedPieceMagic)
+    return Status::Corruption("bad magic (not a seqflow piece)");
+  if (version != kEntryFormatVersion) return Status::Corruption("unknown format version " + std::to_string(version));
+  if (length != payload_size) return Status::Corruption("length mismatch: the header says " + std::to_string(length));
+  if (magic == kNamedPieceMagic && checksum != NameChecksum(name))
+    return Status::Corruption("its frame is not the piece its name says");
+  return Status::Ok();
+}
+
+// CheckFrame, then the payload against the name (and an earlier frame's XXH64).
+Status CheckPiece(std::string_view header, std::string_view payload, const std::string& name) {
+  SEQFLOW_RETURN_IF_ERROR(CheckFrame(header, payload.size(), name));
+  if (header.substr(0, kChecksummedPieceMagic.size()) == kChecksummedPieceMagic &&
+      ByteReader(header.substr(kEntryHeaderSize - 8)).U64() != Checksum64(payload))
+    return Status::Corruption("checksum mismatch");
+  if (ContentPieceName(payload) != name) return Status::Corruption("its bytes are not the piece its name says");
+  return Status::Ok();
+}
+
+Status Damaged(const std::string& path, const Status& why) {
+  return Status::Corruption("damaged piece " + path + ": " + why.message());
 }
 
 }  // namespace
@@ -56,20 +81,50 @@ Status AppendContentPiece(Env* env, const std::string& path, const std::string& 
   const size_t start = out->size();
   SEQFLOW_RETURN_IF_ERROR(env->AppendFile(path, out));
   const std::string_view file = std::string_view(*out).substr(start);
-  Result<std::string_view> bytes = PiecePayload(file, name);
-  Status damaged;
-  if (!bytes.ok())
-    damaged = Status::Corruption("damaged piece " + path + ": " + bytes.status().message());
-  else if ((expected_length >= 0 && bytes->size() != static_cast<size_t>(expected_length)) ||
-           ContentPieceName(*bytes) != name)
-    damaged = Status::Corruption("damaged piece " + path + ": its bytes are not the piece its name says");
+  const size_t header = std::min(file.size(), kEntryHeaderSize);
+  Status damaged = CheckPiece(file.substr(0, header), file.substr(header), name);
+  if (damaged.ok() && expected_length >= 0 && file.size() - header != static_cast<size_t>(expected_length))
+    damaged = Status::Corruption("it is not the length its checkpoint says");
   if (!damaged.ok()) {
     out->resize(start);
-    return damaged;
+    return Damaged(path, damaged);
   }
   // The payload sits after the frame's header: drop the header in place rather than copy.
-  out->erase(start, static_cast<size_t>(bytes->data() - file.data()));
+  out->erase(start, header);
   return Status::Ok();
+}
+
+Status CheckContentPiece(Env* env, const std::string& path, const std::string& name, size_t length) {
+  std::string header;
+  Hasher payload;
+  size_t payload_size = 0;
+  SEQFLOW_RETURN_IF_ERROR(env->ReadFileChunks(path, size_t{1} << 20, [&](std::string_view chunk) {
+    const size_t to_header = std::min(chunk.size(), kEntryHeaderSize - header.size());
+    header.append(chunk.substr(0, to_header));
+    payload.AddRaw(chunk.substr(to_header));
+    payload_size += chunk.size() - to_header;
+    return Status::Ok();
+  }));
+  if (header.substr(0, kChecksummedPieceMagic.size()) == kChecksummedPieceMagic) {
+    std::string joined;  // an earlier build's piece: checked whole, XXH64 included
+    return AppendContentPiece(env, path, name, static_cast<int64_t>(length), &joined);
+  }
+  Status damaged = CheckFrame(header, payload_size, name);
+  if (damaged.ok() && payload.HexDigest() != name)
+    damaged = Status::Corruption("its bytes are not the piece its name says");
+  if (damaged.ok() && payload_size != length) damaged = Status::Corruption("it is not the length its checkpoint says");
+  return damaged.ok() ? damaged : Damaged(path, damaged);
+}
+
+Status ReadCheckedContentPieceInto(Env* env, const std::string& path, const std::string& name, size_t length,
+                                   char* dest) {
+  char header[kEntryHeaderSize];
+  SEQFLOW_RETURN_IF_ERROR(env->ReadFileInto(path, {std::span<char>(header), std::span<char>(dest, length)}));
+  const std::string_view frame(header, sizeof header);
+  const Status damaged = frame.substr(0, kChecksummedPieceMagic.size()) == kChecksummedPieceMagic
+                             ? CheckPiece(frame, std::string_view(dest, length), name)
+                             : CheckFrame(frame, length, name);
+  return damaged.ok() ? damaged : Damaged(path, damaged);
 }
 
 }  // namespace seqflow

@@ -35,5 +35,14 @@ Result<std::string> ReadContentPiece(Env* env, const std::string& path, const st
 // it goes.
 Status AppendContentPiece(Env* env, const std::string& path, const std::string& name, int64_t expected_length,
                           std::string* out);
+// Checks the piece at `path` against its frame, `name` and `length` without holding it (read a
+// chunk at a time); Corruption naming the file, or the Env's error.
+Status CheckContentPiece(Env* env, const std::string& path, const std::string& name, size_t length);
+// The piece's `length` bytes read from the file straight into `dest`, its frame checked but its
+// bytes not hashed again (those of the earlier frame excepted). REQUIRES: CheckContentPiece
+// passed for it and nothing has written it since (a checkpoint's pieces, under its key's lock).
+// An error leaves `dest`'s bytes unspecified.
+Status ReadCheckedContentPieceInto(Env* env, const std::string& path, const std::string& name, size_t length,
+                                   char* dest);
 
 }  // namespace seqflow

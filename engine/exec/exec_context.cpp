@@ -33,16 +33,28 @@ void ExecContext::Progress(int64_t done, int64_t total) {
 }
 
 std::optional<std::string> ExecContext::ResumeState() {
-  Result<std::optional<std::string>> state = run_.checkpoints.Load(node_.key);
+  std::optional<StateSource> source = ResumeSource();
+  if (!source) return std::nullopt;
+  Result<std::string> state = std::move(*source).Join();
+  if (!state.ok()) {
+    LogWarning("node '" + node_.name + "': " + state.status().ToString() + "; starting over");
+    return std::nullopt;
+  }
+  return std::move(state).value();
+}
+
+std::optional<StateSource> ExecContext::ResumeSource() {
+  Result<std::optional<StateSource>> state = run_.checkpoints.LoadSource(node_.key);
   if (!state.ok()) {
     LogWarning("node '" + node_.name + "': " + state.status().ToString() + "; starting over");
     return std::nullopt;
   }
   if (*state) {
     LogInfo("node '" + node_.name + "': resuming from its checkpoint " + run_.checkpoints.PathOf(node_.key));
-    return std::move(state).value();
+    return std::move(*state);
   }
-  return Continuation();
+  std::optional<std::string> kept = Continuation();
+  return kept ? std::optional<StateSource>(StateSource(std::move(*kept))) : std::nullopt;
 }
 
 std::optional<std::string> ExecContext::Continuation() {

@@ -37,6 +37,7 @@ class ExecContext final : public NodeContext {
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }
   PieceStore* pieces() const override { return &pieces_; }
   std::optional<std::string> ResumeState() override;
+  std::optional<StateSource> ResumeSource() override;
   void Checkpoint(const std::function<StatePieces()>& state) override;
   void KeepFinalState(int64_t iteration, const std::function<std::string()>& state) override;
 

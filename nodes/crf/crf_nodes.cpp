@@ -38,17 +38,17 @@ StatePieces EncodeTrainState(StatePieces optimizer, const std::string& trace) {
   return optimizer;
 }
 
-// {optimizer, trace}; nullopt when the bytes are not a state (MinimizeLbfgs checks that one fits
-// the problem). The optimizer's part stays where it is.
-std::optional<std::pair<std::string, std::string>> DecodeTrainState(std::string bytes) {
-  if (bytes.size() < sizeof(uint64_t)) return std::nullopt;
-  ByteReader tail(std::string_view(bytes).substr(bytes.size() - sizeof(uint64_t)));
-  const uint64_t trace_size = tail.U64();
-  if (trace_size > bytes.size() - sizeof(uint64_t)) return std::nullopt;
-  const size_t optimizer_size = bytes.size() - sizeof(uint64_t) - trace_size;
-  std::string trace = bytes.substr(optimizer_size, trace_size);
-  bytes.resize(optimizer_size);
-  return std::make_pair(std::move(bytes), std::move(trace));
+// The trace a saved state ends with, taken off its end (the optimizer's part stays in `state`, to
+// be read into place by L-BFGS); nullopt when the bytes are not a state.
+std::optional<std::string> TakeTrace(StateSource& state) {
+  if (state.size() < sizeof(uint64_t)) return std::nullopt;
+  Result<std::string> tail = state.TakeBack(sizeof(uint64_t));
+  if (!tail.ok()) return std::nullopt;
+  const uint64_t trace_size = ByteReader(*tail).U64();
+  if (trace_size > state.size()) return std::nullopt;
+  Result<std::string> trace = state.TakeBack(trace_size);
+  if (!trace.ok()) return std::nullopt;
+  return std::move(trace).value();
 }
 
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
@@ -69,10 +69,11 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   // A resumed run's trace continues the saved one (its seconds count from this run's start).
-  std::optional<std::pair<std::string, std::string>> resume;
-  if (std::optional<std::string> saved = ctx.ResumeState()) resume = DecodeTrainState(std::move(*saved));
+  std::optional<StateSource> resume = ctx.ResumeSource();
   LbfgsCheckpoints checkpoints;
-  if (resume) checkpoints.resume_from = &resume->first, trace = resume->second;
+  if (resume) {
+    if (std::optional<std::string> saved_trace = TakeTrace(*resume)) checkpoints.resume_from = &*resume, trace = *saved_trace;
+  }
   checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
     ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });
   };

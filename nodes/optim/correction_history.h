@@ -27,6 +27,7 @@
 
 #include "engine/base/bytes.h"
 #include "engine/base/state_pieces.h"
+#include "engine/base/state_source.h"
 #include "nodes/optim/blocked_sum.h"
 #include "nodes/optim/mixed_dot.h"
 
@@ -134,7 +135,7 @@ class CorrectionHistory {
   }
   // False when the bytes are not a history of this capacity and length (the reader may throw
   // StatusError on truncated bytes).
-  bool Load(ByteReader& r) {
+  bool Load(StateReader& r) {
     const int m = Capacity();
     if (r.I64() != m) return false;
     const int64_t count = r.I64(), oldest = r.I64();
@@ -234,13 +235,10 @@ class CorrectionHistory {
     state.writer().U64(bytes.size());
     state.AppendImmutable(bytes, identity);
   }
-  static bool LoadVector(ByteReader& r, Vector& v) {
-    const std::string_view bytes = r.StrView();
-    if (bytes.size() != static_cast<size_t>(v.size()) * sizeof(Scalar)) return false;
-    std::memcpy(v.data(), bytes.data(), bytes.size());
-    return true;
+  static bool LoadVector(StateReader& r, Vector& v) {
+    return r.CountedInto(reinterpret_cast<char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar), 1);
   }
-  static bool LoadDoubles(ByteReader& r, double* out, Eigen::Index n) {
+  static bool LoadDoubles(StateReader& r, double* out, Eigen::Index n) {
     const std::vector<double> values = r.F64s();
     if (values.size() != static_cast<size_t>(n)) return false;
     std::copy(values.begin(), values.end(), out);

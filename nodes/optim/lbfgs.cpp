@@ -67,33 +67,31 @@ StatePieces EncodeState(const Eigen::VectorXd& x, const Iterate& it, const Corre
 }
 
 // REQUIRES: x has the problem's size. Sets *with_gradient to whether the state holds g (a state
-// of an earlier build does not: the caller evaluates it).
+// of an earlier build does not: the caller evaluates it). x, g and the pairs are read into place
+// from where the source keeps them (a checkpoint's files), not through a copy of the state.
 template <class Scalar>
-Status DecodeState(const std::string& bytes, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history,
+Status DecodeState(StateSource& source, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history,
                    bool* with_gradient) {
   const Status unfit = Status::Invalid("L-BFGS: the state to resume from does not fit this problem and options");
-  const size_t vector_bytes = static_cast<size_t>(x.size()) * sizeof(double);
+  const size_t n = static_cast<size_t>(x.size());
+  StateReader r(source);
   try {
-    ByteReader r(bytes);
     const uint64_t magic = r.U64();
     *with_gradient = magic == kStateMagic;
     if ((magic != kStateMagic && magic != kStateMagicWithoutGradient) || r.U8() != sizeof(Scalar)) return unfit;
     it.iteration = static_cast<int>(r.I64()), it.evaluations = static_cast<int>(r.I64());
     it.fx = r.F64(), it.gradient_norm = r.F64();
-    // Read where they are, not copied twice: x is 42 MB on CoNLL-2000 (the pairs, four times that).
-    const std::string_view xs = r.F64sView();
-    const std::string_view gs = *with_gradient ? r.F64sView() : std::string_view();
+    it.g.resize(x.size());
+    if (!r.CountedInto(reinterpret_cast<char*>(x.data()), n, sizeof(double)) ||
+        (*with_gradient && !r.CountedInto(reinterpret_cast<char*>(it.g.data()), n, sizeof(double))))
+      return unfit;
     it.objectives = r.F64s();
-    if (xs.size() != vector_bytes || (*with_gradient && gs.size() != vector_bytes) || it.iteration < 1 ||
-        it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
+    if (it.iteration < 1 || it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
       return unfit;
     r.ExpectEnd();
-    std::memcpy(x.data(), xs.data(), xs.size());
-    it.g.resize(x.size());
-    if (*with_gradient) std::memcpy(it.g.data(), gs.data(), gs.size());
     return Status::Ok();
   } catch (const StatusError&) {
-    return unfit;
+    return r.read_error().ok() ? unfit : r.read_error();
   }
 }
 

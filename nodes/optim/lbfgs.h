@@ -29,6 +29,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/state_pieces.h"
+#include "engine/base/state_source.h"
 #include "engine/base/status.h"
 #include "nodes/optim/objective.h"
 
@@ -70,9 +71,11 @@ struct LbfgsResult {
 };
 
 struct LbfgsCheckpoints {
-  // A state from `offer` or final_state: the minimisation continues from it and x is ignored.
-  // Invalid when it does not fit (size, memory, precision).
-  const std::string* resume_from = nullptr;
+  // A state from `offer` or final_state: the minimisation continues from it and x is ignored
+  // (overwritten by the state's, read into it from where the source keeps it; the source is
+  // spent). Invalid when it does not fit (size, memory, precision); a piece the source cannot
+  // read is its error.
+  StateSource* resume_from = nullptr;
   // After every iteration: `encode` gives the state, its pieces viewing x and the history (valid
   // until `offer` returns; call it only to save). Its completed correction pairs are immutable
   // pieces, so a save writes each once (engine/base/state_pieces.h).

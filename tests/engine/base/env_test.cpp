@@ -106,5 +106,36 @@ TEST(PathTest, ResolvePathFoldsDotsAgainstTheBase) {
   EXPECT_EQ(ResolvePath("/", "a"), "/a");
 }
 
+// ReadFileInto fills the spans in order from the file; a file of another size is an error naming
+// it. ReadFileChunks hands over every byte in order, and stops at the consumer's error.
+TEST_F(EnvTest, ReadFileIntoSpansAndInChunks) {
+  const std::string path = JoinPath(dir_, "f");
+  std::string data;
+  for (int i = 0; i < 300000; ++i) data += static_cast<char>(i % 251);
+  ASSERT_OK(env_->WriteFileAtomic(path, data));
+  std::string head(28, '-'), body(data.size() - 28, '-');
+  ASSERT_OK(env_->ReadFileInto(path, {std::span<char>(head), std::span<char>(body)}));
+  EXPECT_EQ(head + body, data);
+  std::string more(data.size() + 1, '-');
+  Status too_long = env_->ReadFileInto(path, {std::span<char>(more)});
+  EXPECT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.message().find(path), std::string::npos) << too_long.message();
+  EXPECT_FALSE(env_->ReadFileInto(JoinPath(dir_, "missing"), {std::span<char>(head)}).ok());
+  std::string chunks;
+  size_t largest = 0;
+  ASSERT_OK(env_->ReadFileChunks(path, 4096, [&](std::string_view chunk) {
+    chunks += chunk, largest = std::max(largest, chunk.size());
+    return Status::Ok();
+  }));
+  EXPECT_EQ(chunks, data);
+  EXPECT_LE(largest, 4096u);
+  int calls = 0;
+  EXPECT_EQ(env_->ReadFileChunks(path, 4096, [&](std::string_view) {
+              ++calls;
+              return Status::Corruption("stop");
+            }).code(), StatusCode::kCorruption);
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace seqflow

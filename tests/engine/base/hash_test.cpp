@@ -34,5 +34,16 @@ TEST(HashTest, DigestIs32LowercaseHexDigits) {
   for (char c : d) EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) << d;
 }
 
+// AddRaw streams the bytes themselves: chunks of any size give HashHex of the whole.
+TEST(HashTest, AddRawInChunksIsHashHexOfTheWhole) {
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7);
+  for (size_t chunk : {size_t{1}, size_t{63}, size_t{1000}, bytes.size()}) {
+    Hasher h;
+    for (size_t at = 0; at < bytes.size(); at += chunk) h.AddRaw(std::string_view(bytes).substr(at, chunk));
+    EXPECT_EQ(h.HexDigest(), HashHex(bytes)) << chunk;
+  }
+}
+
 }  // namespace
 }  // namespace seqflow

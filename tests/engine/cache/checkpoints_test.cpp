@@ -148,6 +148,43 @@ TEST_F(CheckpointsTest, TheOnePieceFormatOfEarlierBuildsLoads) {
   EXPECT_EQ(**loaded, state);
 }
 
+// LoadSource gives the bytes Load joins, its pieces checked at load but read only where a reader
+// puts them: a whole piece straight into the reader's memory, from its file.
+TEST_F(CheckpointsTest, LoadSourceReadsEachPieceWhereTheReaderPutsIt) {
+  auto counted_state = [&] {
+    StatePieces state;
+    state.writer().U64(7), state.writer().U64(x_.size());
+    state.AppendView(x_);
+    for (const std::string* pair : {&a_, &b_}) state.writer().U64(pair->size()), state.AppendImmutable(*pair);
+    return state;
+  };
+  ASSERT_OK(checkpoints_.Store(key_, counted_state()));
+  auto source = checkpoints_.LoadSource(key_);
+  ASSERT_OK(source);
+  ASSERT_TRUE(source->has_value());
+  EXPECT_EQ((*source)->size(), counted_state().Join().size());
+  // The pieces' files go before the reads: read from the file, b's bytes arrive as b's.
+  StateReader r(**source);
+  EXPECT_EQ(r.U64(), 7u);
+  std::string x(x_.size(), '-'), a(a_.size(), '-'), b(b_.size(), '-');
+  ASSERT_TRUE(r.CountedInto(x.data(), x.size(), 1));
+  ASSERT_TRUE(r.CountedInto(a.data(), a.size(), 1));
+  ASSERT_TRUE(r.CountedInto(b.data(), b.size(), 1));
+  EXPECT_TRUE(r.AtEnd());
+  EXPECT_EQ(x, x_);
+  EXPECT_EQ(a, a_);
+  EXPECT_EQ(b, b_);
+  auto whole = checkpoints_.Load(key_);
+  ASSERT_OK(whole);
+  EXPECT_EQ(**whole, counted_state().Join());
+  // A damaged piece is found at load, before any reader: the node starts over, as with Load.
+  ASSERT_OK(Env::Default()->WriteFileAtomic(PiecePath(b_), EncodeFrame(std::string_view("SQFLCKN\0", 8), c_)));
+  auto damaged = checkpoints_.LoadSource(key_);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(damaged.status().message().find(PiecePath(b_)), std::string::npos) << damaged.status().message();
+}
+
 TEST_F(CheckpointsTest, AMissingOrDamagedPieceIsCorruptionNamingIt) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   ASSERT_OK(Env::Default()->WriteFileAtomic(PiecePath(b_), EncodeFrame(std::string_view("SQFLCKQ\0", 8), c_)));

@@ -4,6 +4,8 @@
 // final state of a smaller max_iterations continues to the larger one's bits.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <random>
 #include <string>
 #include <vector>
@@ -55,8 +57,10 @@ struct Trained {
 Trained Train(const Problem& p, const CrfTrainOptions& options, const std::string* resume_from = nullptr,
               bool keep_states = false) {
   Trained t;
+  std::optional<StateSource> source;
+  if (resume_from != nullptr) source.emplace(*resume_from);
   LbfgsCheckpoints checkpoints;
-  checkpoints.resume_from = resume_from;
+  checkpoints.resume_from = source ? &*source : nullptr;
   checkpoints.keep_final_state = true;
   if (keep_states) checkpoints.offer = [&](const std::function<StatePieces()>& encode) { t.states.push_back(encode().Join()); };
   auto record = [&](const LbfgsIteration& it) { t.trace.push_back(it.objective); };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,8 +66,10 @@ Minimisation Minimize(const LbfgsOptions& options, const std::string* resume_fro
   Coupled f;
   Minimisation run;
   run.x = Start(12);
+  std::optional<StateSource> source;
+  if (resume_from != nullptr) source.emplace(*resume_from);
   LbfgsCheckpoints checkpoints;
-  checkpoints.resume_from = resume_from;
+  checkpoints.resume_from = source ? &*source : nullptr;
   checkpoints.keep_final_state = true;
   if (keep_states) checkpoints.offer = [&](const std::function<StatePieces()>& encode) { run.states.push_back(encode().Join()); };
   Result<LbfgsResult> r = MinimizeLbfgs(f, run.x, options, nullptr, {}, checkpoints);
@@ -156,32 +159,37 @@ TEST_P(LbfgsResume, RefusesAStatePastWhereTheOptionsStop) {
   Eigen::VectorXd x = Start(12);
   LbfgsOptions fewer = Options();
   fewer.max_iterations = 10;
+  StateSource state(long_run.result.final_state), same_state(long_run.result.final_state);
   LbfgsCheckpoints from;
-  from.resume_from = &long_run.result.final_state;
+  from.resume_from = &state;
   EXPECT_EQ(MinimizeLbfgs(f, x, fewer, nullptr, {}, from).status().code(), StatusCode::kInvalid);
   LbfgsOptions looser = Options();
   looser.delta = 1e-1, looser.past = 2;
+  from.resume_from = &same_state;
   EXPECT_EQ(MinimizeLbfgs(f, x, looser, nullptr, {}, from).status().code(), StatusCode::kInvalid);
 }
 
 TEST_P(LbfgsResume, RefusesAStateThatDoesNotFit) {
   const Minimisation run = Minimize(Options());
   Coupled f;
-  LbfgsCheckpoints from;
-  from.resume_from = &run.result.final_state;
+  // A source is spent by a resume: each attempt reads its own.
+  auto resumed = [&](Eigen::VectorXd& x, const LbfgsOptions& options, const std::string& state) {
+    StateSource source(state);
+    LbfgsCheckpoints from;
+    from.resume_from = &source;
+    return MinimizeLbfgs(f, x, options, nullptr, {}, from).status().code();
+  };
+  const std::string& state = run.result.final_state;
   Eigen::VectorXd other_size = Start(10);
-  EXPECT_EQ(MinimizeLbfgs(f, other_size, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(resumed(other_size, Options(), state), StatusCode::kInvalid);
   Eigen::VectorXd x = Start(12);
   LbfgsOptions other_memory = Options();
   other_memory.memory = 4;
-  EXPECT_EQ(MinimizeLbfgs(f, x, other_memory, nullptr, {}, from).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(resumed(x, other_memory, state), StatusCode::kInvalid);
   LbfgsOptions other_precision = Options();
   other_precision.float_history = !GetParam();
-  EXPECT_EQ(MinimizeLbfgs(f, x, other_precision, nullptr, {}, from).status().code(), StatusCode::kInvalid);
-  const std::string truncated = run.result.final_state.substr(0, run.result.final_state.size() / 2);
-  LbfgsCheckpoints damaged;
-  damaged.resume_from = &truncated;
-  EXPECT_EQ(MinimizeLbfgs(f, x, Options(), nullptr, {}, damaged).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(resumed(x, other_precision, state), StatusCode::kInvalid);
+  EXPECT_EQ(resumed(x, Options(), state.substr(0, state.size() / 2)), StatusCode::kInvalid);
 }
 
 // The state as an earlier build wrote it: magic "SLFBFGS1" and no gradient after x.
@@ -216,8 +224,9 @@ TEST_P(LbfgsResume, AResumeEvaluatesOnlyWhatTheRunNeverInterruptedEvaluatesAfter
   for (size_t k : {size_t{0}, size_t{7}, states.size() - 2}) {
     Counted f;
     Eigen::VectorXd x = Start(12);
+    StateSource state(states[k]);
     LbfgsCheckpoints from;
-    from.resume_from = &states[k];
+    from.resume_from = &state;
     ASSERT_TRUE(MinimizeLbfgs(f, x, Options(), nullptr, {}, from).ok());
     EXPECT_EQ(f.calls, whole_f.calls - calls_at[k]) << "resumed after iteration " << k + 1;
   }
@@ -231,8 +240,9 @@ TEST_P(LbfgsResume, AStateWithoutItsGradientResumesToTheSameBitsAndIsCheckedAgai
     ExpectSameBits(Minimize(Options(), &earlier), whole);
     Scaled other_objective;
     Eigen::VectorXd x = Start(12);
+    StateSource state(earlier);
     LbfgsCheckpoints from;
-    from.resume_from = &earlier;
+    from.resume_from = &state;
     EXPECT_EQ(MinimizeLbfgs(other_objective, x, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
   }
 }
