@@ -14,7 +14,8 @@
 //   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
 //                       node's defaults otherwise: the same path with the tracker it replaces
 // Counters: points, folds (sign changes of dλ/ds), final λ, stop (0 = reached λ = 1), the largest
-// ‖ρ‖∞ at a point before the landing on λ = 1.
+// ‖ρ‖∞ at a point before the landing on λ = 1, and the J products per point: in the linear
+// solves (solve_pp) and in the Lanczos μ_max (lanczos_pp) — the load-free measure of a variant.
 // Run: build/bench/kernels/em_lambda_curve_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -39,6 +40,9 @@ void Report(benchmark::State& state, const PathResult& r) {
   state.counters["folds"] = folds;
   state.counters["lambda_end"] = r.points.back().lambda;
   state.counters["stop"] = static_cast<double>(r.stop);
+  const double n = static_cast<double>(r.points.size());
+  state.counters["solve_pp"] = static_cast<double>(r.solve_products) / n;
+  state.counters["lanczos_pp"] = static_cast<double>(r.spectrum_products) / n;
 }
 
 struct Variant {
