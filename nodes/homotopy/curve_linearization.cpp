@@ -136,7 +136,9 @@ class KrylovCurve final : public CurveLinearization {
     g.x = start + p.Apply(g.x);
     g.relative_residual *= residual_norm / rhs_norm;
     if (g.converged) {
-      carried_->Add(p.ApplyColumns(solver.z()), solver.w());
+      // Only the columns the space keeps are mapped back to x coordinates (n x k each).
+      const Eigen::Index fresh = std::min<Eigen::Index>(solver.kept(), carried_max_);
+      carried_->Add(p.ApplyColumns(solver.z().leftCols(fresh)), solver.w().leftCols(fresh));
       return g;
     }
     RecyclingGmres plain(bordered, n_ + 1, kept);

@@ -5,21 +5,25 @@
 
 namespace seqflow {
 
-DeflationSpace::DeflationSpace(Eigen::Index n, int max_kept) : max_kept_(max_kept), z_(n, 0), w_(n, 0) {}
+DeflationSpace::DeflationSpace(Eigen::Index n, int max_kept)
+    : max_kept_(max_kept), z_(n, 0), w_(n, 0), z_minus_w_(n, 0) {}
 
 Eigen::VectorXd DeflationSpace::Apply(const Eigen::VectorXd& v) const {
   if (w_.cols() == 0) return v;
-  return v + (z_ - w_) * (w_.transpose() * v);
+  const Eigen::VectorXd c = w_.transpose() * v;
+  return v + z_minus_w_ * c;
 }
 
 Eigen::MatrixXd DeflationSpace::ApplyColumns(const Eigen::MatrixXd& v) const {
   if (w_.cols() == 0) return v;
-  return v + (z_ - w_) * (w_.transpose() * v);
+  const Eigen::MatrixXd c = w_.transpose() * v;
+  return v + z_minus_w_ * c;
 }
 
 void DeflationSpace::Clear() {
   z_.resize(z_.rows(), 0);
   w_.resize(w_.rows(), 0);
+  z_minus_w_.resize(z_.rows(), 0);
 }
 
 void DeflationSpace::Add(const Eigen::MatrixXd& z, const Eigen::MatrixXd& w) {
@@ -50,6 +54,7 @@ void DeflationSpace::Add(const Eigen::MatrixXd& z, const Eigen::MatrixXd& w) {
   w_new << w.leftCols(fresh), w_old.leftCols(old);
   z_ = std::move(z_new);
   w_ = std::move(w_new);
+  z_minus_w_ = z_ - w_;
 }
 
 }  // namespace seqflow

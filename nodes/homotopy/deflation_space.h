@@ -37,7 +37,8 @@ class DeflationSpace {
   Eigen::VectorXd Apply(const Eigen::VectorXd& v) const;  // P v (v itself when empty)
   Eigen::MatrixXd ApplyColumns(const Eigen::MatrixXd& v) const;  // P v column by column
 
-  // z, w [n x m] with A z = w for the latest operator A, w with orthonormal columns.
+  // z, w [n x m] with A z = w for the latest operator A, w with orthonormal columns; only the
+  // first max_kept columns are kept.
   void Add(const Eigen::MatrixXd& z, const Eigen::MatrixXd& w);
 
   void Clear();  // forgets every pair
@@ -50,6 +51,7 @@ class DeflationSpace {
   int max_kept_;
   Eigen::MatrixXd z_;  // [n x k]
   Eigen::MatrixXd w_;  // [n x k] orthonormal
+  Eigen::MatrixXd z_minus_w_;  // [n x k] Z − W, what Apply multiplies
 };
 
 }  // namespace seqflow
