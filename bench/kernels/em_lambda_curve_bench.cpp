@@ -21,10 +21,10 @@
 //                       restarts and the chord's solves (recycling_gmres.h)
 //   BM_CurveEuler       TraceEmLambdaPath (Euler predictor + pseudo-arclength corrector), the
 //                       node's defaults otherwise: the same path with the tracker it replaces
-// Counters: points, folds (sign changes of dλ/ds), det_changes (of the sign of 1 − λ μ_max), final λ, stop (0 = reached λ = 1), the largest
-// ‖ρ‖∞ at a point before the landing on λ = 1, and the J products per point: in the linear
-// solves (solve_pp) and in the Lanczos μ_max (lanczos_pp) — the load-free measure of a variant.
-// Run: build/bench/kernels/em_lambda_curve_bench [--benchmark_filter=...]
+// Counters: points, folds (sign changes of dλ/ds), det_changes (of the sign of 1 − λ μ_max), final λ, stop (0 = reached
+// λ = 1), the largest ‖ρ‖∞ at a point before the landing on λ = 1, and the J products per point: in the linear solves
+// (solve_pp) and in the Lanczos μ_max (lanczos_pp) — the load-free measure of a variant. Run:
+// build/bench/kernels/em_lambda_curve_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -40,7 +40,8 @@ using bench::GetHomotopyWorkload;
 
 void Report(benchmark::State& state, const PathResult& r) {
   int folds = 0;
-  for (size_t k = 1; k < r.points.size(); ++k) folds += (r.points[k].dlambda_ds > 0) != (r.points[k - 1].dlambda_ds > 0);
+  for (size_t k = 1; k < r.points.size(); ++k)
+    folds += (r.points[k].dlambda_ds > 0) != (r.points[k - 1].dlambda_ds > 0);
   double residual = 0;
   for (size_t k = 0; k + 1 < r.points.size(); ++k) residual = std::max(residual, r.points[k].residual);
   state.counters["points"] = static_cast<double>(r.points.size());
@@ -101,8 +102,9 @@ void BM_CurveLanczosValue(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .lanczos_value_tol = 1e-6});
 }
 void BM_CurveCarried(benchmark::State& state) {
-  CurveNormalFlow(state,
-                  {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .carry = static_cast<int>(state.range(1))});
+  CurveNormalFlow(
+      state,
+      {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .carry = static_cast<int>(state.range(1))});
 }
 void BM_CurvePredictedStop(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .predicted_stop = true});

@@ -51,9 +51,9 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 // row c (a chord corrector's Newton steps), which makes SolveAugmented not thread-safe.
 // `carried` (optional; ignored with a preconditioner): every solve (tangent and SolveAugmented)
 // is GMRES right-preconditioned by the directions earlier solves left in it (deflation_space.h),
-// recycling up to max(recycle, carried's size) directions between its own restarts, and adds its
-// own directions to it after: the space passes from linearisation to linearisation (the map's
-// points), so a shared space makes every solve of them not thread-safe.
+// recycling up to max(recycle, carried_max) directions between its own restarts, and adds up to
+// carried_max of its own to it after: the space passes from linearisation to linearisation (the
+// map's points), so a shared space makes every solve of them not thread-safe.
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
                                                              LinearOperator precondition = {},

@@ -2,7 +2,7 @@
 // preconditioner that costs no product: recycling across the tracker's points and Newton
 // iterates without the k products of A_new U that GCRO-DR pays at every new operator (Parks et
 // al., SIAM J. Sci. Comput. 2006; the stale-space variant: Soodhalter, de Sturler & Kilmer,
-// "A survey of subspace recycling iterative methods", GAMM-Mitt. 2020, §5).
+// "A survey of subspace recycling iterative methods", GAMM-Mitt. 2020).
 //
 // It keeps Z, W [n x k] with A_i Z_j = W_j for the operator A_i of the solve that found column j,
 // W orthonormal, and applies
@@ -34,7 +34,7 @@ class DeflationSpace {
  public:
   DeflationSpace(Eigen::Index n, int max_kept);
 
-  Eigen::VectorXd Apply(const Eigen::VectorXd& v) const;  // P v (v itself when empty)
+  Eigen::VectorXd Apply(const Eigen::VectorXd& v) const;         // P v (v itself when empty)
   Eigen::MatrixXd ApplyColumns(const Eigen::MatrixXd& v) const;  // P v column by column
 
   // z, w [n x m] with A z = w for the latest operator A, w with orthonormal columns; only the
@@ -49,8 +49,8 @@ class DeflationSpace {
 
  private:
   int max_kept_;
-  Eigen::MatrixXd z_;  // [n x k]
-  Eigen::MatrixXd w_;  // [n x k] orthonormal
+  Eigen::MatrixXd z_;          // [n x k]
+  Eigen::MatrixXd w_;          // [n x k] orthonormal
   Eigen::MatrixXd z_minus_w_;  // [n x k] Z − W, what Apply multiplies
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace seqflow {
 namespace {
@@ -28,8 +27,8 @@ bool ValueSettled(double value, double residual, double gap, double threshold, c
 
 }  // namespace
 
-LanczosResult LargestEigenpair(const LinearOperator& apply, const Eigen::VectorXd& start,
-                               const LanczosOptions& options, double threshold) {
+LanczosResult LargestEigenpair(const LinearOperator& apply, const Eigen::VectorXd& start, const LanczosOptions& options,
+                               double threshold) {
   const Eigen::Index n = start.size();
   const int m = static_cast<int>(std::min<Eigen::Index>(options.max_iter, n));
   Eigen::MatrixXd basis(n, m);

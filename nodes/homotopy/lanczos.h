@@ -12,7 +12,7 @@
 // is (max_iter + 1) vectors.
 // Only the eigenvalue may be wanted (μ_max along the path, warm-started from the previous point's
 // vector): its error is second order in the vector's, |θ − μ| <~ r² / gap with r the residual
-// and gap = θ − θ_2 the distance to the next Ritz value (Parlett, §11.7), so `value_rel_tol`
+// and gap = θ − θ_2 the distance to the next Ritz value (Parlett, ch. 11), so `value_rel_tol`
 // stops as soon as that estimate is <= value_rel_tol |θ|, long before r itself is small. What
 // the caller decides with θ stays exact: Ritz values never exceed μ_max (interlacing), and an
 // eigenvalue lies within r of θ (Kahan), so with a `threshold` the early stop waits until
@@ -35,8 +35,8 @@ namespace seqflow {
 
 struct LanczosOptions {
   int max_iter = 100;
-  double rel_tol = 1e-10;     // on the Ritz residual r
-  double value_rel_tol = 0;   // > 0: also on the eigenvalue's error estimate min(r, r² / gap)
+  double rel_tol = 1e-10;    // on the Ritz residual r
+  double value_rel_tol = 0;  // > 0: also on the eigenvalue's error estimate min(r, r² / gap)
 };
 
 struct LanczosResult {
@@ -48,8 +48,7 @@ struct LanczosResult {
 
 // `threshold`: the value whose side of μ_max the caller needs (see value_rel_tol); infinity for
 // none.
-LanczosResult LargestEigenpair(const LinearOperator& apply, const Eigen::VectorXd& start,
-                               const LanczosOptions& options,
+LanczosResult LargestEigenpair(const LinearOperator& apply, const Eigen::VectorXd& start, const LanczosOptions& options,
                                double threshold = std::numeric_limits<double>::infinity());
 
 }  // namespace seqflow

@@ -82,8 +82,7 @@ TEST(DeflationSpace, CarriedSolvesAlongNearbySystemsMatchDenseSolvesWithFewerPro
         ++products[with];
         return d * v;
       };
-      const auto krylov =
-          KrylovCurveLinearization(apply, n, gmres, {}, 1e-6, 300, with ? carried : nullptr, 100);
+      const auto krylov = KrylovCurveLinearization(apply, n, gmres, {}, 1e-6, 300, with ? carried : nullptr, 100);
       EXPECT_LE((krylov->SolveAugmented(orient, r, 0.0) - step).norm(), 1e-3 * step.norm()) << k;
       EXPECT_LE((krylov->Tangent(orient) - t).norm(), 1e-6) << k;
     }
@@ -106,8 +105,8 @@ TEST(DeflationSpace, AStaleSpaceThatStallsGmresStillGivesTheSolution) {
   const Eigen::VectorXd orient = Eigen::VectorXd::Unit(n + 1, n);
   const Eigen::VectorXd r = Uniform(n, 1, 32);
   const Eigen::VectorXd want = DenseCurveLinearization(d)->SolveAugmented(orient, r, 0.0);
-  const auto krylov = KrylovCurveLinearization([&d](const Eigen::VectorXd& v) -> Eigen::VectorXd { return d * v; },
-                                               n, GmresOptions{60, 4000, 1e-10}, {}, 0, 100, carried, 60);
+  const auto krylov = KrylovCurveLinearization([&d](const Eigen::VectorXd& v) -> Eigen::VectorXd { return d * v; }, n,
+                                               GmresOptions{60, 4000, 1e-10}, {}, 0, 100, carried, 60);
   const Eigen::VectorXd got = krylov->SolveAugmented(orient, r, 0.0);
   ASSERT_TRUE(got.allFinite());
   EXPECT_LE((got - want).norm(), 1e-6 * want.norm());
