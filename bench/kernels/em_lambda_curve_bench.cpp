@@ -10,12 +10,9 @@
 //                       restarts of each solve (GCRO; recycling_gmres.h): the same points
 //   BM_CurveLanczosValue       PseudoRecycled with Lanczos stopped on μ_max's error estimate (1e-6,
 //                       the side of 1/λ certain; lanczos.h) instead of its residual alone
-//   BM_CurveCarried/50/k       PseudoRecycled with up to k GMRES directions carried from each solve
-//                       to the next, across Newton iterates and points, as a right preconditioner
-//                       (deflation_space.h)
 //   BM_CurvePredictedStop      PseudoRecycled accepting a correction once the next Newton step is
 //                       predicted within the tolerance (normal_flow.h, predicted_stop)
-//   BM_CurveFourthStep         PseudoRecycled with all three: LanczosValue, Carried/100, PredictedStop
+//   BM_CurveFourthStep         PseudoRecycled with both: LanczosValue and PredictedStop
 //   BM_CurveChordRecycled      PseudoArclength with the chord corrector (every Newton step with the
 //                       first iterate's Jacobian) and GMRES recycling 300 directions between its
 //                       restarts and the chord's solves (recycling_gmres.h)
@@ -64,7 +61,6 @@ struct Variant {
   bool chord = false;
   int recycle = 0;
   double lanczos_value_tol = 0;
-  int carry = 0;
   bool predicted_stop = false;
 };
 
@@ -76,7 +72,6 @@ void CurveNormalFlow(benchmark::State& state, const Variant& v) {
   options.tracker.pseudo_arclength = v.pseudo_arclength;
   options.tracker.chord = v.chord;
   options.gmres_recycle = v.recycle;
-  options.gmres_carry = v.carry;
   options.tracker.predicted_stop = v.predicted_stop;
   options.tracker.first_step = 0.01;
   options.tracker.max_step = 0.25;
@@ -101,11 +96,6 @@ void BM_CurvePseudoRecycled(benchmark::State& state) {
 void BM_CurveLanczosValue(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .lanczos_value_tol = 1e-6});
 }
-void BM_CurveCarried(benchmark::State& state) {
-  CurveNormalFlow(
-      state,
-      {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .carry = static_cast<int>(state.range(1))});
-}
 void BM_CurvePredictedStop(benchmark::State& state) {
   CurveNormalFlow(state, {.step_gmres_tol = 1e-4, .pseudo_arclength = true, .recycle = 300, .predicted_stop = true});
 }
@@ -114,7 +104,6 @@ void BM_CurveFourthStep(benchmark::State& state) {
                           .pseudo_arclength = true,
                           .recycle = 300,
                           .lanczos_value_tol = 1e-6,
-                          .carry = 100,
                           .predicted_stop = true});
 }
 void BM_CurveChordRecycled(benchmark::State& state) {
@@ -140,13 +129,6 @@ BENCHMARK(BM_CurveNormalFlowInexact)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmar
 BENCHMARK(BM_CurvePseudoArclength)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurvePseudoRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveLanczosValue)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
-BENCHMARK(BM_CurveCarried)
-    ->Args({50, 50})
-    ->Args({50, 100})
-    ->Args({50, 150})
-    ->Args({50, 300})
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1);
 BENCHMARK(BM_CurvePredictedStop)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveFourthStep)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_CurveChordRecycled)->Arg(50)->Arg(200)->Arg(800)->Unit(benchmark::kSecond)->Iterations(1);

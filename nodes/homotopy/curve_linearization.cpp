@@ -1,6 +1,5 @@
 #include "nodes/homotopy/curve_linearization.h"
 
-#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -47,10 +46,9 @@ class DenseCurve final : public CurveLinearization {
 class KrylovCurve final : public CurveLinearization {
  public:
   KrylovCurve(LinearOperator apply, Eigen::Index n, const GmresOptions& options, LinearOperator precondition,
-              double solve_rel_tol, int recycle, std::shared_ptr<DeflationSpace> carried, int carried_max)
+              double solve_rel_tol, int recycle)
       : apply_(std::move(apply)), n_(n), options_(options), precondition_(std::move(precondition)),
-        solve_options_(options), recycle_(precondition_ ? 0 : recycle),
-        carried_(precondition_ ? nullptr : std::move(carried)), carried_max_(carried_max) {
+        solve_options_(options), recycle_(precondition_ ? 0 : recycle) {
     if (solve_rel_tol > 0) solve_options_.rel_tol = solve_rel_tol;
   }
 
@@ -58,8 +56,7 @@ class KrylovCurve final : public CurveLinearization {
     // orient / ‖orient‖² satisfies the border row and is close to the answer.
     const Eigen::VectorXd x0 = orient / orient.squaredNorm();
     const Eigen::VectorXd rhs = Eigen::VectorXd::Unit(n_ + 1, n_);
-    const GmresResult g = carried_ ? Carried(orient, rhs, x0, options_)
-                          : recycle_ > 0
+    const GmresResult g = recycle_ > 0
                               ? RecyclingGmres(BorderedOperator(orient), n_ + 1, recycle_).Solve(rhs, x0, options_)
                               : Bordered(orient, rhs, x0, options_);
     if (!g.converged) return NotANumber();
@@ -72,9 +69,7 @@ class KrylovCurve final : public CurveLinearization {
     Eigen::VectorXd rhs(n_ + 1);
     rhs << r, s;
     GmresResult g;
-    if (carried_) {
-      g = Carried(c, rhs, Eigen::VectorXd(), solve_options_);
-    } else if (recycle_ > 0) {
+    if (recycle_ > 0) {
       // Later solves with the same border row start from the directions the earlier ones found.
       if (!recycled_ || recycled_border_ != c) {
         recycled_ = std::make_unique<RecyclingGmres>(BorderedOperator(c), n_ + 1, recycle_);
@@ -113,44 +108,6 @@ class KrylovCurve final : public CurveLinearization {
     return g;
   }
 
-  // GMRES on [Dρ; borderᵀ] P u = rhs − [Dρ; borderᵀ] x0, x = x0 + P u, with P the carried space
-  // (fixed during the solve), whose directions then join it. A solve that has not converged
-  // within kCarriedCycles restart cycles goes on without P from where it got, and the space
-  // starts afresh from that solve's directions: a stale space must cost little when it fails.
-  GmresResult Carried(const Eigen::VectorXd& border, const Eigen::VectorXd& rhs, const Eigen::VectorXd& x0,
-                      const GmresOptions& gmres) const {
-    constexpr int kCarriedCycles = 3;
-    const LinearOperator bordered = BorderedOperator(border);
-    const Eigen::VectorXd start = x0.size() == 0 ? Eigen::VectorXd::Zero(n_ + 1) : x0;
-    const Eigen::VectorXd residual = x0.size() == 0 ? rhs : Eigen::VectorXd(rhs - bordered(start));
-    const double rhs_norm = rhs.norm();
-    const double residual_norm = residual.norm();
-    if (residual_norm <= gmres.rel_tol * rhs_norm) return GmresResult{start, 0, residual_norm / rhs_norm, true};
-    GmresOptions options = gmres;
-    options.rel_tol = gmres.rel_tol * rhs_norm / residual_norm;
-    options.max_iter = std::min(gmres.max_iter, kCarriedCycles * gmres.restart);
-    const int kept = std::max(recycle_, carried_max_);
-    const DeflationSpace& p = *carried_;
-    RecyclingGmres solver([&](const Eigen::VectorXd& u) { return bordered(p.Apply(u)); }, n_ + 1, kept);
-    GmresResult g = solver.Solve(residual, Eigen::VectorXd(), options);
-    g.x = start + p.Apply(g.x);
-    g.relative_residual *= residual_norm / rhs_norm;
-    if (g.converged) {
-      // Only the columns the space keeps are mapped back to x coordinates (n x k each).
-      const Eigen::Index fresh = std::min<Eigen::Index>(solver.kept(), carried_max_);
-      carried_->Add(p.ApplyColumns(solver.z().leftCols(fresh)), solver.w().leftCols(fresh));
-      return g;
-    }
-    RecyclingGmres plain(bordered, n_ + 1, kept);
-    GmresOptions rest = gmres;
-    rest.max_iter = gmres.max_iter - g.iterations;
-    GmresResult h = plain.Solve(rhs, g.x, rest);
-    h.iterations += g.iterations;
-    carried_->Clear();
-    carried_->Add(plain.z(), plain.w());
-    return h;
-  }
-
   // [Dρ; borderᵀ] as a product, holding its own copy of the border.
   LinearOperator BorderedOperator(const Eigen::VectorXd& border) const {
     return [this, border](const Eigen::VectorXd& d) -> Eigen::VectorXd {
@@ -170,8 +127,6 @@ class KrylovCurve final : public CurveLinearization {
   LinearOperator precondition_;
   GmresOptions solve_options_;
   int recycle_;
-  std::shared_ptr<DeflationSpace> carried_;
-  int carried_max_;
   mutable std::unique_ptr<RecyclingGmres> recycled_;  // SolveAugmented's, for recycled_border_
   mutable Eigen::VectorXd recycled_border_;
 };
@@ -185,10 +140,8 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
                                                              LinearOperator precondition, double solve_rel_tol,
-                                                             int recycle, std::shared_ptr<DeflationSpace> carried,
-                                                             int carried_max) {
-  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition), solve_rel_tol, recycle,
-                                       std::move(carried), carried_max);
+                                                             int recycle) {
+  return std::make_unique<KrylovCurve>(std::move(apply), n, options, std::move(precondition), solve_rel_tol, recycle);
 }
 
 }  // namespace seqflow

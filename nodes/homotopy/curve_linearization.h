@@ -21,7 +21,6 @@
 #include <Eigen/Dense>
 #include <memory>
 
-#include "nodes/homotopy/deflation_space.h"
 #include "nodes/homotopy/gmres.h"
 
 namespace seqflow {
@@ -49,16 +48,9 @@ std::unique_ptr<CurveLinearization> DenseCurveLinearization(const Eigen::MatrixX
 // (ignored with a preconditioner): GMRES recycles up to that many directions
 // (recycling_gmres.h) between its restarts, and between the SolveAugmented calls with the same
 // row c (a chord corrector's Newton steps), which makes SolveAugmented not thread-safe.
-// `carried` (optional; ignored with a preconditioner): every solve (tangent and SolveAugmented)
-// is GMRES right-preconditioned by the directions earlier solves left in it (deflation_space.h),
-// recycling up to max(recycle, carried_max) directions between its own restarts, and adds up to
-// carried_max of its own to it after: the space passes from linearisation to linearisation (the
-// map's points), so a shared space makes every solve of them not thread-safe.
 std::unique_ptr<CurveLinearization> KrylovCurveLinearization(LinearOperator apply, Eigen::Index n,
                                                              const GmresOptions& options,
                                                              LinearOperator precondition = {},
-                                                             double solve_rel_tol = 0, int recycle = 0,
-                                                             std::shared_ptr<DeflationSpace> carried = nullptr,
-                                                             int carried_max = 0);
+                                                             double solve_rel_tol = 0, int recycle = 0);
 
 }  // namespace seqflow

@@ -103,11 +103,8 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
                              const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
                              int64_t* products) {
   auto symbol_counts = std::make_shared<const Eigen::VectorXd>(SymbolCounts(unlabeled, layout.num_symbols()));
-  // One space for every linearisation of this map: each solve leaves its directions for the next.
-  std::shared_ptr<DeflationSpace> carried =
-      options.gmres_carry > 0 ? std::make_shared<DeflationSpace>(layout.num_params() + 1, options.gmres_carry) : nullptr;
-  return [&layout, &frozen, &em0, &unlabeled, &options, symbol_counts, products,
-          carried](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+  return [&layout, &frozen, &em0, &unlabeled, &options, symbol_counts,
+          products](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
     const Eigen::Index P = layout.num_params();
     CurveEvaluation e;
     if (!y.allFinite()) {
@@ -139,7 +136,7 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
     }
     e.linearization =
         KrylovCurveLinearization(apply, P, options.linear.gmres, std::move(precondition), options.step_gmres_tol,
-                                 options.gmres_recycle, carried, options.gmres_carry);
+                                 options.gmres_recycle);
     return e;
   };
 }

@@ -55,11 +55,6 @@ struct EmLambdaCurveOptions {
   // matrix-free: GMRES keeps up to this many directions between restarts and between a chord
   // corrector's Newton solves (recycling_gmres.h); 0: plain restarted GMRES.
   int gmres_recycle = 0;
-  // matrix-free: > 0 carries up to this many GMRES directions from each solve to the next, across
-  // Newton iterates and points, as a right preconditioner (deflation_space.h). The points move
-  // within the solves' tolerances, so the path's bits differ from a run without it, and a trace
-  // resumed from a checkpoint (which does not hold the directions) from one never interrupted.
-  int gmres_carry = 0;
   bool precondition = false;  // matrix-free: GMRES with the per-word block preconditioner (measured slower on the citations)
   double end_gap = 1e-3;  // land on lambda_end from the first point within this of it
   int end_em_iterations = 200;

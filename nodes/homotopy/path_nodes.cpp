@@ -42,7 +42,6 @@ struct PathNodeOptions {
   bool pseudo_arclength = false;  // normal flow: the corrector's Newton row fixed per step (normal_flow.h)
   bool chord = false;             // normal flow, with pseudo_arclength: Newton steps with the first Jacobian
   int gmres_recycle = 0;          // normal flow, matrix-free: GMRES directions kept (recycling_gmres.h)
-  int gmres_carry = 0;            // normal flow, matrix-free: directions carried solve to solve (deflation_space.h)
   bool predicted_stop = false;    // normal flow: accept a correction on the predicted next step (normal_flow.h)
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
@@ -60,7 +59,6 @@ EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOpt
   o.tracker.pseudo_arclength = declared.pseudo_arclength;
   o.tracker.chord = declared.chord;
   o.gmres_recycle = declared.gmres_recycle;
-  o.gmres_carry = declared.gmres_carry;
   o.tracker.predicted_stop = declared.predicted_stop;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
@@ -222,10 +220,6 @@ ParamTable<PathNodeOptions> PathParams() {
             "normal_flow with pseudo_arclength: every Newton step of a correction with its first iterate's Jacobian")
       .Int("gmres_recycle", &O::gmres_recycle,
            "normal_flow, matrix_free: GMRES directions kept between restarts and a chord's Newton solves (0: none)")
-      .Min(0)
-      .Int("gmres_carry", &O::gmres_carry,
-           "normal_flow, matrix_free: GMRES directions carried from solve to solve as a right preconditioner (0: "
-           "none; a resumed trace then differs in its last bits)")
       .Min(0)
       .Bool("predicted_stop", &O::predicted_stop,
             "normal_flow: accept a correction once the next Newton step is predicted within arc_tol")

@@ -36,8 +36,6 @@ class RecyclingGmres {
   GmresResult Solve(const Eigen::VectorXd& b, const Eigen::VectorXd& x0, const GmresOptions& options);
 
   int kept() const { return static_cast<int>(z_.cols()); }
-  const Eigen::MatrixXd& z() const { return z_; }  // [n x kept]
-  const Eigen::MatrixXd& w() const { return w_; }  // [n x kept] A z, orthonormal columns
 
  private:
   // One cycle from x with residual r ⊥ W (‖r‖ = beta): adds the correction to x, keeps the cycle's

@@ -212,18 +212,17 @@ TEST(EmLambdaCurve, ChordCorrectorWithRecycledGmresFollowsTheSameCurve) {
   EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
 }
 
-// The fourth step's options together — GMRES directions carried from solve to solve, corrections
-// accepted on the predicted next step, Lanczos stopped on μ_max's error estimate — follow the
+// The fourth step's options together — corrections accepted on the predicted next step, Lanczos
+// stopped on μ_max's error estimate — follow the
 // same curve through the same folds to the same end; the recorded μ_max is the dense solver's
 // at every point, and the sign of 1 − λ μ_max is exact.
-TEST(EmLambdaCurve, CarriedDirectionsPredictedStopAndQuickLanczosFollowTheSameCurve) {
+TEST(EmLambdaCurve, PredictedStopAndQuickLanczosFollowTheSameCurve) {
   const Problem p = FoldingProblem();
   const PathResult normal = TraceCurve(p, CurveOptions(PathSolver::kDense));
   EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
   o.tracker.pseudo_arclength = true;
   o.tracker.predicted_stop = true;
   o.gmres_recycle = 100;
-  o.gmres_carry = 10;
   o.step_gmres_tol = 1e-4;
   o.linear.lanczos.rel_tol = 1e-6;
   o.linear.lanczos.value_rel_tol = 1e-8;
