@@ -100,9 +100,11 @@ Result<CurveState> DecodeCurveState(const std::string& bytes, Eigen::Index num_p
 }  // namespace
 
 HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
-                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options) {
+                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
+                             int64_t* products) {
   auto symbol_counts = std::make_shared<const Eigen::VectorXd>(SymbolCounts(unlabeled, layout.num_symbols()));
-  return [&layout, &frozen, &em0, &unlabeled, &options, symbol_counts](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
+  return [&layout, &frozen, &em0, &unlabeled, &options, symbol_counts,
+          products](const Eigen::VectorXd& y) -> Result<CurveEvaluation> {
     const Eigen::Index P = layout.num_params();
     CurveEvaluation e;
     if (!y.allFinite()) {
@@ -119,7 +121,8 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
       return e;
     }
     // Dρ d = D F (M d_Θ, d_λ) + (I − M) d_Θ.
-    auto apply = [lin, projected, P](const Eigen::VectorXd& d) -> Eigen::VectorXd {
+    auto apply = [lin, projected, P, products](const Eigen::VectorXd& d) -> Eigen::VectorXd {
+      if (products != nullptr) ++*products;
       Eigen::VectorXd masked = d;
       masked.head(P) = d.head(P).cwiseProduct(projected->mask);
       return lin->ApplyDF(masked) + (d.head(P) - masked.head(P));
@@ -142,8 +145,8 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
                                       const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
                                       const PathCallbacks& callbacks, const KernelCheckpoints& checkpoints) {
   const Eigen::Index P = layout.num_params();
-  const HomotopyMap map = EmLambdaCurveMap(layout, frozen, em0, unlabeled, options);
   PathResult result;
+  const HomotopyMap map = EmLambdaCurveMap(layout, frozen, em0, unlabeled, options, &result.solve_products);
   Eigen::VectorXd warm;
   NormalFlowPoint last;
   std::optional<NormalFlowState> resume;
@@ -174,6 +177,7 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
       p.eigs_crossed = spectrum.num_crossed;
       p.det_sign = spectrum.num_crossed % 2 == 0 ? 1 : -1;
       p.crossed_exact = spectrum.exact;
+      result.spectrum_products += spectrum.iterations;
     }
     p.theta_tilde = projected.theta;
     result.points.push_back(std::move(p));

@@ -62,9 +62,11 @@ struct EmLambdaCurveOptions {
   int threads = 1;
 };
 
-// The map ρ above with its linearisation, for TrackNormalFlow. The references must outlive it.
+// The map ρ above with its linearisation, for TrackNormalFlow. The references (and `products`,
+// optional: incremented by every Dρ product of the matrix-free back end) must outlive it.
 HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
-                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options);
+                             const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
+                             int64_t* products = nullptr);
 
 Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                                       const IdSentences& unlabeled, const EmLambdaCurveOptions& options,

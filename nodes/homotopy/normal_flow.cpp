@@ -128,7 +128,13 @@ class Tracker {
       if (c.iterations == 2) c.second = norm, c.residual1 = e.rho.norm();
       c.y += delta;
       if (c.iterations == 1) c.z1 = c.y;
-      if (norm <= rel * c.y.norm() + abs) {
+      const double tol = rel * c.y.norm() + abs;
+      // The step after this one would be about θ ‖Δ‖ / (1 − θ), θ = ‖Δ‖ / ‖Δ_prev‖ (Deuflhard's
+      // a-posteriori estimate; linear convergence, as inexact Newton's): when that is within the
+      // tolerance the iterate is accepted without the evaluation and solve that would confirm it.
+      const bool predicted = options_.predicted_stop && !fixed_lambda && c.iterations >= 2 && norm < previous &&
+                             norm * norm / (previous - norm) <= tol;
+      if (norm <= tol || predicted) {
         if (!row_is_tangent) {
           take_tangent(*e.linearization);
           if (!c.t.allFinite()) return c;

@@ -11,7 +11,8 @@
 //      iterations, converged when ‖Δ‖ <= arc_rel_tol ‖z‖ + arc_abs_tol; a corrector that fails
 //      (no convergence, a growing step, a non-finite Δ, an iterate outside the map's domain)
 //      halves h and retries, giving up below
-//      min_step. (Options: `pseudo_arclength` fixes the Newton row to the predictor's direction
+//      min_step (option `predicted_stop`: also converged when the next step is predicted within
+//      the tolerance). (Options: `pseudo_arclength` fixes the Newton row to the predictor's direction
 //      at the prediction (the Hermite cubic's derivative; t_k on the first step), so the corrected
 //      point is the curve's on the hyperplane through the prediction normal to it, and the tangent
 //      is solved once, at the last iterate, from that direction; `chord` then solves every step with the first iterate's
@@ -102,6 +103,11 @@ struct NormalFlowOptions {
   // iterate (the chord method; the same corrected point, reached linearly), so a Krylov back end
   // that recycles (curve_linearization.h) starts each later step from the earlier ones' directions.
   bool chord = false;
+  // While tracking (not at fixed λ): a correction also converges once the next Newton step is
+  // predicted within the tolerance from the last two (‖Δ_k‖² / (‖Δ_k−1‖ − ‖Δ_k‖), Deuflhard's
+  // estimate), saving the evaluation and solve that would only confirm it (usually the third of
+  // three). The points then lie ~‖Δ_k‖ θ_k off the curve instead of ~‖Δ_k+1‖ θ_k+1.
+  bool predicted_stop = false;
   double min_tangent_cosine = 0.5;  // a step whose tangent turns further (t_k+1 · t_k below) is retried shorter
   int end_game_iterations = 40;    // root-finding steps on λ(s) − 1, and Newton steps at λ = 1
   int max_steps = 1000;            // LIMITD

@@ -154,7 +154,9 @@ Eigen::VectorXd LanczosStart(Eigen::Index size, const Eigen::VectorXd& warm) {
 
 JacobianSpectrum LanczosSpectrum(const LinearOperator& apply_s, Eigen::Index size, double lambda,
                                  const LanczosOptions& options, Eigen::VectorXd* warm) {
-  const LanczosResult top = LargestEigenpair(apply_s, LanczosStart(size, *warm), options);
+  // 1 − λ μ_max changes sign at μ_max = 1/λ: the side Lanczos must not leave uncertain.
+  const double threshold = lambda > 0 ? 1.0 / lambda : std::numeric_limits<double>::infinity();
+  const LanczosResult top = LargestEigenpair(apply_s, LanczosStart(size, *warm), options, threshold);
   *warm = top.vector;
   JacobianSpectrum spectrum;
   spectrum.mu_max = top.value;

@@ -42,6 +42,7 @@ struct PathNodeOptions {
   bool pseudo_arclength = false;  // normal flow: the corrector's Newton row fixed per step (normal_flow.h)
   bool chord = false;             // normal flow, with pseudo_arclength: Newton steps with the first Jacobian
   int gmres_recycle = 0;          // normal flow, matrix-free: GMRES directions kept (recycling_gmres.h)
+  bool predicted_stop = false;    // normal flow: accept a correction on the predicted next step (normal_flow.h)
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
@@ -58,6 +59,7 @@ EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOpt
   o.tracker.pseudo_arclength = declared.pseudo_arclength;
   o.tracker.chord = declared.chord;
   o.gmres_recycle = declared.gmres_recycle;
+  o.tracker.predicted_stop = declared.predicted_stop;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
   o.tracker.max_steps = euler.max_steps;
@@ -219,6 +221,8 @@ ParamTable<PathNodeOptions> PathParams() {
       .Int("gmres_recycle", &O::gmres_recycle,
            "normal_flow, matrix_free: GMRES directions kept between restarts and a chord's Newton solves (0: none)")
       .Min(0)
+      .Bool("predicted_stop", &O::predicted_stop,
+            "normal_flow: accept a correction once the next Newton step is predicted within arc_tol")
       .Bool("precondition", &O::precondition,
             "normal_flow, matrix_free: right-precondition GMRES by the per-word emission blocks")
       .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
@@ -240,6 +244,11 @@ ParamTable<PathNodeOptions> PathParams() {
       .Double("eig_tol", At(&O::tracker, &PathOptions::linear, &LinearSolveOptions::lanczos, &LanczosOptions::rel_tol),
               "relative accuracy of mu_max (Lanczos)")
       .Greater(0)
+      .Double("eig_value_tol",
+              At(&O::tracker, &PathOptions::linear, &LinearSolveOptions::lanczos, &LanczosOptions::value_rel_tol),
+              "Lanczos also stops when mu_max's error estimate is within this and its side of 1/lambda is certain "
+              "(0: eig_tol alone)")
+      .Min(0)
       .Int("max_steps", tracker(&PathOptions::max_steps), "steps at most")
       .Min(1)
       .Double("lambda_end", tracker(&PathOptions::lambda_end), "trace until lambda reaches this")

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -90,6 +91,11 @@ enum class PathStop { kReachedEnd, kLeftInterval, kMaxSteps, kStepTooSmall };
 struct PathResult {
   std::vector<PathPoint> points;
   PathStop stop = PathStop::kReachedEnd;
+  // J products of this call (TraceEmLambdaCurve's matrix-free back end; 0 otherwise, and not
+  // those of a resumed trace's earlier part): in the linear solves (tangents, Newton steps,
+  // landing) and in the Lanczos μ_max of the recorded points. What a path costs, load-free.
+  int64_t solve_products = 0;
+  int64_t spectrum_products = 0;
 };
 
 struct PathCallbacks {

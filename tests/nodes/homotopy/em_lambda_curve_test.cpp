@@ -13,6 +13,7 @@
 
 #include "nodes/hmm/supervised.h"
 #include "nodes/homotopy/em_lambda.h"
+#include "nodes/homotopy/jacobian.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
@@ -208,6 +209,38 @@ TEST(EmLambdaCurve, ChordCorrectorWithRecycledGmresFollowsTheSameCurve) {
   ASSERT_EQ(r.stop, PathStop::kReachedEnd);
   EXPECT_EQ(Turns(r), 2);
   for (const PathPoint& q : r.points) EXPECT_LE(q.residual, 1e-8);
+  EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
+}
+
+// The fourth step's options together — corrections accepted on the predicted next step, Lanczos
+// stopped on μ_max's error estimate — follow the
+// same curve through the same folds to the same end; the recorded μ_max is the dense solver's
+// at every point, and the sign of 1 − λ μ_max is exact.
+TEST(EmLambdaCurve, PredictedStopAndQuickLanczosFollowTheSameCurve) {
+  const Problem p = FoldingProblem();
+  const PathResult normal = TraceCurve(p, CurveOptions(PathSolver::kDense));
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kMatrixFree);
+  o.tracker.pseudo_arclength = true;
+  o.tracker.predicted_stop = true;
+  o.gmres_recycle = 100;
+  o.step_gmres_tol = 1e-4;
+  o.linear.lanczos.rel_tol = 1e-6;
+  o.linear.lanczos.value_rel_tol = 1e-8;
+  const PathResult r = TraceCurve(p, o);
+  ASSERT_EQ(r.stop, PathStop::kReachedEnd);
+  EXPECT_EQ(Turns(r), 2);
+  EXPECT_GT(r.solve_products, 0);
+  EXPECT_GT(r.spectrum_products, 0);
+  for (const PathPoint& q : r.points) {
+    EXPECT_LE(q.residual, 1e-8);
+    EmJacobian em(p.layout, p.supervised, q.theta_tilde, p.unlabeled, 1);
+    const Eigen::MatrixXd c = em.covariance().Dense() / static_cast<double>(p.unlabeled.size());
+    const double mu = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(SymmetrizeDense(p.layout, q.theta_tilde, c))
+                          .eigenvalues()
+                          .maxCoeff();
+    EXPECT_LE(std::abs(q.mu_max - mu), 1e-7 * mu) << "lambda " << q.lambda;
+    EXPECT_EQ(q.det_sign, q.lambda * mu > 1 ? -1 : 1) << "lambda " << q.lambda;
+  }
   EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
 }
 

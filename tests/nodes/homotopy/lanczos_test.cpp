@@ -55,5 +55,38 @@ TEST(Lanczos, InvariantStartAndZeroOperator) {
   EXPECT_EQ(z.value, 0.0);
 }
 
+// The eigenvalue's error estimate r² / gap stops a warm start early, the value still within
+// value_rel_tol of the dense solver's, and with far fewer products than the residual test needs.
+TEST(Lanczos, ValueToleranceStopsAWarmStartEarlyWithTheRightValue) {
+  Eigen::VectorXd mu = Eigen::VectorXd::LinSpaced(200, 0.0, 1.0);
+  mu[199] = 1.3;
+  const Eigen::MatrixXd a = WithSpectrum(mu, 3);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(a);
+  Eigen::VectorXd warm = dense.eigenvectors().col(199) + 0.05 * Eigen::VectorXd::LinSpaced(200, -1.0, 1.0);
+  const LanczosResult by_residual = LargestEigenpair(Product(a), warm, {100, 1e-10});
+  const LanczosResult by_value = LargestEigenpair(Product(a), warm, {100, 1e-10, 1e-10});
+  EXPECT_NEAR(by_residual.value, dense.eigenvalues()[199], 1e-12);
+  EXPECT_TRUE(by_value.converged);
+  EXPECT_LE(std::abs(by_value.value - dense.eigenvalues()[199]), 1e-10 * 1.3);
+  EXPECT_LE(by_value.value, dense.eigenvalues()[199] + 1e-14);  // a Ritz value never exceeds μ_max
+  EXPECT_LE(by_value.iterations, 0.6 * by_residual.iterations);
+}
+
+// With a threshold close to μ_max (1e-9 away: inside the value tolerance) the early stop waits
+// until the side of μ_max is certain, on random spectra against the dense eigenvalues:
+// value > threshold exactly when μ_max > threshold. (Without the threshold test 20 of these fail.)
+TEST(Lanczos, ValueToleranceNeverMisplacesAThreshold) {
+  for (uint64_t seed = 10; seed < 30; ++seed) {
+    Eigen::VectorXd mu = Eigen::VectorXd::LinSpaced(60, 0.0, 1.0);
+    mu[59] = 1.0 + 1e-3 * static_cast<double>(seed % 5);
+    const Eigen::MatrixXd a = WithSpectrum(mu, seed);
+    const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(a).eigenvalues()[59];
+    for (double threshold : {top - 1e-4, top + 1e-4, top - 1e-9, top + 1e-9}) {
+      const LanczosResult r = LargestEigenpair(Product(a), Eigen::VectorXd::Ones(60), {60, 1e-12, 1e-6}, threshold);
+      EXPECT_EQ(r.value > threshold, top > threshold) << "seed " << seed << " threshold - top " << threshold - top;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seqflow
