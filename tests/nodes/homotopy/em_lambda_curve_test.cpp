@@ -213,9 +213,8 @@ TEST(EmLambdaCurve, ChordCorrectorWithRecycledGmresFollowsTheSameCurve) {
 }
 
 // The fourth step's options together — corrections accepted on the predicted next step, Lanczos
-// stopped on μ_max's error estimate — follow the
-// same curve through the same folds to the same end; the recorded μ_max is the dense solver's
-// at every point, and the sign of 1 − λ μ_max is exact.
+// stopped on μ_max's error estimate — follow the same curve through the same folds to the same
+// end; the recorded μ_max is the dense solver's at every point, and the sign of 1 − λ μ_max is exact.
 TEST(EmLambdaCurve, PredictedStopAndQuickLanczosFollowTheSameCurve) {
   const Problem p = FoldingProblem();
   const PathResult normal = TraceCurve(p, CurveOptions(PathSolver::kDense));

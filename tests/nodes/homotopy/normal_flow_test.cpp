@@ -173,6 +173,19 @@ double MaxResidual(const HomotopyMap& map, const NormalFlowResult& r) {
   return worst;
 }
 
+// r followed TurningPointMap's S-curve to its end: x rising at every point, λ turning at both folds.
+void ExpectSCurveFollowed(const HomotopyMap& s_curve, const NormalFlowResult& r) {
+  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
+  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
+  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
+  int turns = 0;
+  for (size_t j = 1; j < r.points.size(); ++j) {
+    EXPECT_GT(r.points[j].y[0], r.points[j - 1].y[0]);
+    turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
+  }
+  EXPECT_EQ(turns, 2);
+}
+
 TEST(NormalFlow, FollowsACircleOnWhichEulerDriftsOutwards) {
   const double radius = 1.2;
   const HomotopyMap map = CircleMap(radius);
@@ -272,15 +285,7 @@ TEST(NormalFlow, PseudoArclengthCorrectorFollowsTheSameCurves) {
 
   const HomotopyMap s_curve = TurningPointMap();
   const NormalFlowResult r = Track(s_curve, Point(0.0, 0.0), o);
-  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
-  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
-  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
-  int turns = 0;
-  for (size_t j = 1; j < r.points.size(); ++j) {
-    EXPECT_GT(r.points[j].y[0], r.points[j - 1].y[0]);
-    turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
-  }
-  EXPECT_EQ(turns, 2);
+  ExpectSCurveFollowed(s_curve, r);
   const int start = ValueOrThrow(s_curve(r.points[0].y)).linearization->OrientationSign(r.points[0].tangent);
   for (const NormalFlowPoint& p : r.points)
     EXPECT_EQ(ValueOrThrow(s_curve(p.y)).linearization->OrientationSign(p.tangent), start) << "lambda " << p.y[1];
@@ -295,8 +300,6 @@ TEST(NormalFlow, PseudoArclengthCorrectorFollowsTheSameCurves) {
   for (size_t j = 0; j < brown.points.size(); ++j) EXPECT_LE((krylov.points[j].y - brown.points[j].y).norm(), 1e-9);
 }
 
-// The chord corrector (Newton steps with the first iterate's Jacobian, rows fixed) converges to the
-// pseudo-arclength points, so it follows the S-curve through both folds and around the circle.
 // Accepting a correction once the next Newton step is predicted within the tolerance follows the
 // same curves through the S-curve's two folds, to the same ends, with fewer evaluations.
 TEST(NormalFlow, PredictedStopFollowsTheSameCurvesWithFewerEvaluations) {
@@ -306,15 +309,7 @@ TEST(NormalFlow, PredictedStopFollowsTheSameCurvesWithFewerEvaluations) {
   o.predicted_stop = true;
   const HomotopyMap s_curve = TurningPointMap();
   const NormalFlowResult r = Track(s_curve, Point(0.0, 0.0), o);
-  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
-  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
-  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
-  int turns = 0;
-  for (size_t j = 1; j < r.points.size(); ++j) {
-    EXPECT_GT(r.points[j].y[0], r.points[j - 1].y[0]);
-    turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
-  }
-  EXPECT_EQ(turns, 2);
+  ExpectSCurveFollowed(s_curve, r);
   const NormalFlowResult before = Track(s_curve, Point(0.0, 0.0), full);
   EXPECT_LT(r.evaluations, before.evaluations);
 
@@ -333,18 +328,15 @@ TEST(NormalFlow, PredictedStopFollowsTheSameCurvesWithFewerEvaluations) {
             << brown.evaluations << "\n";
 }
 
+// The chord corrector (Newton steps with the first iterate's Jacobian, rows fixed) converges to the
+// pseudo-arclength points, so it follows the S-curve through both folds and around the circle.
 TEST(NormalFlow, ChordCorrectorFollowsTheSameCurves) {
   NormalFlowOptions o;
   o.pseudo_arclength = true;
   o.chord = true;
   const HomotopyMap s_curve = TurningPointMap();
   const NormalFlowResult r = Track(s_curve, Point(0.0, 0.0), o);
-  ASSERT_EQ(r.stop, NormalFlowStop::kReachedEnd);
-  EXPECT_NEAR(r.points.back().y[0], 1.0, 1e-10);
-  EXPECT_LE(MaxResidual(s_curve, r), 1e-4);
-  int turns = 0;
-  for (size_t j = 1; j < r.points.size(); ++j) turns += (r.points[j].tangent[1] > 0) != (r.points[j - 1].tangent[1] > 0);
-  EXPECT_EQ(turns, 2);
+  ExpectSCurveFollowed(s_curve, r);
   const HomotopyMap circle = CircleMap(1.2);
   const NormalFlowResult round = Track(circle, Point(1.2, 0.0), o);
   ASSERT_EQ(round.stop, NormalFlowStop::kReachedEnd);
