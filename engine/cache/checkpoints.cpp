@@ -33,13 +33,6 @@ std::string Checkpoints::PiecePath(const std::string& key, const std::string& na
   return JoinPath(dir_, key + "." + name + ".sfp");
 }
 
-Result<std::optional<std::string>> Checkpoints::Load(const std::string& key) const {
-  SEQFLOW_ASSIGN_OR_RETURN(std::optional<StateSource> source, LoadSource(key));
-  if (!source) return std::optional<std::string>();
-  SEQFLOW_ASSIGN_OR_RETURN(std::string state, std::move(*source).Join());
-  return std::optional<std::string>(std::move(state));
-}
-
 Result<std::optional<StateSource>> Checkpoints::LoadSource(const std::string& key) const {
   const std::string path = PathOf(key);
   if (!env_->Exists(path)) return std::optional<StateSource>();

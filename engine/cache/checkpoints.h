@@ -41,11 +41,10 @@ class Checkpoints {
  public:
   Checkpoints(const std::string& cache_dir, Env* env);
 
-  // The state's bytes (its pieces joined); nullopt when there is none; Corruption naming the
-  // file for a damaged one or a missing or damaged piece.
-  Result<std::optional<std::string>> Load(const std::string& key) const;
-  // The same, every piece checked but none held: each is read only where the StateSource's
-  // reader wants it (a resume of crf.train into L-BFGS's own vectors).
+  // The state (its pieces, which join to the bytes saved); nullopt when there is none;
+  // Corruption naming the file for a damaged one or a missing or damaged piece. Every piece is
+  // checked here but none held: each is read only where the StateSource's reader wants it (a
+  // resume of crf.train into L-BFGS's own vectors) or when it is joined.
   Result<std::optional<StateSource>> LoadSource(const std::string& key) const;
   Status Store(const std::string& key, StatePieces state);
   Status Remove(const std::string& key);  // the checkpoint and its pieces

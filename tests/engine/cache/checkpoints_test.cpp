@@ -35,6 +35,13 @@ class CheckpointsTest : public CacheTest {
     state.Append("trace");
     return state;
   }
+  // The checkpoint's bytes joined, as a resume that wants one string reads them.
+  Result<std::optional<std::string>> Load() const {
+    SEQFLOW_ASSIGN_OR_RETURN(std::optional<StateSource> source, checkpoints_.LoadSource(key_));
+    if (!source) return std::optional<std::string>();
+    SEQFLOW_ASSIGN_OR_RETURN(std::string state, std::move(*source).Join());
+    return std::optional<std::string>(std::move(state));
+  }
   static std::string Joined(const std::string& x, const std::vector<std::string>& pairs) {
     return State(x, pairs).Join();
   }
@@ -65,7 +72,7 @@ TEST_F(CheckpointsTest, AnIdentifiedPieceIsHashedForItsNameOnlyByItsFirstSave) {
     return checkpoints_.Store(key_, std::move(state));
   };
   auto loaded = [&] {
-    auto state = checkpoints_.Load(key_);
+    auto state = Load();
     return state.ok() && state->has_value() ? **state : std::string("(none)");
   };
   const uint64_t identity = NewPieceIdentity();
@@ -83,7 +90,7 @@ TEST_F(CheckpointsTest, AnIdentifiedPieceIsHashedForItsNameOnlyByItsFirstSave) {
 
 TEST_F(CheckpointsTest, PiecesLoadJoined) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
-  auto loaded = checkpoints_.Load(key_);
+  auto loaded = Load();
   ASSERT_OK(loaded);
   ASSERT_TRUE(loaded->has_value());
   EXPECT_EQ(**loaded, Joined(x_, {a_, b_}));
@@ -100,7 +107,7 @@ TEST_F(CheckpointsTest, AnImmutablePieceIsWrittenOnceAndBecomesASpareWhenNoSaveN
   EXPECT_EQ(ValueOrThrow(Env::Default()->Stat(PiecePath(b_))).mtime_ns, b_written);  // not written again
   EXPECT_FALSE(Env::Default()->Exists(PiecePath(a_)));
   EXPECT_TRUE(Env::Default()->Exists(PiecePath(c_)));
-  EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_ + "2", {b_, c_}));
+  EXPECT_EQ(**Load(), Joined(x_ + "2", {b_, c_}));
   // The table, b, c, and a's file kept to be written over (this save wrote one piece).
   EXPECT_EQ(Files(), (std::vector<std::string>{key_ + ".0.spare", PieceName(b_), PieceName(c_), key_ + ".sfc"}));
 }
@@ -118,7 +125,7 @@ TEST_F(CheckpointsTest, LargePiecesAreWrittenOverTheFilesTheLastSaveReleased) {
   ASSERT_OK(checkpoints_.Store(key_, State(big('3'), {c_})));
   EXPECT_EQ(released.count(Inode(PieceName(big('3')))), 1u);
   EXPECT_EQ(released.count(Inode(PieceName(c_))), 1u);
-  EXPECT_EQ(**checkpoints_.Load(key_), Joined(big('3'), {c_}));
+  EXPECT_EQ(**Load(), Joined(big('3'), {c_}));
   EXPECT_LT(ValueOrThrow(Env::Default()->ReadFile(checkpoints_.PathOf(key_))).size(), size_t{1000});  // x not inline
   EXPECT_EQ(Files().size(), 5u);  // the table, two pieces, two spares
 }
@@ -130,9 +137,9 @@ TEST_F(CheckpointsTest, ASpareWithMixedBytesIsWrittenOverToTheRightBytes) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {b_})));
   ASSERT_TRUE(Env::Default()->Exists(dir_ + "/checkpoints/" + key_ + ".0.spare"));
   ASSERT_OK(Env::Default()->WriteFileAtomic(dir_ + "/checkpoints/" + key_ + ".0.spare", std::string(9000, '?')));
-  EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_, {b_}));
+  EXPECT_EQ(**Load(), Joined(x_, {b_}));
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {c_})));
-  EXPECT_EQ(**checkpoints_.Load(key_), Joined(x_, {c_}));
+  EXPECT_EQ(**Load(), Joined(x_, {c_}));
   Result<std::string> c_file = Env::Default()->ReadFile(PiecePath(c_));
   ASSERT_OK(c_file);
   EXPECT_LT(c_file->size(), size_t{9000});
@@ -143,7 +150,7 @@ TEST_F(CheckpointsTest, TheOnePieceFormatOfEarlierBuildsLoads) {
   ASSERT_OK(Env::Default()->CreateDirs(dir_ + "/checkpoints"));
   ASSERT_OK(Env::Default()->WriteFileAtomic(checkpoints_.PathOf(key_),
                                             EncodeFrame(std::string_view("SQFLCKP\0", 8), state)));
-  auto loaded = checkpoints_.Load(key_);
+  auto loaded = Load();
   ASSERT_OK(loaded);
   EXPECT_EQ(**loaded, state);
 }
@@ -174,7 +181,7 @@ TEST_F(CheckpointsTest, LoadSourceReadsEachPieceWhereTheReaderPutsIt) {
   EXPECT_EQ(x, x_);
   EXPECT_EQ(a, a_);
   EXPECT_EQ(b, b_);
-  auto whole = checkpoints_.Load(key_);
+  auto whole = Load();
   ASSERT_OK(whole);
   EXPECT_EQ(**whole, counted_state().Join());
   // A damaged piece is found at load, before any reader: the node starts over, as with Load.
@@ -188,12 +195,12 @@ TEST_F(CheckpointsTest, LoadSourceReadsEachPieceWhereTheReaderPutsIt) {
 TEST_F(CheckpointsTest, AMissingOrDamagedPieceIsCorruptionNamingIt) {
   ASSERT_OK(checkpoints_.Store(key_, State(x_, {a_, b_})));
   ASSERT_OK(Env::Default()->WriteFileAtomic(PiecePath(b_), EncodeFrame(std::string_view("SQFLCKQ\0", 8), c_)));
-  auto damaged = checkpoints_.Load(key_);
+  auto damaged = Load();
   ASSERT_FALSE(damaged.ok());
   EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
   EXPECT_NE(damaged.status().message().find(PiecePath(b_)), std::string::npos) << damaged.status().message();
   ASSERT_OK(Env::Default()->RemoveFile(PiecePath(b_)));
-  auto missing = checkpoints_.Load(key_);
+  auto missing = Load();
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kCorruption);
   EXPECT_NE(missing.status().message().find(PiecePath(b_)), std::string::npos) << missing.status().message();
@@ -206,8 +213,8 @@ TEST_F(CheckpointsTest, RemoveTakesThePiecesSparesAndLeftoverTemporaryFiles) {
   ASSERT_OK(Env::Default()->WriteFileAtomic(checkpoints_.PathOf(key_) + ".tmp.1.2", "a killed save"));
   ASSERT_OK(checkpoints_.Remove(key_));
   EXPECT_EQ(Files().size(), 2u);
-  EXPECT_FALSE(checkpoints_.Load(key_)->has_value());
-  EXPECT_TRUE(checkpoints_.Load("ffff" + key_.substr(4))->has_value());
+  EXPECT_FALSE(Load()->has_value());
+  EXPECT_TRUE(checkpoints_.LoadSource("ffff" + key_.substr(4))->has_value());
 }
 
 TEST_F(CheckpointsTest, RemoveTakesAFileAnotherWorkerRemovedFirstButReportsAFailedRemoval) {
