@@ -55,6 +55,7 @@ void ScaleStep(V sum, const LaneBatch<kLanes>& batch, int t, IV* dead, IV* log2_
   work.scale[t] = PowerOfTwoScale<kLanes>(sum, valid, log2_sum);
 }
 
+template <int N>
 ForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& batch, V m_sum, IV bad,
                       SecondOrderWork& work) {
   const int K = tr.num_labels, T = batch.length;
@@ -77,8 +78,8 @@ ForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& 
         const double* e = start + static_cast<size_t>(b) * K;
         for (int c = 0; c < K; ++c) row[c] = a0 * e[c] * p[c];
       } else {
-        LaneMatVec(alpha + b * TK + static_cast<size_t>(t - 1) * K, tr.forward.data() + static_cast<size_t>(b) * K * K,
-                   K, row, [p](int c, V x) { return x * p[c]; });
+        LaneMatVec<N>(alpha + b * TK + static_cast<size_t>(t - 1) * K,
+                      tr.forward.data() + static_cast<size_t>(b) * K * K, K, row, [p](int c, V x) { return x * p[c]; });
       }
       sum += LaneSum<kLanes>(row, K);
       for (int c = 0; c < K; ++c) alpha[c * TK + static_cast<size_t>(t) * K + b] = row[c];
@@ -113,7 +114,7 @@ ForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& 
   return out;
 }
 
-template <class Out>
+template <int N, class Out>
 void Backward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& batch, const std::array<double, kLanes>& inv_s,
               SecondOrderWork& work, const std::array<Out*, kLanes>& marginal_rows,
               const std::array<double*, kLanes>& pair_rows) {
@@ -153,8 +154,8 @@ void Backward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& batch, c
       if (t == T - 1) {
         for (int b = 0; b < K; ++b) row[b] = last;
       } else {
-        LaneMatVec(w + c * TK + static_cast<size_t>(t + 1) * K, tr.backward.data() + static_cast<size_t>(c) * K * K, K,
-                   row, [last](int, V x) { return x + last; });
+        LaneMatVec<N>(w + c * TK + static_cast<size_t>(t + 1) * K, tr.backward.data() + static_cast<size_t>(c) * K * K,
+                      K, row, [last](int, V x) { return x + last; });
       }
       const V* a = alpha + c * TK + static_cast<size_t>(t) * K;
       const V ws = p[c] * s;
@@ -206,7 +207,9 @@ void Reserve(int T, int K, SecondOrderWork& work) {
   work.gamma.resize(K);
 }
 
-template <class Out>
+// N: the clone's native width in bytes (SEQFLOW_ISA_WIDTH_CLONES), so that the K x K steps run in
+// blocks the target has registers for; the arithmetic per lane is the same at every width.
+template <int N, class Out>
 std::array<double, kLanes> ForwardBackwardKernel(const double* scores, const SecondOrderTransition& transition,
                                                  const LaneBatch<kLanes>& batch, SecondOrderWork& work,
                                                  const std::array<Out*, kLanes>& marginal_rows,
@@ -215,12 +218,12 @@ std::array<double, kLanes> ForwardBackwardKernel(const double* scores, const Sec
   Reserve(batch.length, K, work);
   IV bad = {};
   const V m_sum = FillPsi(scores, K, batch, work.psi.data(), &bad);
-  const ForwardResult forward = Forward(transition, batch, m_sum, bad, work);
+  const ForwardResult forward = Forward<N>(transition, batch, m_sum, bad, work);
   const auto set = [](auto* r) { return r != nullptr; };
   const bool rows = std::any_of(marginal_rows.begin(), marginal_rows.end(), set) ||
                     std::any_of(pair_rows.begin(), pair_rows.end(), set);
   if (!rows && xi == nullptr) return forward.log_z;
-  Backward<Out>(transition, batch, forward.inv_s, work, marginal_rows, pair_rows);
+  Backward<N, Out>(transition, batch, forward.inv_s, work, marginal_rows, pair_rows);
   if (xi != nullptr) AddXi(K, batch.length, work, xi);
   return forward.log_z;
 }
@@ -228,14 +231,14 @@ std::array<double, kLanes> ForwardBackwardKernel(const double* scores, const Sec
 using LogZ = std::array<double, kLanes>;
 using DoubleRows = std::array<double*, kLanes>;
 using FloatRows = std::array<float*, kLanes>;
-SEQFLOW_ISA_CLONES(LogZ, SecondOrderDouble,
-                   (const double* scores, const SecondOrderTransition& transition, const LaneBatch<kLanes>& batch,
-                    SecondOrderWork& work, const DoubleRows& rows, const DoubleRows& pairs, V* xi),
-                   ForwardBackwardKernel<double>, (scores, transition, batch, work, rows, pairs, xi))
-SEQFLOW_ISA_CLONES(LogZ, SecondOrderFloat,
-                   (const double* scores, const SecondOrderTransition& transition, const LaneBatch<kLanes>& batch,
-                    SecondOrderWork& work, const FloatRows& rows, const DoubleRows& pairs, V* xi),
-                   ForwardBackwardKernel<float>, (scores, transition, batch, work, rows, pairs, xi))
+SEQFLOW_ISA_WIDTH_CLONES(LogZ, SecondOrderDouble,
+                         (const double* scores, const SecondOrderTransition& transition, const LaneBatch<kLanes>& batch,
+                          SecondOrderWork& work, const DoubleRows& rows, const DoubleRows& pairs, V* xi),
+                         ForwardBackwardKernel, (scores, transition, batch, work, rows, pairs, xi))
+SEQFLOW_ISA_WIDTH_CLONES(LogZ, SecondOrderFloat,
+                         (const double* scores, const SecondOrderTransition& transition, const LaneBatch<kLanes>& batch,
+                          SecondOrderWork& work, const FloatRows& rows, const DoubleRows& pairs, V* xi),
+                         ForwardBackwardKernel, (scores, transition, batch, work, rows, pairs, xi))
 
 }  // namespace
 

@@ -303,16 +303,17 @@ inline void Blocks(const V* v, const S* m, int K, V* out, const Post& post) {
 // out[c] = post(c, sum_k v[k] * m[k * K + c]), c < K: one step of a chain in probability space
 // (forward: m = A row-major; backward: m = A^T row-major). `post(int c, V x) -> V` applies the
 // step's elementwise part (emission, scaling). V = Lanes<L> with S = double, or FloatLanes<L>
-// with S = float; N is the clone's native width in bytes (see NativePieces). REQUIRES: K >= 1,
-// out != v.
-template <int N = kNativeBytesAvx512, class V, class S, class Post>
+// with S = float; N is the clone's native width in bytes (see NativePieces). N has no default:
+// an AVX-512 width inside the AVX2 clone spills the accumulators and halves the kernel's speed.
+// REQUIRES: K >= 1, out != v.
+template <int N, class V, class S, class Post>
 inline void LaneMatVec(const V* v, const S* m, int K, V* out, const Post& post) {
   lanes_internal::Blocks<lanes_internal::SumProduct, N>(v, m, K, out, post);
 }
 
 // out[c] = post(c, max_k (v[k] + m[k * K + c])): one Viterbi step in log space.
 // REQUIRES: K >= 1, out != v.
-template <int N = kNativeBytesAvx512, class V, class S, class Post>
+template <int N, class V, class S, class Post>
 inline void LaneMaxPlus(const V* v, const S* m, int K, V* out, const Post& post) {
   lanes_internal::Blocks<lanes_internal::MaxPlus, N>(v, m, K, out, post);
 }

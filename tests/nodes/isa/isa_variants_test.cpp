@@ -281,7 +281,7 @@ Bits ViterbiAgainstScalar(int K, uint32_t seed) {
   return bits;
 }
 
-Bits CrfObjective(int K, uint32_t seed) {
+Bits CrfObjective(int K, int order, uint32_t seed) {
   std::mt19937 rng(seed);
   const int attributes = 500;
   std::uniform_int_distribution<int> length(1, 30), attr(0, attributes - 1), label(0, K - 1), per_token(1, 12);
@@ -299,7 +299,7 @@ Bits CrfObjective(int K, uint32_t seed) {
     sentences.push_back(std::move(s));
     labels.push_back(std::move(y));
   }
-  const CrfLayout layout{attributes, K};
+  const CrfLayout layout{attributes, K, order};
   std::normal_distribution<double> normal(0, 0.7);
   Eigen::VectorXd w(layout.size());
   for (Eigen::Index i = 0; i < w.size(); ++i) w[i] = normal(rng);
@@ -482,7 +482,13 @@ TEST(IsaVariants, LbfgsVectorPassesHaveTheSameBits) {
 }
 
 TEST(IsaVariants, CrfObjectiveAndGradientHaveTheSameBits) {
-  for (int K : {3, 8, 17, 23, 32, 40}) ExpectEveryVariantMatchesBaseline([&] { return CrfObjective(K, 7 + K); });
+  for (int K : {3, 8, 17, 23, 32, 40}) ExpectEveryVariantMatchesBaseline([&] { return CrfObjective(K, 1, 7 + K); });
+}
+
+// The second-order lattice runs its K x K steps in blocks of the clone's width (K = 9 and 22 leave
+// tails of every block size at 4 and 8 columns; 22 is CoNLL-2000's chunk tag set).
+TEST(IsaVariants, SecondOrderCrfObjectiveAndGradientHaveTheSameBits) {
+  for (int K : {3, 9, 22}) ExpectEveryVariantMatchesBaseline([&] { return CrfObjective(K, 2, 13 + K); });
 }
 
 }  // namespace
