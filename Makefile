@@ -12,7 +12,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # libspectra-dev and liblbfgspp-dev (headers) build only the two benchmarks that compare our
 # Lanczos and box-constrained L-BFGS with them (bench/kernels/top_eigen_bench, box_fit_bench).
-DEPS := cmake make g++ pkg-config python3 \
+DEPS := cmake make g++ pkg-config python3 ccache \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
         libspectra-dev liblbfgspp-dev \
@@ -40,10 +40,16 @@ SANITIZE_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=de
 # processes), the kill-and-resume tests on real data, the ISA variants (a clang build runs the
 # baseline only) and the two script tests.
 SANITIZE_EXCLUDE := ^(RealData|CrfOrder2RealData|RewriteRealData|CitationsSetting|CitationsSplits|JiHomotopy|JiExperiment|PipelineTests|IsaVariants|MpiTest|SlurmSweepTest|ProcessSweepTest|HtmlReportE2eTest|CheckpointResumeTest|CrfCheckpointTest|MultiviewCheckpointTest|CrfShardsE2e)\.|^slurm_|^numerics_lint$$|^pipeline_schema$$
-# ccache when this machine has it (a developer's rebuilds, the two builds of `make test`); a fresh
-# machine without it builds as before.
-CCACHE := $(shell command -v ccache 2>/dev/null)
-LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
+# ccache (Debian's, installed with the other build packages): a developer's rebuilds, and a clone
+# in another folder of the same machine (a CI run after the session's own check) compiles nothing
+# the cache holds. Paths are hashed relative to the clone (BASEDIR), and the folder is left out of
+# the hash of objects with debug info (NOHASHDIR: a report's file and line may then name the folder
+# of the clone that filled the cache).
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+# Expanded when a recipe runs, after `deps` has installed ccache on a fresh machine.
+CCACHE = $(shell command -v ccache 2>/dev/null)
+LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz
 
