@@ -27,7 +27,7 @@ TEST_DEPS := chromium python3-yaml python3-jsonschema slurm-wlm munge
 # clang because libFuzzer is clang's; vptr is off because its one report is inside oneTBB's own
 # header (tests/fuzz/README.md). llvm-14 brings llvm-symbolizer for the reports' stack traces.
 # -O1 and line tables only, as the sanitizers' docs advise: file and line in every report, and a
-# quarter less compile time than -O2 -g on a fresh machine, where CI builds everything twice.
+# fifth less compile time than -O2 -g (16-24% a file measured) where CI builds everything twice.
 SANITIZE_BUILD ?= build-sanitize
 SANITIZE_DEPS := clang-14 libclang-rt-14-dev llvm-14
 SANITIZE_FLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize=vptr -fno-omit-frame-pointer
