@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "engine/base/numerics.h"
+#include "engine/cli/huge_pages.h"
 #include "nodes/common/isa.h"
 
 namespace seqflow::cli {
@@ -34,7 +35,8 @@ Status ApplyIsaChoice(const char* requested) {
 
 std::string BuildDescription() {
   return "seqflow " SEQFLOW_VERSION ", numerics " + std::string(NumericsId()) + ", kernels " +
-         std::string(IsaName(ActiveIsa())) + " (this CPU: " + Supported() + ")";
+         std::string(IsaName(ActiveIsa())) + " (this CPU: " + Supported() + "), " +
+         (MallocOnHugePages() ? "malloc on huge pages" : "malloc on small pages");
 }
 
 }  // namespace seqflow::cli

@@ -6,6 +6,7 @@
 
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/huge_pages.h"
 
 namespace {
 
@@ -27,6 +28,7 @@ void AddRunOptions(CLI::App* cmd, RunArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  seqflow::cli::RestartWithHugePages(argv);
   const seqflow::Status isa = seqflow::cli::ApplyIsaChoice(std::getenv("SEQFLOW_ISA"));
   if (!isa.ok()) {
     std::fprintf(stderr, "error: %s\n", isa.message().c_str());

@@ -184,5 +184,25 @@ TEST_F(CliTest, KindsAndGraphDescribeTheCatalogueAndTheDag) {
   EXPECT_NE(graph.out.find("hmm.supervised"), std::string::npos);
 }
 
+// Restarted with glibc.malloc.hugetlb=1 added to what the user's GLIBC_TUNABLES says, unless it
+// names hugetlb already (=0 opts out); --version reports what the process runs on.
+TEST(HugePages, SeqflowRestartsOnHugePagesUnlessTheTunableIsSet) {
+  const auto version_under = [](const char* tunables) {
+    if (tunables == nullptr)
+      ::unsetenv("GLIBC_TUNABLES");
+    else
+      ::setenv("GLIBC_TUNABLES", tunables, 1);
+    CliResult version = RunSeqflow({"--version"});
+    ::unsetenv("GLIBC_TUNABLES");
+    EXPECT_EQ(version.exit_code, 0) << version.err;
+    return version.out;
+  };
+  EXPECT_NE(version_under(nullptr).find(", malloc on huge pages"), std::string::npos);
+  EXPECT_NE(version_under("glibc.malloc.arena_max=2").find(", malloc on huge pages"), std::string::npos);
+  EXPECT_NE(version_under("glibc.malloc.hugetlb=0").find(", malloc on small pages"), std::string::npos);
+  EXPECT_NE(version_under("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=0").find(", malloc on small pages"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace seqflow::testutil

@@ -1,0 +1,25 @@
+// Large allocations on transparent huge pages, for the whole process.
+//
+// Where the kernel runs THP in "madvise" mode (Debian's default), glibc backs its large mmap'd
+// chunks with huge pages only under the tunable glibc.malloc.hugetlb=1, which it reads once, at
+// start-up, from GLIBC_TUNABLES. A run touches hundreds of MB of fresh memory (the CRF's state and
+// buffers, a resumed checkpoint read into place); on 4 KB pages every first touch is a page fault,
+// which was a third of a resumed CoNLL-2000 crf.train's CPU on the VMs this project is measured
+// on (bench/RESULTS.md, "Huge pages"). Results do not depend on it: only where the pages come from.
+#pragma once
+
+namespace seqflow::cli {
+
+// Whether this process's malloc runs on huge pages (GLIBC_TUNABLES sets glibc.malloc.hugetlb to
+// other than 0), as `seqflow --version` and a run's summary say. (A sanitizer's allocator ignores
+// the tunable.)
+bool MallocOnHugePages();
+
+// Replaces this process (execv of /proc/self/exe, same pid, argv and environment) by one started
+// with glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, unless GLIBC_TUNABLES already sets
+// glibc.malloc.hugetlb (to any value: glibc.malloc.hugetlb=0 opts out). Returns only when nothing
+// was to be done or the exec failed (the run then goes on with the pages it has).
+// REQUIRES: called first in main, before any thread is started.
+void RestartWithHugePages(char** argv);
+
+}  // namespace seqflow::cli
