@@ -4,8 +4,8 @@
 // chunks with huge pages only under the tunable glibc.malloc.hugetlb=1, which it reads once, at
 // start-up, from GLIBC_TUNABLES. A run touches hundreds of MB of fresh memory (the CRF's state and
 // buffers, a resumed checkpoint read into place); on 4 KB pages every first touch is a page fault,
-// which was a third of a resumed CoNLL-2000 crf.train's CPU on the VMs this project is measured
-// on (bench/RESULTS.md, "Huge pages"). Results do not depend on it: only where the pages come from.
+// which was a third of 30 iterations of the CoNLL-2000 CRF's CPU on the VM this project is
+// measured on (bench/RESULTS.md, "Huge pages"). Results do not depend on it: only where the pages come from.
 #pragma once
 
 namespace seqflow::cli {
