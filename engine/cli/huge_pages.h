@@ -19,6 +19,8 @@ bool MallocOnHugePages();
 // with glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, unless GLIBC_TUNABLES already sets
 // glibc.malloc.hugetlb (to any value: glibc.malloc.hugetlb=0 opts out). Returns only when nothing
 // was to be done or the exec failed (the run then goes on with the pages it has).
+// A tool that follows a process only until its exec (valgrind without --trace-children=yes)
+// needs glibc.malloc.hugetlb set beforehand.
 // REQUIRES: called first in main, before any thread is started.
 void RestartWithHugePages(char** argv);
 
