@@ -10,31 +10,32 @@
 namespace seqflow::cli {
 namespace {
 
-// The GLIBC_TUNABLES value to restart with, given the current one (null: unset); nullopt when it
-// sets glibc.malloc.hugetlb already.
-std::optional<std::string> TunablesWithHugePages(const char* tunables) {
-  const std::string current = tunables == nullptr ? "" : tunables;
-  if (current.find("glibc.malloc.hugetlb") != std::string::npos) return std::nullopt;
-  return current.empty() ? "glibc.malloc.hugetlb=1" : current + ":glibc.malloc.hugetlb=1";
+constexpr std::string_view kHugetlb = "glibc.malloc.hugetlb=";
+
+// The value GLIBC_TUNABLES gives glibc.malloc.hugetlb; nullopt when it is unset or names none.
+std::optional<std::string_view> HugetlbSetting(const char* tunables) {
+  if (tunables == nullptr) return std::nullopt;
+  const std::string_view text = tunables;
+  const size_t at = text.find(kHugetlb);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view value = text.substr(at + kHugetlb.size());
+  return value.substr(0, value.find(':'));
 }
 
 }  // namespace
 
 bool MallocOnHugePages() {
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables == nullptr) return false;
-  const std::string_view text = tunables;
-  const std::string_view name = "glibc.malloc.hugetlb=";
-  const size_t at = text.find(name);
-  return at != std::string_view::npos && at + name.size() < text.size() && text[at + name.size()] != '0';
+  const std::optional<std::string_view> value = HugetlbSetting(std::getenv("GLIBC_TUNABLES"));
+  return value && !value->empty() && *value != "0";
 }
 
 void RestartWithHugePages(char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (HugetlbSetting(tunables)) return;
   const bool had_tunables = tunables != nullptr;
-  const std::string before = had_tunables ? tunables : "";
-  const std::optional<std::string> wanted = TunablesWithHugePages(tunables);
-  if (!wanted || ::setenv("GLIBC_TUNABLES", wanted->c_str(), 1) != 0) return;
+  const std::string before = tunables == nullptr ? "" : tunables;
+  const std::string wanted = (before.empty() ? "" : before + ":") + std::string(kHugetlb) + "1";
+  if (::setenv("GLIBC_TUNABLES", wanted.c_str(), 1) != 0) return;
   ::execv("/proc/self/exe", argv);
   // Not restarted (no /proc, say): the children this run starts see the environment it was given.
   if (had_tunables)

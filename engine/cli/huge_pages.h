@@ -5,7 +5,8 @@
 // start-up, from GLIBC_TUNABLES. A run touches hundreds of MB of fresh memory (the CRF's state and
 // buffers, a resumed checkpoint read into place); on 4 KB pages every first touch is a page fault,
 // which was a third of 30 iterations of the CoNLL-2000 CRF's CPU on the VM this project is
-// measured on (bench/RESULTS.md, "Huge pages"). Results do not depend on it: only where the pages come from.
+// measured on (bench/RESULTS.md, "Huge pages"). Results do not depend on it, only where the pages
+// come from.
 #pragma once
 
 namespace seqflow::cli {
