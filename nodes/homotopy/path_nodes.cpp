@@ -152,6 +152,9 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   ctx.Metric("points", static_cast<double>(path->points.size()));
   ctx.Metric("lambda.final", last.lambda);
   ctx.Metric("s.final", last.s);
+  // 0 when the trace stopped short of lambda_end (max_steps, a step below min_step, the curve back
+  // below λ = 0); the artifact's `stop` says which.
+  ctx.Metric("reached_end", result.stop == PathStop::kReachedEnd ? 1 : 0);
   ctx.Metric("params", layout.num_params());
   ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
   ctx.Attach(HomotopyPath::CsvTable().suffix, path->Csv());

@@ -98,6 +98,7 @@ TEST(RealData, CitationsHomotopyTableOne) {
     EXPECT_GE(MetricOf(s, "heldout_score", "f1", run), 0.55);
     EXPECT_EQ(MetricOf(s, "path", "points", run), 41);  // max_steps 40: the path goes on past the fold
     EXPECT_GT(MetricOf(s, "path", "lambda.final", run), 0.035);
+    EXPECT_EQ(MetricOf(s, "path", "reached_end", run), 0);
   }
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 0), 0.5531, 1e-4);  // Viterbi
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 1), 0.5962, 1e-4);  // SMS

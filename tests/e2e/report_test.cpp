@@ -88,6 +88,12 @@ TEST(ReportE2eTest, PlotsBesideEveryPathTable) {
   CliResult run = RunSeqflow(
       {"run", PipelinePath("tests/tiny_homotopy.yaml"), "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The tiny curve's normal-flow trace lands on λ = 1 in every run (the real citations' stops short).
+  nlohmann::json summary = ReadSummary(dir + "/out");
+  for (size_t run = 0; run < summary["runs"].size(); ++run) {
+    EXPECT_EQ(MetricOf(summary, "path", "reached_end", run), 1) << "run " << run;
+    EXPECT_EQ(MetricOf(summary, "path", "lambda.final", run), 1.0) << "run " << run;
+  }
   CliResult report = RunSeqflow({"report", dir + "/out", "--plots"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   int tables = 0;

@@ -87,8 +87,8 @@ TEST(ProjectOntoSimplex, MatchesTheThresholdFoundByBisection) {
   std::normal_distribution<double> n(0, 2);
   for (int trial = 0; trial < 200; ++trial) {
     const int k = 1 + trial % 13;
-    Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(k, [&] { return n(rng); }), x(k), scratch(k);
-    ProjectOntoSimplex(u, x, scratch);
+    Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(k, [&] { return n(rng); }), x(k);
+    ProjectOntoSimplex(u, x);
     // Σ max(u - θ, 0) = 1 is decreasing in θ: bisect it.
     double lo = u.minCoeff() - 1, hi = u.maxCoeff();
     for (int it = 0; it < 200; ++it) {
@@ -99,6 +99,29 @@ TEST(ProjectOntoSimplex, MatchesTheThresholdFoundByBisection) {
     EXPECT_LE((x - expected).cwiseAbs().maxCoeff(), 1e-12);
     EXPECT_NEAR(x.sum(), 1.0, 1e-12);
   }
+}
+
+TEST(ProjectOntoSimplex, KeepsPointsOfTheSimplexAndFindsVerticesAndTies) {
+  Eigen::VectorXd x(4);
+  const Eigen::Vector4d inside(0.1, 0.2, 0.3, 0.4);
+  ProjectOntoSimplex(inside, x);
+  EXPECT_LE((x - inside).cwiseAbs().maxCoeff(), 1e-15);
+  ProjectOntoSimplex(Eigen::Vector4d(-3, 50, 2, 7), x);
+  EXPECT_EQ(x, Eigen::Vector4d(0, 1, 0, 0));
+  ProjectOntoSimplex(Eigen::Vector4d::Constant(-8), x);
+  EXPECT_LE((x.array() - 0.25).abs().maxCoeff(), 1e-15);
+  // Entries that sit at θ to the ulp: without a guard the support went 11 → 10 → 11 → … for ever
+  // (a moments.anchor_fhmm on Twitter hung so).
+  Eigen::VectorXd ulp_ties(12);
+  ulp_ties << 0x1p-2, 0x1p-2, 0x0p+0, 0x1.9999999999999p-4, -0x1.5555555555554p-4, 0x1p-1, -0x1.5555555555555p-4,
+      -0x1.5555555555554p-4, 0x1.d555555555555p-1, -0x1.9999999999999p-3, 0x1.9999999999999p-4, 0x1.5555555555555p-2;
+  Eigen::VectorXd y(12);
+  ProjectOntoSimplex(ulp_ties, y);
+  EXPECT_NEAR(y.sum(), 1.0, 1e-15);
+  EXPECT_GE(y.minCoeff(), 0.0);
+  // Two tied largest entries a unit above the rest share the mass; the rest get none.
+  ProjectOntoSimplex(Eigen::Vector4d(2, 1, 2, 1), x);
+  EXPECT_LE((x - Eigen::Vector4d(0.5, 0, 0.5, 0)).cwiseAbs().maxCoeff(), 1e-15);
 }
 
 // Solves `in` from the uniform point.
@@ -171,6 +194,22 @@ TEST(SimplexQp, WarmStartAtTheSolutionStopsAtOnce) {
   EXPECT_TRUE(warm->converged);
   EXPECT_EQ(warm->iterations, 0);
   EXPECT_GT(cold.iterations, 0);
+}
+
+TEST(SimplexQp, FinishesOnTheOptimumsFaceExactly) {
+  // FISTA alone needs ~180 iterations on these instances (simplex_qp_bench); once its support
+  // settles, the face's exact minimiser ends the solve within a few tests, at the optimum.
+  std::mt19937_64 rng(17);
+  int iterations = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Instance in = RandomInstance(12, 200, 0.0, rng);
+    SimplexQpStats stats;
+    Eigen::VectorXd x = Solved(in, &stats);
+    iterations += stats.iterations;
+    const double lipschitz = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(in.a).eigenvalues().maxCoeff();
+    ExpectKkt(in, x, 1e-12 * lipschitz);
+  }
+  EXPECT_LT(iterations, 20 * 60);
 }
 
 TEST(SimplexQp, Errors) {
