@@ -33,7 +33,7 @@ void RestartWithHugePages(char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (HugetlbSetting(tunables)) return;
   const bool had_tunables = tunables != nullptr;
-  const std::string before = tunables == nullptr ? "" : tunables;
+  const std::string before = had_tunables ? tunables : "";
   const std::string wanted = (before.empty() ? "" : before + ":") + std::string(kHugetlb) + "1";
   if (::setenv("GLIBC_TUNABLES", wanted.c_str(), 1) != 0) return;
   ::execv("/proc/self/exe", argv);

@@ -68,42 +68,26 @@ double SimplexQp::Residual(const Eigen::Ref<const Eigen::VectorXd>& beta,
 }
 
 bool SimplexQp::SolveOnFace(const Eigen::Ref<const Eigen::VectorXd>& beta) const {
-  // Cholesky A_FF = L Lᵀ in the lower triangle of face_factor_ (no allocation; n <= K <= ~50).
   const Eigen::Index n = face_size_;
-  Eigen::MatrixXd& l = face_factor_;
-  for (Eigen::Index j = 0; j < n; ++j) {
-    double d = a_(face_[j], face_[j]);
-    for (Eigen::Index c = 0; c < j; ++c) d -= l(j, c) * l(j, c);
-    if (!(d > 0)) return false;  // A_FF singular: FISTA goes on
-    l(j, j) = std::sqrt(d);
-    for (Eigen::Index i = j + 1; i < n; ++i) {
-      double v = a_(face_[i], face_[j]);
-      for (Eigen::Index c = 0; c < j; ++c) v -= l(i, c) * l(j, c);
-      l(i, j) = v / l(j, j);
-    }
-  }
-  // A_FF y = β_F and A_FF u = 1, forward then backward; x_F = y − ν u with ν from 1ᵀx_F = 1.
-  for (Eigen::Index i = 0; i < n; ++i) {
-    face_beta_[i] = beta[face_[i]];
-    face_ones_[i] = 1;
-  }
-  for (Eigen::VectorXd* rhs : {&face_beta_, &face_ones_}) {
-    Eigen::VectorXd& b = *rhs;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (Eigen::Index c = 0; c < i; ++c) b[i] -= l(i, c) * b[c];
-      b[i] /= l(i, i);
-    }
-    for (Eigen::Index i = n - 1; i >= 0; --i) {
-      for (Eigen::Index c = i + 1; c < n; ++c) b[i] -= l(c, i) * b[c];
-      b[i] /= l(i, i);
-    }
-  }
-  const double nu = (face_beta_.head(n).sum() - 1) / face_ones_.head(n).sum();
+  const auto face = face_.head(n);
+  // A_FF = L Lᵀ in place in face_factor_'s corner (no allocation); A_FF singular: FISTA goes on.
+  Eigen::Ref<Eigen::MatrixXd> a_ff = face_factor_.topLeftCorner(n, n);
+  a_ff = a_(face, face);
+  const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> cholesky(a_ff);
+  if (cholesky.info() != Eigen::Success) return false;
+  // A_FF y = β_F and A_FF u = 1; x_F = y − ν u with ν from 1ᵀx_F = 1.
+  auto y = face_beta_.head(n);
+  auto u = face_ones_.head(n);
+  y = beta(face);
+  u.setOnes();
+  cholesky.solveInPlace(y);
+  cholesky.solveInPlace(u);
+  const double nu = (y.sum() - 1) / u.sum();
   face_point_.setZero();
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double value = face_beta_[i] - nu * face_ones_[i];
+    const double value = y[i] - nu * u[i];
     if (!(value > 0)) return false;  // the face's minimiser leaves the simplex: not the optimum's face
-    face_point_[face_[i]] = value;
+    face_point_[face[i]] = value;
   }
   return true;
 }
