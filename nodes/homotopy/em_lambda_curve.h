@@ -24,6 +24,16 @@
 // tolerances), as the tracker's own end game lands a step that crosses λ = lambda_end. Where
 // Newton fails there (I − J singular at λ = 1), EM_1 warm-started at the last point lands it
 // (end_em_iterations updates; its ‖ρ‖_∞ is what it is, recorded).
+// Re-entry (max_reentries > 0): where the tracker's step falls below min_step short of λ = 1 — on
+// the citations, at points where Dρ = [I − λJ, EM_0 − EM_1] loses rank (the smallest singular
+// value of [Dρ; tᵀ] falls from ~0.06 to 3e-4 over the last steps, Newton from any prediction
+// past it wanders with ‖ρ‖ ~ 1e-8) — the trace re-enters the zero set at λ + reentry_gap: EM_λ
+// iterated from the last point (reentry_em_iterations at most) reaches a fixed point there, which
+// Newton at fixed λ polishes to the final tolerances, and the tracker starts afresh from it,
+// heading toward larger λ. That point is flagged (PathPoint::reentry); it need not lie on the
+// stretch the trace was following (past a branch point no tracker can tell which branch is
+// "the" path: EM_λ's iteration picks one it is attracted to), and its arc length continues by the
+// chord. Where EM_λ or the polish fails, the trace stops as without re-entry.
 // Stops: kReachedEnd (the last point is on λ = lambda_end exactly), kLeftInterval (the curve
 // turned back below λ = 0; the last point is the first with λ < 0), kMaxSteps, kStepTooSmall.
 //
@@ -60,6 +70,9 @@ struct EmLambdaCurveOptions {
   int end_em_iterations = 200;
   bool record_spectrum = true;
   int threads = 1;
+  int max_reentries = 0;  // 0: a stalled step ends the trace
+  double reentry_gap = 1e-4;
+  int reentry_em_iterations = 2000;
 };
 
 // The map ρ above with its linearisation, for TrackNormalFlow. The references (and `products`,

@@ -43,6 +43,8 @@ struct PathNodeOptions {
   bool chord = false;             // normal flow, with pseudo_arclength: Newton steps with the first Jacobian
   int gmres_recycle = 0;          // normal flow, matrix-free: GMRES directions kept (recycling_gmres.h)
   bool predicted_stop = false;    // normal flow: accept a correction on the predicted next step (normal_flow.h)
+  int reentries = 0;              // normal flow: re-entries past stalled steps (em_lambda_curve.h)
+  double reentry_gap = 1e-4;
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
@@ -60,6 +62,8 @@ EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOpt
   o.tracker.chord = declared.chord;
   o.gmres_recycle = declared.gmres_recycle;
   o.tracker.predicted_stop = declared.predicted_stop;
+  o.max_reentries = declared.reentries;
+  o.reentry_gap = declared.reentry_gap;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
   o.tracker.max_steps = euler.max_steps;
@@ -112,6 +116,7 @@ HomotopyPoint ToPoint(PathPoint&& p) {
   h.metrics["residual"] = p.residual;
   h.metrics["step"] = p.step;
   h.metrics["corrector_iterations"] = p.corrector_iterations;
+  h.metrics["reentry"] = p.reentry ? 1 : 0;
   return h;
 }
 
@@ -155,6 +160,7 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   // 0 when the trace stopped short of lambda_end (max_steps, a step below min_step, the curve back
   // below λ = 0); the artifact's `stop` says which.
   ctx.Metric("reached_end", result.stop == PathStop::kReachedEnd ? 1 : 0);
+  ctx.Metric("reentries", result.reentries);
   ctx.Metric("params", layout.num_params());
   ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
   ctx.Attach(HomotopyPath::CsvTable().suffix, path->Csv());
@@ -226,6 +232,12 @@ ParamTable<PathNodeOptions> PathParams() {
       .Min(0)
       .Bool("predicted_stop", &O::predicted_stop,
             "normal_flow: accept a correction once the next Newton step is predicted within arc_tol")
+      .Int("reentries", &O::reentries,
+           "normal_flow: where the step falls below min_step short of lambda_end (a singular point), re-enter "
+           "the curve at lambda + reentry_gap by EM_lambda's fixed point, at most this many times (0: stop there)")
+      .Min(0)
+      .Double("reentry_gap", &O::reentry_gap, "normal_flow: how far in lambda past a stalled point to re-enter")
+      .Greater(0)
       .Bool("precondition", &O::precondition,
             "normal_flow, matrix_free: right-precondition GMRES by the per-word emission blocks")
       .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
@@ -267,7 +279,7 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "4",
+                  "5",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
                   "arc length (Haffari & Sarkar 2008, Algorithm 1): HOMPACK's normal flow through the folds, or "
                   "Euler steps with a Newton corrector and adaptive steps; "

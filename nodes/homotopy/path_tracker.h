@@ -83,6 +83,7 @@ struct PathPoint {
   double residual = 0;         // ‖F(Θ̃, λ)‖_∞
   double step = 0;             // δ of the step that reached this point (0 at the start)
   int corrector_iterations = 0;
+  bool reentry = false;        // the first point after a re-entry (em_lambda_curve.h)
   Eigen::VectorXd theta_tilde;  // [P] the model is layout.ToHmm(theta_tilde, frozen)
 };
 
@@ -96,6 +97,7 @@ struct PathResult {
   // landing) and in the Lanczos μ_max of the recorded points. What a path costs, load-free.
   int64_t solve_products = 0;
   int64_t spectrum_products = 0;
+  int reentries = 0;  // TraceEmLambdaCurve: points where the trace re-entered the curve
 };
 
 struct PathCallbacks {

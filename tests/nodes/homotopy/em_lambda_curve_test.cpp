@@ -243,16 +243,18 @@ TEST(EmLambdaCurve, PredictedStopAndQuickLanczosFollowTheSameCurve) {
   EXPECT_LE((r.points.back().theta_tilde - normal.points.back().theta_tilde).cwiseAbs().maxCoeff(), 1e-7);
 }
 
+// How far 50 EM_λ updates at q's λ move Θ̃ from q (max norm).
+double EmLambdaMove(const Problem& p, const PathPoint& q) {
+  const HmmParams model = p.layout.ToHmm(q.theta_tilde, p.supervised);
+  const EmLambdaResult em = ValueOrThrow(RunEmLambda(model, q.lambda, p.em0, p.unlabeled, p.layout, {50, 0.0, 1}));
+  return (em.theta_tilde - q.theta_tilde).cwiseAbs().maxCoeff();
+}
+
 // A point of the curve is a fixed point of EM_λ at its λ: EM_λ warm-started there stays there.
 TEST(EmLambdaCurve, PointsAreEmLambdaFixedPoints) {
   const Problem p = FoldingProblem();
   const PathResult r = TraceCurve(p, CurveOptions(PathSolver::kMatrixFree));
-  for (size_t k : {size_t{3}, r.points.size() / 2}) {
-    const PathPoint& q = r.points[k];
-    const HmmParams model = p.layout.ToHmm(q.theta_tilde, p.supervised);
-    const EmLambdaResult em = ValueOrThrow(RunEmLambda(model, q.lambda, p.em0, p.unlabeled, p.layout, {50, 0.0, 1}));
-    EXPECT_LE((em.theta_tilde - q.theta_tilde).cwiseAbs().maxCoeff(), 1e-8) << k;
-  }
+  for (size_t k : {size_t{3}, r.points.size() / 2}) EXPECT_LE(EmLambdaMove(p, r.points[k]), 1e-8) << k;
 }
 
 TEST(EmLambdaCurve, ThreadCountDoesNotChangeThePath) {
@@ -284,6 +286,7 @@ void ExpectSamePoints(const PathResult& a, const PathResult& b) {
     EXPECT_EQ(x.residual, y.residual) << k;
     EXPECT_EQ(x.step, y.step) << k;
     EXPECT_EQ(x.corrector_iterations, y.corrector_iterations) << k;
+    EXPECT_EQ(x.reentry, y.reentry) << k;
     EXPECT_EQ(x.theta_tilde, y.theta_tilde) << k;
   }
 }
@@ -334,6 +337,88 @@ TEST(EmLambdaCurve, ATraceStoppedByItsBudgetContinuesToTheLargerBudgetsBits) {
   KernelCheckpoints from;
   from.resume_from = &kept;
   ExpectSamePoints(whole, ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, from)));
+}
+
+// A tracker made to stall before the fold (tangents may turn by 2.6° a step at most, steps no
+// shorter than 3e-3): the step collapses at λ ≈ 0.934, where the curve bends. With re-entries the
+// trace goes on from EM_λ's fixed point 0.01 further in λ, again wherever it stalls, to λ = 1.
+EmLambdaCurveOptions StallingOptions(PathSolver solver) {
+  EmLambdaCurveOptions o = CurveOptions(solver);
+  o.tracker.min_step = 3e-3;
+  o.tracker.min_tangent_cosine = 0.999;
+  o.reentry_gap = 0.01;
+  return o;
+}
+
+TEST(EmLambdaCurve, ReentersWhereTheStepStallsAndGoesOnToLambdaOne) {
+  const Problem p = FoldingProblem();
+  for (PathSolver solver : {PathSolver::kDense, PathSolver::kMatrixFree}) {
+    SCOPED_TRACE(solver == PathSolver::kDense ? "dense" : "matrix-free");
+    EmLambdaCurveOptions o = StallingOptions(solver);
+    const PathResult stalled = TraceCurve(p, o);
+    ASSERT_EQ(stalled.stop, PathStop::kStepTooSmall);
+    EXPECT_LT(stalled.points.back().lambda, 0.95);
+    EXPECT_EQ(stalled.reentries, 0);
+    o.max_reentries = 10;
+    const PathResult r = TraceCurve(p, o);
+    ASSERT_EQ(r.stop, PathStop::kReachedEnd);
+    EXPECT_EQ(r.points.back().lambda, 1.0);
+    EXPECT_GE(r.reentries, 1);
+    EXPECT_LE(r.reentries, 10);
+    // Up to the stall the traces are one; the first re-entry is reentry_gap past the stalled point.
+    ASSERT_GT(r.points.size(), stalled.points.size());
+    for (size_t k = 0; k < stalled.points.size(); ++k) {
+      EXPECT_EQ(r.points[k].theta_tilde, stalled.points[k].theta_tilde) << k;
+      EXPECT_FALSE(r.points[k].reentry) << k;
+    }
+    EXPECT_TRUE(r.points[stalled.points.size()].reentry);
+    EXPECT_EQ(r.points[stalled.points.size()].lambda, stalled.points.back().lambda + o.reentry_gap);
+    int flagged = 0;
+    for (size_t k = 1; k < r.points.size(); ++k) {
+      const PathPoint& q = r.points[k];
+      EXPECT_GT(q.s, r.points[k - 1].s) << k;
+      if (!q.reentry) continue;
+      ++flagged;
+      EXPECT_NEAR(q.lambda, r.points[k - 1].lambda + o.reentry_gap, 1e-15) << k;
+      EXPECT_LE(q.residual, 1e-9) << k;
+      EXPECT_LE(EmLambdaMove(p, q), 1e-8) << k;
+    }
+    EXPECT_EQ(flagged, r.reentries);
+  }
+}
+
+// Where nothing stalls, re-entries allowed change nothing.
+TEST(EmLambdaCurve, ReentriesLeaveATraceThatDoesNotStallAlone) {
+  const Problem p = FoldingProblem();
+  EmLambdaCurveOptions o = CurveOptions(PathSolver::kDense);
+  const PathResult plain = TraceCurve(p, o);
+  o.max_reentries = 5;
+  const PathResult allowed = TraceCurve(p, o);
+  EXPECT_EQ(allowed.reentries, 0);
+  ExpectSamePoints(plain, allowed);
+}
+
+// The states offered after a re-entry carry the segment (its arc-length offset, its steps, the
+// re-entries so far): resumed, they end with the uninterrupted trace's bits.
+TEST(EmLambdaCurve, ATraceResumedAfterAReentryEndsWithTheSameBits) {
+  const Problem p = FoldingProblem();
+  EmLambdaCurveOptions o = StallingOptions(PathSolver::kDense);
+  o.max_reentries = 10;
+  std::vector<std::string> states;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
+  const PathResult whole = ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, keep));
+  ASSERT_GE(whole.reentries, 2);
+  const size_t first_reentry = std::find_if(whole.points.begin(), whole.points.end(),
+                                            [](const PathPoint& q) { return q.reentry; }) -
+                               whole.points.begin();
+  ASSERT_LT(first_reentry + 3, states.size());
+  for (size_t i = first_reentry; i < states.size(); i += 11) {
+    SCOPED_TRACE(i);
+    KernelCheckpoints from;
+    from.resume_from = &states[i];
+    ExpectSamePoints(whole, ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, from)));
+  }
 }
 
 TEST(EmLambdaCurve, AStateOfAnotherPathIsRefused) {
