@@ -116,6 +116,16 @@ Result<CurveState> DecodeCurveState(const std::string& bytes, Eigen::Index num_p
 
 }  // namespace
 
+double ReentryGap(const std::vector<PathPoint>& points, const Eigen::VectorXd& theta, double lambda, double gap) {
+  for (size_t i = 1; i < points.size(); ++i) {
+    const PathPoint& from = points[i - 1];
+    if (points[i].reentry && std::abs(from.lambda - lambda) <= kSameStall &&
+        (from.theta_tilde - theta).cwiseAbs().maxCoeff() <= kSameStall)
+      gap *= 2;
+  }
+  return gap;
+}
+
 HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                              const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
                              int64_t* products) {
@@ -251,10 +261,10 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
     result.stop = PathStop::kReachedEnd;
     return result;
   };
-  // The EM_λ fixed point at λ = last λ + reentry_gap that EM_λ's iteration reaches from the last
-  // point, polished by Newton at fixed λ; nullopt where either fails.
-  auto reenter = [&]() -> Result<std::optional<Eigen::VectorXd>> {
-    const double lambda = last.y[P] + options.reentry_gap;
+  // The EM_λ fixed point at λ = last λ + `gap` that EM_λ's iteration reaches from the last point,
+  // polished by Newton at fixed λ; nullopt where either fails.
+  auto reenter = [&](double gap) -> Result<std::optional<Eigen::VectorXd>> {
+    const double lambda = last.y[P] + gap;
     const HmmParams model = layout.ToHmm(Project(last.y.head(P)).theta, frozen);
     SEQFLOW_ASSIGN_OR_RETURN(EmLambdaResult em,
                              RunEmLambda(model, lambda, em0, unlabeled, layout,
@@ -284,8 +294,9 @@ Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& 
     if (track.stop == NormalFlowStop::kStopped && last.y[P] >= land_from) return land();
     if (track.stop == NormalFlowStop::kStepTooSmall && segment.reentries < options.max_reentries &&
         last.y[P] >= 0) {
-      if (last.y[P] + options.reentry_gap >= land_from) return land();
-      SEQFLOW_ASSIGN_OR_RETURN(std::optional<Eigen::VectorXd> entered, reenter());
+      const double gap = ReentryGap(result.points, Project(last.y.head(P)).theta, last.y[P], options.reentry_gap);
+      if (last.y[P] + gap >= land_from) return land();
+      SEQFLOW_ASSIGN_OR_RETURN(std::optional<Eigen::VectorXd> entered, reenter(gap));
       if (entered) {
         segment.s_offset += last.s + (*entered - last.y).norm();
         segment.steps_before += track.steps;

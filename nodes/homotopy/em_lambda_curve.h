@@ -33,7 +33,10 @@
 // heading toward larger λ. That point is flagged (PathPoint::reentry); it need not lie on the
 // stretch the trace was following (past a branch point no tracker can tell which branch is
 // "the" path: EM_λ's iteration picks one it is attracted to), and its arc length continues by the
-// chord. Where EM_λ or the polish fails, the trace stops as without re-entry.
+// chord. A stretch re-entered that way can lead back to the point it stalled at (the citations'
+// did, 26 points later): a re-entry from a stalled point within kSameStall of one re-entered from
+// before takes twice that one's gap (ReentryGap), so the trace cannot cycle. Where EM_λ or the
+// polish fails, the trace stops as without re-entry.
 // Stops: kReachedEnd (the last point is on λ = lambda_end exactly), kLeftInterval (the curve
 // turned back below λ = 0; the last point is the first with λ < 0), kMaxSteps, kStepTooSmall.
 //
@@ -48,6 +51,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <vector>
 
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
@@ -74,6 +78,14 @@ struct EmLambdaCurveOptions {
   double reentry_gap = 1e-4;
   int reentry_em_iterations = 2000;
 };
+
+// Stalled points closer than this (max norm over Θ̂ and λ) are one point.
+inline constexpr double kSameStall = 1e-5;
+
+// The λ gap of a re-entry from the stalled point (theta, lambda) of a trace whose points so far are
+// `points` (each flagged re-entry preceded by the point it was made from): `gap` doubled once for
+// every earlier re-entry from the same point.
+double ReentryGap(const std::vector<PathPoint>& points, const Eigen::VectorXd& theta, double lambda, double gap);
 
 // The map ρ above with its linearisation, for TrackNormalFlow. The references (and `products`,
 // optional: incremented by every Dρ product of the matrix-free back end) must outlive it.

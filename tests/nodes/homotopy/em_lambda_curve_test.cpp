@@ -387,6 +387,32 @@ TEST(EmLambdaCurve, ReentersWhereTheStepStallsAndGoesOnToLambdaOne) {
   }
 }
 
+// A re-entry from a point already re-entered from (to within kSameStall) takes twice the gap,
+// once more for each earlier one; re-entries from other points leave it alone.
+TEST(EmLambdaCurve, AReentryFromAPointReenteredFromBeforeDoublesItsGap) {
+  auto point = [](double lambda, double theta0, bool reentry) {
+    PathPoint q;
+    q.lambda = lambda;
+    q.theta_tilde = Eigen::Vector2d(theta0, 0.5);
+    q.reentry = reentry;
+    return q;
+  };
+  const Eigen::Vector2d stalled(0.3, 0.5);
+  std::vector<PathPoint> points = {point(0, 0.1, false), point(0.2, 0.3, false), point(0.21, 0.31, true)};
+  EXPECT_EQ(ReentryGap(points, stalled, 0.2, 0.01), 0.02);
+  EXPECT_EQ(ReentryGap(points, stalled, 0.2 + 2 * kSameStall, 0.01), 0.01);  // another λ
+  EXPECT_EQ(ReentryGap(points, Eigen::Vector2d(0.3 + 2 * kSameStall, 0.5), 0.2, 0.01), 0.01);  // another Θ̂
+  EXPECT_EQ(ReentryGap(points, stalled, 0.2 + kSameStall / 2, 0.01), 0.02);  // the same point, to within
+  // A point equal to the stalled one that was not re-entered from does not count.
+  points.push_back(point(0.2, 0.3, false));
+  points.push_back(point(0.25, 0.35, false));
+  EXPECT_EQ(ReentryGap(points, stalled, 0.2, 0.01), 0.02);
+  points.push_back(point(0.2, 0.3, false));
+  points.push_back(point(0.22, 0.32, true));
+  EXPECT_EQ(ReentryGap(points, stalled, 0.2, 0.01), 0.04);
+  EXPECT_EQ(ReentryGap({}, stalled, 0.2, 0.01), 0.01);
+}
+
 // Where nothing stalls, re-entries allowed change nothing.
 TEST(EmLambdaCurve, ReentriesLeaveATraceThatDoesNotStallAlone) {
   const Problem p = FoldingProblem();
