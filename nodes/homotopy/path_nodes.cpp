@@ -36,34 +36,19 @@ struct PathNodeOptions {
   PathOptions tracker;
   TrackerChoice tracker_kind = TrackerChoice::kNormalFlow;
   double arc_tol = 1e-6;  // normal flow: corrector tolerance (ARCRE = ARCAE) while tracking
-  double end_gap = 1e-3;
-  bool precondition = false;  // normal flow, matrix-free: per-word block preconditioner for GMRES
-  double step_gmres_tol = 0;  // normal flow, matrix-free: Newton-step solves (0: gmres_tol)
-  bool pseudo_arclength = false;  // normal flow: the corrector's Newton row fixed per step (normal_flow.h)
-  bool chord = false;             // normal flow, with pseudo_arclength: Newton steps with the first Jacobian
-  int gmres_recycle = 0;          // normal flow, matrix-free: GMRES directions kept (recycling_gmres.h)
-  bool predicted_stop = false;    // normal flow: accept a correction on the predicted next step (normal_flow.h)
-  int reentries = 0;              // normal flow: re-entries past stalled steps (em_lambda_curve.h)
-  double reentry_gap = 1e-4;
+  // The normal flow's own options (em_lambda_curve.h); its solver, linear solves, threads, steps and
+  // tolerances are filled from `tracker` and arc_tol by CurveOptions.
+  EmLambdaCurveOptions curve;
   SolverChoice solver = SolverChoice::kAuto;
   DecodeMethod decoder = DecodeMethod::kViterbi;
 };
 
 EmLambdaCurveOptions CurveOptions(const PathNodeOptions& declared, const PathOptions& euler) {
-  EmLambdaCurveOptions o;
+  EmLambdaCurveOptions o = declared.curve;
   o.solver = euler.solver;
   o.linear = euler.linear;
   o.threads = euler.threads;
   o.record_spectrum = euler.record_spectrum;
-  o.end_gap = declared.end_gap;
-  o.precondition = declared.precondition;
-  o.step_gmres_tol = declared.step_gmres_tol;
-  o.tracker.pseudo_arclength = declared.pseudo_arclength;
-  o.tracker.chord = declared.chord;
-  o.gmres_recycle = declared.gmres_recycle;
-  o.tracker.predicted_stop = declared.predicted_stop;
-  o.max_reentries = declared.reentries;
-  o.reentry_gap = declared.reentry_gap;
   o.tracker.first_step = euler.step;
   o.tracker.max_step = euler.max_step;
   o.tracker.max_steps = euler.max_steps;
@@ -211,34 +196,38 @@ ArtifactPtr RunSelect(NodeContext& ctx, const SelectNodeOptions& options) {
 ParamTable<PathNodeOptions> PathParams() {
   using O = PathNodeOptions;
   auto tracker = [](auto member) { return At(&O::tracker, member); };
+  auto curve = [](auto member) { return At(&O::curve, member); };
   ParamTable<O> table;
   table.Include(&O::start, EmStartParams())
-      .Enum("tracker", &O::tracker_kind, {{"normal_flow", TrackerChoice::kNormalFlow}, {"euler", TrackerChoice::kEuler}},
+      .Enum("tracker", &O::tracker_kind,
+            {{"normal_flow", TrackerChoice::kNormalFlow}, {"euler", TrackerChoice::kEuler}},
             "normal_flow (HOMPACK, turns at folds, runs to lambda = 1) or euler (Algorithm 1 + corrector)")
       .Double("arc_tol", &O::arc_tol, "normal_flow: corrector tolerance on the Newton step, relative + absolute")
       .Greater(0)
-      .Double("end_gap", &O::end_gap, "normal_flow: land on lambda_end by Newton at fixed lambda from within this")
+      .Double("end_gap", curve(&EmLambdaCurveOptions::end_gap),
+              "normal_flow: land on lambda_end by Newton at fixed lambda from within this")
       .Greater(0)
-      .Double("step_gmres_tol", &O::step_gmres_tol,
+      .Double("step_gmres_tol", curve(&EmLambdaCurveOptions::step_gmres_tol),
               "normal_flow, matrix_free: relative residual of the Newton-step solves (inexact Newton; 0: gmres_tol)")
       .Min(0)
-      .Bool("pseudo_arclength", &O::pseudo_arclength,
+      .Bool("pseudo_arclength", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::pseudo_arclength),
             "normal_flow: Newton rows fixed to the step's predictor tangent (one tangent solve per step) instead of "
             "the tangent at each iterate (HOMPACK)")
-      .Bool("chord", &O::chord,
+      .Bool("chord", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::chord),
             "normal_flow with pseudo_arclength: every Newton step of a correction with its first iterate's Jacobian")
-      .Int("gmres_recycle", &O::gmres_recycle,
+      .Int("gmres_recycle", curve(&EmLambdaCurveOptions::gmres_recycle),
            "normal_flow, matrix_free: GMRES directions kept between restarts and a chord's Newton solves (0: none)")
       .Min(0)
-      .Bool("predicted_stop", &O::predicted_stop,
+      .Bool("predicted_stop", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::predicted_stop),
             "normal_flow: accept a correction once the next Newton step is predicted within arc_tol")
-      .Int("reentries", &O::reentries,
+      .Int("reentries", curve(&EmLambdaCurveOptions::max_reentries),
            "normal_flow: where the step falls below min_step short of lambda_end (a singular point), re-enter "
            "the curve at lambda + reentry_gap by EM_lambda's fixed point, at most this many times (0: stop there)")
       .Min(0)
-      .Double("reentry_gap", &O::reentry_gap, "normal_flow: how far in lambda past a stalled point to re-enter")
+      .Double("reentry_gap", curve(&EmLambdaCurveOptions::reentry_gap),
+              "normal_flow: how far in lambda past a stalled point to re-enter")
       .Greater(0)
-      .Bool("precondition", &O::precondition,
+      .Bool("precondition", curve(&EmLambdaCurveOptions::precondition),
             "normal_flow, matrix_free: right-precondition GMRES by the per-word emission blocks")
       .Double("step", tracker(&PathOptions::step), "arc length of a step (the first one when adaptive)")
       .Greater(0)
@@ -295,8 +284,8 @@ ParamTable<SelectNodeOptions> SelectParams() {
   using O = SelectNodeOptions;
   ParamTable<O> table;
   table.String("criterion", &O::criterion, "how to choose lambda")
-      .OneOf({"monotone", "min_eig", "first_singularity", "max_entropy", "max_sequence_entropy", "fixed", "mle", "last_lambda_zero", "dev_f1", "dev_accuracy",
-              "dev_likelihood"})
+      .OneOf({"monotone", "min_eig", "first_singularity", "max_entropy", "max_sequence_entropy", "fixed", "mle",
+              "last_lambda_zero", "dev_f1", "dev_accuracy", "dev_likelihood"})
       .Double("lambda", &O::lambda, "the allocation for criterion: fixed")
       .Min(0)
       .Max(1);
@@ -305,17 +294,16 @@ ParamTable<SelectNodeOptions> SelectParams() {
 }
 
 KindSpec SelectKind() {
-  return KindSpec{
-      "homotopy.select",
-      "1",
-      "Picks one point of a path: monotone, min_eig, first_singularity, max_entropy (token marginals) or "
-      "max_sequence_entropy (H(y|x)) (Haffari & Sarkar 2008, 5.2), fixed lambda, "
-      "mle, or the best dev_f1 / dev_accuracy / dev_likelihood on a held-out corpus.",
-      "HmmModel",
-      {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},
-       {"dev", "Corpus", false, true, "held-out labeled data for the dev_* criteria"}},
-      SelectParams(),
-      RunSelect};
+  return KindSpec{"homotopy.select",
+                  "1",
+                  "Picks one point of a path: monotone, min_eig, first_singularity, max_entropy (token marginals) or "
+                  "max_sequence_entropy (H(y|x)) (Haffari & Sarkar 2008, 5.2), fixed lambda, "
+                  "mle, or the best dev_f1 / dev_accuracy / dev_likelihood on a held-out corpus.",
+                  "HmmModel",
+                  {{"path", "HomotopyPath", false, false, "a homotopy path or an EM sweep"},
+                   {"dev", "Corpus", false, true, "held-out labeled data for the dev_* criteria"}},
+                  SelectParams(),
+                  RunSelect};
 }
 
 }  // namespace
