@@ -197,6 +197,7 @@ ParamTable<PathNodeOptions> PathParams() {
   using O = PathNodeOptions;
   auto tracker = [](auto member) { return At(&O::tracker, member); };
   auto curve = [](auto member) { return At(&O::curve, member); };
+  auto flow = [](auto member) { return At(&O::curve, &EmLambdaCurveOptions::tracker, member); };
   ParamTable<O> table;
   table.Include(&O::start, EmStartParams())
       .Enum("tracker", &O::tracker_kind,
@@ -210,15 +211,15 @@ ParamTable<PathNodeOptions> PathParams() {
       .Double("step_gmres_tol", curve(&EmLambdaCurveOptions::step_gmres_tol),
               "normal_flow, matrix_free: relative residual of the Newton-step solves (inexact Newton; 0: gmres_tol)")
       .Min(0)
-      .Bool("pseudo_arclength", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::pseudo_arclength),
+      .Bool("pseudo_arclength", flow(&NormalFlowOptions::pseudo_arclength),
             "normal_flow: Newton rows fixed to the step's predictor tangent (one tangent solve per step) instead of "
             "the tangent at each iterate (HOMPACK)")
-      .Bool("chord", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::chord),
+      .Bool("chord", flow(&NormalFlowOptions::chord),
             "normal_flow with pseudo_arclength: every Newton step of a correction with its first iterate's Jacobian")
       .Int("gmres_recycle", curve(&EmLambdaCurveOptions::gmres_recycle),
            "normal_flow, matrix_free: GMRES directions kept between restarts and a chord's Newton solves (0: none)")
       .Min(0)
-      .Bool("predicted_stop", At(&O::curve, &EmLambdaCurveOptions::tracker, &NormalFlowOptions::predicted_stop),
+      .Bool("predicted_stop", flow(&NormalFlowOptions::predicted_stop),
             "normal_flow: accept a correction once the next Newton step is predicted within arc_tol")
       .Int("reentries", curve(&EmLambdaCurveOptions::max_reentries),
            "normal_flow: where the step falls below min_step short of lambda_end (a singular point), re-enter "
