@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,11 +37,13 @@ int PlanCommand(const RunArgs& args) {
     if (!last.ok()) LogWarning(last.status().ToString() + " (explaining without the last run)");
     const RunHistory none;
     int to_run = 0;
-    for (PlanLine& line : ExplainPlan(run.dag, cache, last.ok() && *last ? **last : none, args.force)) {
+    std::vector<PlanLine> lines = ExplainPlan(run.dag, cache, last.ok() && *last ? **last : none, args.force);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      PlanLine& line = lines[i];
       bool runs = line.reason != PlanReason::kCached;
       to_run += runs;
       if (runs && line.reason != PlanReason::kForced) {
-        const int64_t continued = ContinuedFrom(run.dag.nodes[run.dag.Find(line.node)], final_states);
+        const int64_t continued = ContinuedFrom(run.dag.nodes[i], final_states);
         if (continued > 0)
           line.detail += fmt::format("{}continues from iteration {}", line.detail.empty() ? "" : "; ", continued);
       }

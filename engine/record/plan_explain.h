@@ -42,8 +42,9 @@ std::string RunId(const std::string& pipeline, const std::map<std::string, std::
 // The history Cache::StoreRunHistory keeps of a run of `dag`.
 RunHistory HistoryOf(const Dag& dag);
 
-// `last` is the history of the previous run (empty when there was none); `force` names nodes
-// whose descendants are forced too.
+// One line per node of `dag`, in its order (lines[i] explains dag.nodes[i]). `last` is the history
+// of the previous run (empty when there was none); `force` names nodes whose descendants are forced
+// too.
 std::vector<PlanLine> ExplainPlan(const Dag& dag, const Cache& cache, const RunHistory& last,
                                   const std::set<std::string>& force);
 
