@@ -1,6 +1,7 @@
 #include "engine/api/registry.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace seqflow {
 
@@ -174,10 +175,17 @@ void Registry::CheckArtifactVersion(std::string_view type, uint32_t version) con
                                          std::to_string(it->second.version)));
 }
 
+namespace {
+std::atomic<uint64_t> artifacts_decoded{0};
+}  // namespace
+
 ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
   CheckArtifactVersion(type, version);
+  artifacts_decoded.fetch_add(1, std::memory_order_relaxed);
   return types_.find(type)->second.loader(r);
 }
+
+uint64_t Registry::ArtifactsDecoded() { return artifacts_decoded.load(std::memory_order_relaxed); }
 
 // The edit distance of a and b when it is below `bound`, else `bound`. A distance is at least the
 // difference of the lengths and at least the smallest entry of any row of the table, so a

@@ -47,12 +47,11 @@ bool InputsSucceeded(const RunState& run, const DagNode& node) {
   return true;
 }
 
-// An artifact this large is decoded only when a computing consumer asks for it (RunState::Input).
-constexpr size_t kDeferredArtifactBytes = size_t{1} << 20;
-
-// A damaged or mismatched entry is never used: warn and let the caller recompute.
+// A damaged or mismatched entry is never used: warn and let the caller recompute. Its artifact
+// is decoded only when a computing consumer asks for it (RunState::Input), so a rerun whose nodes
+// are all cached decodes none.
 std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
-  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key, kDeferredArtifactBytes);
+  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key, /*defer_from_bytes=*/0);
   if (!loaded.ok()) {
     run.warnings.LoadFailed(NodeLabel(node), loaded.status());
     return std::nullopt;
