@@ -1,7 +1,7 @@
 #include "engine/api/registry.h"
 
 #include <algorithm>
-#include <atomic>
+#include <mutex>
 
 namespace seqflow {
 
@@ -176,16 +176,37 @@ void Registry::CheckArtifactVersion(std::string_view type, uint32_t version) con
 }
 
 namespace {
-std::atomic<uint64_t> artifacts_decoded{0};
+
+struct DecodeCounts {
+  std::mutex mu;
+  std::map<std::string, uint64_t, std::less<>> by_type;
+};
+
+DecodeCounts& Decoded() {
+  static DecodeCounts counts;
+  return counts;
+}
+
 }  // namespace
 
 ArtifactPtr Registry::LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const {
   CheckArtifactVersion(type, version);
-  artifacts_decoded.fetch_add(1, std::memory_order_relaxed);
+  {
+    DecodeCounts& decoded = Decoded();
+    std::lock_guard<std::mutex> lock(decoded.mu);
+    auto it = decoded.by_type.find(type);
+    if (it == decoded.by_type.end()) it = decoded.by_type.emplace(std::string(type), 0).first;
+    ++it->second;
+  }
   return types_.find(type)->second.loader(r);
 }
 
-uint64_t Registry::ArtifactsDecoded() { return artifacts_decoded.load(std::memory_order_relaxed); }
+uint64_t Registry::ArtifactsDecoded(std::string_view type) {
+  DecodeCounts& decoded = Decoded();
+  std::lock_guard<std::mutex> lock(decoded.mu);
+  auto it = decoded.by_type.find(type);
+  return it == decoded.by_type.end() ? 0 : it->second;
+}
 
 // The edit distance of a and b when it is below `bound`, else `bound`. A distance is at least the
 // difference of the lengths and at least the smallest entry of any row of the table, so a

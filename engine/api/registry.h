@@ -151,9 +151,9 @@ class Registry {
   // Loads an artifact payload; throws StatusError(Corruption) for an unknown type or a version
   // other than the registered one.
   ArtifactPtr LoadArtifact(std::string_view type, uint32_t version, ByteReader& r) const;
-  // How many artifacts LoadArtifact has decoded in this process, by every registry: what the
-  // tests read to check that a rerun whose nodes are all cached decodes none.
-  static uint64_t ArtifactsDecoded();
+  // How many artifacts of `type` LoadArtifact has decoded in this process, by every registry:
+  // what the tests read to check that a rerun whose nodes are all cached decodes no model.
+  static uint64_t ArtifactsDecoded(std::string_view type);
   // Throws StatusError (Corruption) unless LoadArtifact would accept an artifact of this type and
   // format version.
   void CheckArtifactVersion(std::string_view type, uint32_t version) const;

@@ -47,11 +47,16 @@ bool InputsSucceeded(const RunState& run, const DagNode& node) {
   return true;
 }
 
-// A damaged or mismatched entry is never used: warn and let the caller recompute. Its artifact
-// is decoded only when a computing consumer asks for it (RunState::Input), so a rerun whose nodes
-// are all cached decodes none.
+// An artifact this large is decoded only when a computing consumer asks for it (RunState::Input),
+// so a rerun whose nodes are all cached decodes no model: a real pipeline's models and corpora are
+// larger (conll2000_hmm's HMM: 0.8 MB). A smaller one (metrics, a tiny test's vocabulary) costs
+// less to decode now than to read again later, and a loader failure then recomputes the node in
+// this run instead of failing its consumer.
+constexpr size_t kDeferredArtifactBytes = size_t{64} << 10;
+
+// A damaged or mismatched entry is never used: warn and let the caller recompute.
 std::optional<CacheEntry> LoadFromCache(const RunState& run, const DagNode& node) {
-  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key, /*defer_from_bytes=*/0);
+  Result<std::optional<CacheEntry>> loaded = run.cache.Load(node.key, kDeferredArtifactBytes);
   if (!loaded.ok()) {
     run.warnings.LoadFailed(NodeLabel(node), loaded.status());
     return std::nullopt;

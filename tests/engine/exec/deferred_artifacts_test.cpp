@@ -1,4 +1,4 @@
-// A cached artifact is decoded only when a computing node reads it (RunState::Input).
+// A large cached artifact is decoded only when a computing node reads it (RunState::Input).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 namespace seqflow::testkit {
 namespace {
 
-// 2 MB of doubles: an artifact whose decoding costs what deferring it saves.
+// 2 MB of doubles: past the 64 KB from which a cached artifact is deferred.
 constexpr double kBigDoubles = 262144;
 
 // big (2 MB) feeds two sums; each sum feeds a score.
