@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,36 +21,11 @@
 #include "engine/cli/session.h"
 #include "engine/dsl/spec.h"
 #include "engine/record/plan_explain.h"
+#include "tests/testutil/status_matchers.h"
+#include "tests/testutil/wide_pipeline.h"
 
 namespace seqflow {
 namespace {
-
-std::string DataDir() {
-  const char* env = std::getenv("SEQFLOW_DATA");
-  if (env != nullptr && *env) return env;
-  return std::string(SEQFLOW_SOURCE_DIR) + "/../shared/data";
-}
-
-// The text bench/wide_pipeline.py writes for `instances`, with ${data} set to DataDir(). With
-// `repeated`, one branch and `repeat: instances / 5` instead: as many runs of 7 nodes.
-std::string WidePipeline(int instances, bool repeated = false) {
-  std::string text = "name: wide\nvars:\n  data: " + DataDir() +
-                     "\nnodes:\n"
-                     "  train: {kind: read.conll, path: \"${data}/citations/cora_tok.train\", separator: tab, "
-                     "encoding: runs}\n"
-                     "  test: {kind: read.conll, path: \"${data}/citations/cora_tok.test\", separator: tab, "
-                     "encoding: runs, role: test}\n";
-  const int branches = repeated ? 1 : instances / 5;
-  for (int b = 0; b < branches; ++b) {
-    const std::string i = std::to_string(b);
-    text += "  part" + i + ": {kind: split, in: {data: train}, count: 100, seed: " + std::to_string(b + 1) + "}\n";
-    text += "  vocab" + i + ": {kind: features.vocab, in: [part" + i + "], min_count: 2, unknown: shape}\n";
-    text += "  hmm" + i + ": {kind: hmm.supervised, in: {data: part" + i + ", vocab: vocab" + i + "}}\n";
-    text += "  predicted" + i + ": {kind: decode.viterbi, in: {model: hmm" + i + ", data: test}}\n";
-    text += "  score" + i + ": {kind: eval.segments, in: {predicted: predicted" + i + ", gold: test}}\n";
-  }
-  return repeated ? text + "repeat: " + std::to_string(instances / 5) + "\n" : text;
-}
 
 class WideFixture {
  public:
@@ -59,7 +33,7 @@ class WideFixture {
       : dir_(std::filesystem::temp_directory_path() / ("seqflow-plan-bench-" + std::to_string(::getpid()))) {
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / "wide.yaml").string();
-    std::ofstream(path_) << WidePipeline(instances, repeated);
+    std::ofstream(path_) << testutil::WidePipeline(testutil::DataDir(), instances, repeated);
   }
   ~WideFixture() { std::filesystem::remove_all(dir_); }
   const std::string& path() const { return path_; }

@@ -1,10 +1,11 @@
 // The second-order CRF (crf.train order: 2, Sha & Pereira 2003) end to end on CoNLL-2000 through
 // the real binary: base NP chunking with both orders, and full chunking at order 2 with both
-// decoders. Thresholds sit just below what was measured (2026-11-24, -j2):
+// decoders. Thresholds sit just below what was measured (-j2):
 //   base NP (conll2000_base_np.yaml)  order 1: F1 .9417 acc .9749; order 2: F1 .9417 acc .9748,
 //                                     SMS F1 .9408 (Sha & Pereira's base NP: 94.38)
-//   chunking (conll2000_crf.yaml)     order 2: Viterbi F1 .9379 acc .9602; SMS F1 .9368 acc .9604
-//                                     (order 1: .9380 / .9605)
+//   chunking (conll2000_crf.yaml)     order 2 stopped at 60 L-BFGS iterations: Viterbi F1 .9365
+//                                     acc .9597; SMS F1 .9353 acc .9594 (converged, at ~2.5x the
+//                                     CPU: .9379 / .9602 and .9368 / .9604; order 1 .9380 / .9605)
 // They fail, never skip, without the data.
 #include <gtest/gtest.h>
 
@@ -46,14 +47,15 @@ TEST(CrfOrder2RealData, BaseNpChunkingWithBothOrders) {
 }
 
 TEST(CrfOrder2RealData, ChunkingAtOrder2WithBothDecoders) {
-  const nlohmann::json s = RunPipeline("conll2000_crf.yaml", {"--ablation", "decoder", "--set", "crf.order=2"});
+  const nlohmann::json s = RunPipeline(
+      "conll2000_crf.yaml", {"--ablation", "decoder", "--set", "crf.order=2", "--set", "crf.max_iterations=60"});
   ASSERT_EQ(s["runs"].size(), 2u);
   const size_t viterbi = RunWith(s, "predicted.kind", "decode.viterbi");
   const size_t sms = RunWith(s, "predicted.kind", "decode.sms");
-  EXPECT_GE(MetricOf(s, "score", "f1", viterbi), 0.9370);
-  EXPECT_GE(MetricOf(s, "score", "accuracy", viterbi), 0.9595);
-  EXPECT_GE(MetricOf(s, "score", "f1", sms), 0.9360);
-  EXPECT_GE(MetricOf(s, "score", "accuracy", sms), 0.9595);
+  EXPECT_GE(MetricOf(s, "score", "f1", viterbi), 0.9355);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", viterbi), 0.9590);
+  EXPECT_GE(MetricOf(s, "score", "f1", sms), 0.9345);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", sms), 0.9590);
   // 22 labels: 23 x 22² = 11,132 trigram weights beside the first-order model's.
   EXPECT_EQ(MetricOf(s, "crf", "weights", viterbi), 7448606.0 + 11132.0);
 }
