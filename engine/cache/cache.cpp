@@ -54,6 +54,8 @@ Status Corrupt(const std::string& path, const Status& why) {
 
 }  // namespace
 
+Status CheckCacheKey(const std::string& key) { return CheckKey(key); }
+
 Cache::Cache(std::string dir, const Registry* registry, Env* env)
     : dir_(std::move(dir)), registry_(registry), env_(env) {}
 
@@ -95,6 +97,26 @@ Status Cache::Store(const std::string& key, const CacheEntry& entry) {
   const EntryParts parts = EncodeEntryParts(entry);
   return env_->WriteFileAtomicParts(path, parts.views());
 }
+
+namespace {
+
+constexpr const char* kTagName = "CACHEDIR.TAG";
+// The signature line is the convention's (bford.info/cachedir); tar --exclude-caches and most
+// backup tools skip a folder holding it.
+constexpr const char* kTag =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This folder is a seqflow cache: every file in it can be recomputed from the pipelines.\n";
+
+}  // namespace
+
+Status Cache::Mark() {
+  const std::string tag = dir_ + "/" + kTagName;
+  if (env_->Exists(tag)) return Status::Ok();
+  SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(dir_));
+  return env_->WriteFileAtomic(tag, kTag);
+}
+
+bool Cache::IsMarked() const { return env_->Exists(dir_ + "/" + kTagName); }
 
 Status Cache::Remove(const std::string& key) {
   SEQFLOW_RETURN_IF_ERROR(CheckKey(key));

@@ -28,6 +28,10 @@
 //   - artifacts' pieces (pieces/, artifact_pieces.h) whose owner entry is gone, once an hour old
 //     (counted with task_files).
 // Every file goes through the Env.
+//
+// <dir>/CACHEDIR.TAG marks the folder as a seqflow cache (and, by the Cache Directory Tagging
+// convention, one that backups may skip). `seqflow run` and `run-node` write it; `cache gc` and
+// `cache rm` refuse a folder without it, so a mistyped --cache deletes nobody's files.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
@@ -55,6 +59,10 @@ struct CacheEntry {
   std::vector<std::pair<std::string, std::string>> attachments;  // suffix -> content
   std::string artifact_type;  // as loaded from the cache, also when the artifact was deferred
 };
+
+// Ok for a key as the DAG makes them (lowercase hex digits), else Invalid: what may name a file
+// in the cache (an entry, a task manifest or record, a checkpoint).
+Status CheckCacheKey(const std::string& key);
 
 struct GcCounts {
   int entries = 0;      // cache entries removed
@@ -100,6 +108,11 @@ class Cache {
   Result<GcCounts> Gc(double keep_days);
   // Removes every entry of `kind`; returns how many.
   Result<int> RemoveKind(const std::string& kind);
+
+  // Writes CACHEDIR.TAG (and the folder) unless it is there.
+  Status Mark();
+  // Whether CACHEDIR.TAG is there: the folder is a seqflow cache.
+  bool IsMarked() const;
 
   // Default directory: $SEQFLOW_CACHE, else <working dir>/.seqflow/cache.
   static std::string DefaultDir();

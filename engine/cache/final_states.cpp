@@ -109,6 +109,12 @@ Result<std::string> FinalStates::Load(const std::string& family_key, const std::
   return std::string(*state);
 }
 
+Status FinalStates::Remove(const std::string& family_key, const std::string& key) {
+  for (const std::string& path : {DescriptionPath(family_key, key), StatePath(family_key, key)})
+    if (env_->Exists(path)) SEQFLOW_RETURN_IF_ERROR(env_->RemoveFile(path));
+  return Status::Ok();
+}
+
 Result<int> FinalStates::Prune(const std::function<bool(const std::string& key)>& cached) {
   if (!env_->Exists(dir_)) return 0;
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> families, env_->ListDir(dir_));

@@ -50,6 +50,9 @@ class FinalStates {
                                              const BudgetValues& wanted) const;
   // Corruption naming the file for a damaged state.
   Result<std::string> Load(const std::string& family_key, const std::string& key) const;
+  // Removes `key`'s state, if kept: what a node that failed numerically left must not be continued
+  // from. The description goes first, so a state is never found without its file.
+  Status Remove(const std::string& family_key, const std::string& key);
   // Removes the states of keys `cached` says are gone (and emptied family folders); returns how
   // many files went.
   Result<int> Prune(const std::function<bool(const std::string& key)>& cached);

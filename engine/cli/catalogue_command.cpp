@@ -96,8 +96,23 @@ int CacheLsCommand(const std::string& cache_dir) {
   return 0;
 }
 
+namespace {
+
+// gc and rm delete files: only in a folder a seqflow run marked as its cache.
+bool IsCacheOrLog(const Cache& cache, const char* command) {
+  if (cache.IsMarked()) return true;
+  LogError(fmt::format("'{}' is not a seqflow cache: it has no CACHEDIR.TAG, which every `seqflow run` writes "
+                       "into its cache; `cache {}` removes nothing there. Check --cache (or $SEQFLOW_CACHE); a "
+                       "cache made by an older seqflow gets its tag on its next run.",
+                       cache.dir(), command));
+  return false;
+}
+
+}  // namespace
+
 int CacheGcCommand(const std::string& cache_dir, double keep_days) {
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
+  if (!IsCacheOrLog(cache, "gc")) return 2;
   Result<GcCounts> removed = cache.Gc(keep_days);
   if (!removed.ok()) {
     LogError(removed.status().ToString());
@@ -112,6 +127,7 @@ int CacheGcCommand(const std::string& cache_dir, double keep_days) {
 
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind) {
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
+  if (!IsCacheOrLog(cache, "rm")) return 2;
   Result<int> removed = cache.RemoveKind(kind);
   if (!removed.ok()) {
     LogError(removed.status().ToString());

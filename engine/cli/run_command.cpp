@@ -86,6 +86,9 @@ int RunCommand(const RunArgs& args) {
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
+  // A cache that cannot be written (a shared, archived one) is served as it is: its tag is its
+  // owner's business, and a failed store says all there is to say about it.
+  cache.Mark();
   std::function<Status(const DagNode&)> may_compute;
   if (args.executor.executor != "local") {
     Result<std::function<Status(const DagNode&)>> swept = Sweep(*pipeline, args, cache);

@@ -57,7 +57,10 @@ Result<std::vector<std::string>> KeysFromList(Env* env, const std::string& list_
     if (!std::getline(lines, line)) return Status::Invalid(list_file + " has no line " + std::to_string(index));
   std::istringstream words(line);
   std::vector<std::string> keys;
-  for (std::string key; words >> key;) keys.push_back(key);
+  for (std::string key; words >> key;) {
+    SEQFLOW_RETURN_IF_ERROR(CheckCacheKey(key).Annotate(list_file + ": line " + std::to_string(index)));
+    keys.push_back(key);
+  }
   if (keys.empty()) return Status::Invalid(list_file + ": line " + std::to_string(index) + " is empty");
   return keys;
 }
@@ -85,7 +88,10 @@ class Plans {
 // The keys to run (one, or a bundle's), or none when the node is named by pipeline, run and node.
 Result<std::vector<std::string>> KeysToRun(const RunNodeArgs& args, Env* env) {
   if (!args.list_file.empty()) return KeysFromList(env, args.list_file);
-  if (!args.key.empty()) return std::vector<std::string>{args.key};
+  if (!args.key.empty()) {
+    SEQFLOW_RETURN_IF_ERROR(CheckCacheKey(args.key));
+    return std::vector<std::string>{args.key};
+  }
   if (args.pipeline.path.empty() || args.node.empty())
     return Status::Invalid("name the node instance: a KEY, --list FILE, or --pipeline P --node N [--run R]");
   return std::vector<std::string>();
@@ -181,6 +187,7 @@ int RunNodeCommand(const RunNodeArgs& args) {
   const ProcessGroup* group = mpi ? mpi->world() : nullptr;
   Env* env = Env::Default();
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
+  cache.Mark();  // as RunCommand: a failed store reports an unwritable cache
   Plans plans(env);
   Result<std::vector<std::string>> keys = KeysToRun(args, env);
   if (!keys.ok()) {

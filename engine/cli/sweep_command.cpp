@@ -117,9 +117,10 @@ Result<std::string> ThisBinary() {
 }
 
 // The executor `--executor` names, for a sweep whose files live in `sweep_dir`.
-Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const ExecutorArgs& exec, const std::string& binary,
+Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const RunArgs& args, const std::string& binary,
                                                    const std::string& cache_dir, const std::string& sweep_dir,
                                                    const std::string& id, Env* env) {
+  const ExecutorArgs& exec = args.executor;
   if (exec.executor == "processes") {
     ProcessOptions processes;
     processes.seqflow_binary = binary;
@@ -127,6 +128,7 @@ Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const ExecutorArgs& exec, con
     processes.sweep_dir = sweep_dir;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     processes.max_jobs = exec.max_jobs > 0 ? exec.max_jobs : cores;
+    processes.checkpoint_seconds = args.checkpoint_seconds;
     return std::unique_ptr<TaskExecutor>(new ProcessExecutor(processes, env));
   }
   SlurmOptions slurm;
@@ -139,6 +141,7 @@ Result<std::unique_ptr<TaskExecutor>> MakeExecutor(const ExecutorArgs& exec, con
   slurm.max_jobs = exec.max_jobs;
   slurm.bundle = exec.bundle;
   slurm.sbatch_args = exec.sbatch_args;
+  slurm.checkpoint_seconds = args.checkpoint_seconds;
   return std::unique_ptr<TaskExecutor>(new SlurmExecutor(slurm, env));
 }
 
@@ -157,7 +160,7 @@ Result<std::function<Status(const DagNode&)>> Sweep(const Pipeline& pipeline, co
   Cache shared(cache_dir, &TheRegistry(), cache.env());
   SEQFLOW_RETURN_IF_ERROR(WriteManifests(pipeline, args.pipeline, shared));
   SEQFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TaskExecutor> executor,
-                           MakeExecutor(exec, binary, cache_dir, sweep_dir, id, cache.env()));
+                           MakeExecutor(args, binary, cache_dir, sweep_dir, id, cache.env()));
 
   std::vector<const Dag*> dags;
   for (const PlannedRun& run : pipeline.runs) dags.push_back(&run.dag);

@@ -1,6 +1,7 @@
 // Top-level keys of a pipeline file, includes and merging.
 #include "engine/dsl/document.h"
 
+#include <cctype>
 #include <filesystem>
 #include <unordered_map>
 
@@ -59,11 +60,23 @@ Result<std::vector<Include>> ParseIncludes(const MapEntry& section, const std::s
   return out;
 }
 
+// A key is quoted back only when it looks like a misspelt one: a file that is not a pipeline
+// (an `include:` of /etc/shadow) must not have its first line printed into a shared log.
+bool LooksLikeAKey(const std::string& key) {
+  if (key.empty() || key.size() > 32) return false;
+  for (char c : key)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
 Status UnknownTopLevelKey(const MapEntry& e) {
+  constexpr const char* kExpected = " (expected name, include, vars, nodes, ablations, repeat, repeats)";
+  if (!LooksLikeAKey(e.key))
+    return Status::Invalid(std::string("this file is not a pipeline: a top-level key of it is no name") + kExpected,
+                           e.key_loc);
   std::string near = NearestName(e.key, kTopLevelKeys);
   return Status::Invalid("unknown top-level key '" + e.key + "'" +
-                             (near.empty() ? "" : " — did you mean '" + near + "'?") +
-                             " (expected name, include, vars, nodes, ablations, repeat, repeats)",
+                             (near.empty() ? "" : " — did you mean '" + near + "'?") + kExpected,
                          e.key_loc);
 }
 

@@ -1,15 +1,28 @@
 // The `nodes:` section: kind, inputs and flattened parameters of every node.
 #include "engine/dsl/sections.h"
 
+#include <cctype>
+
 namespace seqflow::dsl {
 namespace {
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
+// A node's name becomes file names under --out (NAME.sentences.csv, ...) and the NODE of
+// NODE.FIELD in --set and ablations: a '/' or '..' in it would write outside the folder, a '.'
+// would split the address.
+bool IsNodeName(const std::string& name) {
+  if (name.empty() || name[0] == '-') return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
 Status CheckNodeName(const MapEntry& e) {
-  if (!e.key.empty() && e.key.find('.') == std::string::npos) return Status::Ok();
+  if (IsNodeName(e.key)) return Status::Ok();
   return Status::Invalid("node name " + Quoted(e.key) +
-                             " must be non-empty and contain no '.' (--set and ablations address NODE.FIELD)",
+                             " may hold only letters, digits, '_' and '-', not first (it names the node's files "
+                             "under --out, and --set and ablations address NODE.FIELD)",
                          e.key_loc);
 }
 

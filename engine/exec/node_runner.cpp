@@ -159,6 +159,17 @@ Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reu
   }
 }
 
+// A node that failed numerically (a NaN, a diverged iteration) leaves no state a rerun would
+// continue from: neither its final state nor its checkpoint. A cancelled one keeps its checkpoint,
+// to resume.
+void DiscardState(RunState& run, const DagNode& node) {
+  const ProcessGroup* processes = run.options.processes;
+  if (processes != nullptr && processes->rank() != 0) return;
+  Status removed = node.family_key.empty() ? Status::Ok() : run.final_states.Remove(node.family_key, node.key);
+  if (removed.ok()) removed = run.checkpoints.Remove(node.key);
+  if (!removed.ok()) LogWarning(NodeLabel(node) + ": cannot remove the state it failed in: " + removed.ToString());
+}
+
 void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<KeyLock> lock) {
   const DagNode& node = run.dag.nodes[index];
   ExecContext context(run, index);
@@ -166,6 +177,7 @@ void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<
   Status status = Invoke(node, context, &artifact);
   std::map<std::string, double> metrics = context.TakeMetrics();
   if (status.ok()) status = Validate(*node.kind, artifact, metrics);
+  if (status.code() == StatusCode::kNumerical) DiscardState(run, node);
   if (!status.ok()) return Fail(run, index, status);
 
   NodeOutcome& out = run.outcomes[index];

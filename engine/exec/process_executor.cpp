@@ -43,8 +43,9 @@ Status ProcessExecutor::Start(const std::string& handle) {
   const Task& task = queued_.at(handle);
   const std::string logs = JoinPath(options_.sweep_dir, "logs");
   const std::string out = JoinPath(logs, handle + ".out"), err = JoinPath(logs, handle + ".err");
-  std::vector<std::string> argv = {options_.seqflow_binary,      "run-node", "--cache", options_.cache_dir, "--threads",
-                                   std::to_string(task.threads), task.key};
+  std::vector<std::string> argv =
+      RunNodeArgv(options_.seqflow_binary, options_.cache_dir, task.threads, options_.checkpoint_seconds);
+  argv.push_back(task.key);
   if (task.processes > 1)
     argv.insert(argv.begin(), {"mpirun", "--oversubscribe", "-np", std::to_string(task.processes)});
   std::vector<char*> args;

@@ -23,6 +23,7 @@ struct ProcessOptions {
   std::string cache_dir;
   std::string sweep_dir;
   int max_jobs = 1;  // children at once
+  double checkpoint_seconds = 30;  // between a task's checkpoints (RunNodeArgv)
 };
 
 class ProcessExecutor final : public TaskExecutor {

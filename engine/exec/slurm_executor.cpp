@@ -63,8 +63,9 @@ std::vector<std::string> SlurmExecutor::SbatchCommand(const std::string& list_fi
   if (memory_mb > 0) argv.push_back("--mem=" + std::to_string(memory_mb) + "M");
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
   argv.insert(argv.end(), options_.sbatch_args.begin(), options_.sbatch_args.end());
-  std::vector<std::string> task = {options_.seqflow_binary, "run-node", "--cache", options_.cache_dir, "--threads",
-                                   std::to_string(threads), "--list",   list_file};
+  std::vector<std::string> task =
+      RunNodeArgv(options_.seqflow_binary, options_.cache_dir, threads, options_.checkpoint_seconds);
+  task.insert(task.end(), {"--list", list_file});
   if (processes > 1) task.insert(task.begin(), {"srun", "--mpi=pmix"});
   argv.push_back("--wrap=exec " + ShellQuote(task));
   return argv;

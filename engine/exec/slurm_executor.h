@@ -35,6 +35,7 @@ struct SlurmOptions {
   int max_jobs = 0;                      // tasks of one array running at once (the %N); 0: no limit
   int bundle = 1;                        // keys run by one array task
   std::vector<std::string> sbatch_args;  // passed through, before --wrap
+  double checkpoint_seconds = 30;        // between a task's checkpoints (RunNodeArgv)
 };
 
 class SlurmExecutor final : public TaskExecutor {

@@ -28,6 +28,12 @@ struct Task {
 
 enum class TaskState { kQueued, kRunning, kEnded };
 
+// What every task runs, before its key (or --list FILE): `BINARY run-node --cache CACHE
+// --threads N --checkpoint-seconds S`. The interval is the sweep's own --checkpoint-seconds, so a
+// killed task loses what the user chose to risk.
+std::vector<std::string> RunNodeArgv(const std::string& seqflow_binary, const std::string& cache_dir, int threads,
+                                     double checkpoint_seconds);
+
 class TaskExecutor {
  public:
   virtual ~TaskExecutor() = default;

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -182,6 +183,56 @@ TEST_F(CliTest, KindsAndGraphDescribeTheCatalogueAndTheDag) {
   ASSERT_EQ(graph.exit_code, 0) << graph.err;
   EXPECT_NE(graph.out.find("digraph"), std::string::npos);
   EXPECT_NE(graph.out.find("hmm.supervised"), std::string::npos);
+}
+
+// A mistyped --cache naming a user's folder whose layout happens to look like a cache's (old files
+// in tasks/, status/, checkpoints/, locks/, sweeps/): gc and rm refuse it, naming it, and remove
+// nothing. A folder a run used is tagged (CACHEDIR.TAG) and pruned as before.
+TEST_F(CliTest, CacheGcAndRmRefuseAFolderNoRunTaggedAsACache) {
+  const fs::path folder = dir_ + "/notacache";
+  std::vector<fs::path> files;
+  for (const char* sub : {"tasks", "status", "checkpoints", "locks", "sweeps/x"}) {
+    fs::create_directories(folder / sub);
+    files.push_back(folder / sub / "notes.txt");
+    std::ofstream(files.back()) << "a user's file\n";
+    fs::last_write_time(files.back(), fs::file_time_type::clock::now() - std::chrono::hours(24 * 60));
+  }
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"gc", "--keep-days", "0"}, std::vector<std::string>{"rm", "hmm.supervised"}}) {
+    std::vector<std::string> args = {"cache", "--cache", folder.string()};
+    args.insert(args.end(), command.begin(), command.end());
+    CliResult refused = RunSeqflow(args);
+    EXPECT_EQ(refused.exit_code, 2) << command[0] << ": " << refused.out;
+    EXPECT_NE(refused.err.find("'" + folder.string() + "' is not a seqflow cache"), std::string::npos)
+        << refused.err;
+  }
+  for (const fs::path& file : files) EXPECT_TRUE(fs::exists(file)) << file;
+
+  ASSERT_EQ(RunTiny("out").exit_code, 0);
+  EXPECT_TRUE(fs::exists(cache_ + "/CACHEDIR.TAG"));
+  CliResult gc = RunSeqflow({"cache", "--cache", cache_, "gc", "--keep-days", "0"});
+  EXPECT_EQ(gc.exit_code, 0) << gc.err;
+  EXPECT_TRUE(CacheEntries().empty());
+}
+
+// A task key is a file name in the cache (tasks/KEY.json, status/KEY.status): run-node takes only
+// keys as the DAG makes them, from its argument or a --list line, and writes nothing elsewhere.
+TEST_F(CliTest, RunNodeRefusesAKeyThatIsAPath) {
+  const std::string outside = dir_ + "/outside";
+  fs::create_directories(outside);
+  const std::string escape = "../outside/X";
+  CliResult by_argument = RunSeqflow({"run-node", "--cache", cache_, escape});
+  EXPECT_EQ(by_argument.exit_code, 2);
+  EXPECT_NE(by_argument.err.find("bad cache key '../outside/X'"), std::string::npos) << by_argument.err;
+
+  const std::string list = dir_ + "/keys.txt";
+  std::ofstream(list) << escape << "\n";
+  ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
+  CliResult by_list = RunSeqflow({"run-node", "--cache", cache_, "--list", list});
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  EXPECT_EQ(by_list.exit_code, 2);
+  EXPECT_NE(by_list.err.find(list + ": line 0: bad cache key '../outside/X'"), std::string::npos) << by_list.err;
+  EXPECT_TRUE(fs::is_empty(outside));
 }
 
 // Restarted with glibc.malloc.hugetlb=1 added to what the user's GLIBC_TUNABLES says, unless it

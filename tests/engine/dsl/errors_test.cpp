@@ -72,9 +72,30 @@ TEST_F(DslErrorTest, InPortGivenAMap) {
   EXPECT_TRUE(FailsAt(r, "p.yaml", 4, 16, "input 'data' of node 'b' must name a node or a list of nodes, got a map"));
 }
 
+// A file that is not a pipeline (a mistyped include: of a system file) is named, its text is not
+// quoted back into the error.
+TEST_F(DslErrorTest, AFileThatIsNoPipelineIsNotQuotedBack) {
+  Result<PipelineSpec> r = Parse("root:$y$j9T$secret:19000:0:99999:7:::\n");
+  ASSERT_FALSE(r.ok());
+  const std::string message = r.status().ToString();
+  EXPECT_NE(message.find("this file is not a pipeline"), std::string::npos) << message;
+  EXPECT_EQ(message.find("secret"), std::string::npos) << message;
+}
+
 TEST_F(DslErrorTest, NodeNameWithADot) {
   EXPECT_TRUE(FailsAt(Parse("nodes:\n  a.b: {kind: t.source}\n"), "p.yaml", 2, 3,
-                      "node name 'a.b' must be non-empty and contain no '.' (--set and ablations address NODE.FIELD)"));
+                      "node name 'a.b' may hold only letters, digits, '_' and '-', not first (it names the "
+                      "node's files under --out, and --set and ablations address NODE.FIELD)"));
+}
+
+// A name that is a path would put the node's files outside --out.
+TEST_F(DslErrorTest, NodeNameThatIsAPathOrAFlag) {
+  for (const char* name : {"\"/abs/path/X\"", "\"../../X\"", "\"a b\"", "-x"}) {
+    Result<PipelineSpec> r = Parse(std::string("nodes:\n  ") + name + ": {kind: t.source}\n");
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_NE(r.status().ToString().find("may hold only letters, digits, '_' and '-'"), std::string::npos)
+        << r.status().ToString();
+  }
 }
 
 TEST_F(DslErrorTest, ParameterWithoutValueIsReportedAtItsKey) {

@@ -4,6 +4,7 @@
 // a smaller budget, another parameter or --force starts over; a checkpoint of the same key wins
 // over a continuation, and one left beside a published entry is removed; `cache gc` prunes the final states of entries it removed.
 #include <filesystem>
+#include <limits>
 
 #include "engine/cache/checkpoints.h"
 #include "engine/cache/final_states.h"
@@ -123,6 +124,18 @@ TEST_F(ContinuationTest, ADamagedFinalStateIsReportedAndTheNodeStartsOver) {
   const std::string path = final_states.StatePath(five.nodes[0].family_key, five.nodes[0].key);
   ASSERT_OK(Env::Default()->WriteFileAtomic(path, "not a state"));
   EXPECT_EQ(MetricOf(Run(IterateDag(Budget(7))), "started_at"), 0);
+}
+
+// A node that failed numerically keeps no state: a rerun (or one on a raised budget) starts over
+// instead of continuing from the diverged state.
+TEST_F(ContinuationTest, ANodeThatFailedNumericallyLeavesNoStateToContinueFrom) {
+  const Dag diverging = IterateDag(Budget(5, 0, std::numeric_limits<double>::infinity()));
+  const DagNode& it = diverging.nodes[0];
+  RunResult failed = Run(diverging);
+  EXPECT_EQ(Outcome(failed, "it").status, NodeStatus::kFailed);
+  FinalStates final_states(dir_, Env::Default());
+  EXPECT_FALSE(fs::exists(final_states.StatePath(it.family_key, it.key)));
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "checkpoints" / (it.key + ".sfc")));
 }
 
 TEST_F(ContinuationTest, GcPrunesTheFinalStatesOfRemovedEntries) {

@@ -96,7 +96,7 @@ ArtifactPtr Score(NodeContext& ctx) {
 }
 
 // x ← rate·x + 1 from x = 0, one step at a time, until `steps` steps or a change below `tol`;
-// checkpoints after every step and keeps its final state, "steps x" in text (x as %a).
+// checkpoints after every step and keeps its final state, "steps x" in text (x as %a); reports x.
 ArtifactPtr Iterate(NodeContext& ctx) {
   const Params& p = ctx.params();
   const int64_t max_steps = p.GetInt("steps");
@@ -119,6 +119,7 @@ ArtifactPtr Iterate(NodeContext& ctx) {
   }
   ctx.KeepFinalState(step, encode);
   ctx.Metric("steps", static_cast<double>(step));
+  ctx.Metric("x", x);  // infinite when rate is: the node then fails numerically
   return std::make_shared<TestValue>("iterated", x);
 }
 

@@ -33,6 +33,7 @@ TEST(SlurmExecutorTest, OneArrayRunsRunNodeOnEachLineOfItsList) {
   options.partition = "short";
   options.max_jobs = 8;
   options.sbatch_args = {"--account=nlp", "--time=01:00:00"};
+  options.checkpoint_seconds = 0.5;  // the sweep's --checkpoint-seconds reaches every task
   SlurmExecutor executor(options, Env::Default());
   std::vector<std::string> argv = executor.SbatchCommand("/shared/cache/sweeps/s1/tasks-0.keys", 36, 2, 4096);
   std::vector<std::string> expected = {"sbatch",
@@ -48,7 +49,7 @@ TEST(SlurmExecutorTest, OneArrayRunsRunNodeOnEachLineOfItsList) {
                                        "--account=nlp",
                                        "--time=01:00:00",
                                        "--wrap=exec '/opt/seq flow/seqflow' run-node --cache /shared/cache --threads 2 "
-                                       "--list /shared/cache/sweeps/s1/tasks-0.keys"};
+                                       "--checkpoint-seconds 0.5 --list /shared/cache/sweeps/s1/tasks-0.keys"};
   EXPECT_EQ(argv, expected);
 }
 
@@ -75,7 +76,8 @@ TEST(SlurmExecutorTest, ADataParallelArrayTaskIsAnMpiJobStartedBySrun) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--ntasks=3"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--cpus-per-task=2"), argv.end());
   EXPECT_EQ(argv.back(),
-            "--wrap=exec srun --mpi=pmix /bin/seqflow run-node --cache /c --threads 2 --list /c/sweeps/s/tasks-0.keys");
+            "--wrap=exec srun --mpi=pmix /bin/seqflow run-node --cache /c --threads 2 --checkpoint-seconds 30 --list "
+            "/c/sweeps/s/tasks-0.keys");
 }
 
 }  // namespace
