@@ -23,6 +23,9 @@ struct FileStat {
   bool is_dir = false;
 };
 
+// The wall clock in nanoseconds since the epoch: the scale of FileStat::mtime_ns.
+int64_t NowNs();
+
 class Env {
  public:
   virtual ~Env() = default;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,12 @@
 #include "engine/base/env.h"
 
 namespace seqflow {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 namespace {
 
 Status ErrnoStatus(const std::string& what, const std::string& path) {

@@ -25,6 +25,9 @@ struct SourceLoc {
   std::string ToString() const;
 };
 
+// A name as error messages quote it: 'name'.
+inline std::string Quoted(const std::string& name) { return "'" + name + "'"; }
+
 enum class StatusCode { kOk = 0, kInvalid, kNotFound, kIo, kCorruption, kNumerical, kCancelled, kInternal };
 
 class Status {

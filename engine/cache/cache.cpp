@@ -43,11 +43,6 @@ Status RemoveIfPresent(Env* env, const std::string& path) {
   return Status::Ok();
 }
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Status Corrupt(const std::string& path, const Status& why) {
   return Status::Corruption("corrupt cache entry " + path + ": " + why.message());
 }

@@ -7,8 +7,6 @@
 namespace seqflow::dsl {
 namespace {
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
-
 Result<RawParam> AblationValue(const YamlNode& item, const std::string& file, const std::string& what, bool is_kind) {
   RawParam value;
   value.loc = LocOf(item, file);

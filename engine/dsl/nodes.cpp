@@ -6,8 +6,6 @@
 namespace seqflow::dsl {
 namespace {
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
-
 // A node's name becomes file names under --out (NAME.sentences.csv, ...) and the NODE of
 // NODE.FIELD in --set and ablations: a '/' or '..' in it would write outside the folder, a '.'
 // would split the address.

@@ -15,11 +15,6 @@
 extern char** environ;
 
 namespace seqflow {
-namespace {
-
-constexpr int kTailLines = 15;
-
-}  // namespace
 
 ProcessExecutor::ProcessExecutor(ProcessOptions options, Env* env) : options_(std::move(options)), env_(env) {}
 
@@ -104,8 +99,8 @@ std::string ProcessExecutor::Diagnostics(const std::string& handle) {
                                : ", exit status " + std::to_string(code->second);
   const std::string err_file = JoinPath(JoinPath(options_.sweep_dir, "logs"), handle + ".err");
   Result<std::string> err = env_->ReadFile(err_file);
-  if (!err.ok() || LastLines(*err, kTailLines).empty()) return text;
-  return text + ", end of " + err_file + ":\n" + LastLines(*err, kTailLines);
+  if (!err.ok() || LastLines(*err, kTaskErrorTailLines).empty()) return text;
+  return text + ", end of " + err_file + ":\n" + LastLines(*err, kTaskErrorTailLines);
 }
 
 }  // namespace seqflow

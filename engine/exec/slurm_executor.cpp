@@ -9,9 +9,6 @@
 namespace seqflow {
 namespace {
 
-// stderr lines a failure report shows.
-constexpr int kTailLines = 15;
-
 Status CommandFailed(const std::vector<std::string>& argv, const ProcessOutput& out) {
   std::string why = LastLines(out.err.empty() ? out.out : out.err, 3);
   return Status::Io(ShellQuote({argv.front()}) + " failed (exit " + std::to_string(out.exit_code) + "): " + why);
@@ -140,7 +137,7 @@ std::string SlurmExecutor::Diagnostics(const std::string& handle) {
   std::string text = "Slurm job " + handle;
   Result<std::string> err = env_->ReadFile(err_file);
   if (!err.ok()) return text + " (no stderr file " + err_file + ")";
-  std::string tail = LastLines(*err, kTailLines);
+  std::string tail = LastLines(*err, kTaskErrorTailLines);
   if (tail.empty()) return text + " (stderr empty)";
   return text + ", end of " + err_file + ":\n" + tail;
 }

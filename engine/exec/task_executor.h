@@ -34,6 +34,9 @@ enum class TaskState { kQueued, kRunning, kEnded };
 std::vector<std::string> RunNodeArgv(const std::string& seqflow_binary, const std::string& cache_dir, int threads,
                                      double checkpoint_seconds);
 
+// How many lines of a failed task's stderr its message quotes.
+inline constexpr int kTaskErrorTailLines = 15;
+
 class TaskExecutor {
  public:
   virtual ~TaskExecutor() = default;

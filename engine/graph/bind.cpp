@@ -8,8 +8,6 @@ namespace {
 
 using NodeIndex = std::map<std::string, int>;
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
-
 std::string Joined(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];

@@ -11,8 +11,6 @@ constexpr int kTest = 0;
 constexpr int kDev = 1;
 constexpr std::array<const char*, 2> kRoleNames = {"test", "dev"};
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
-
 // Whether data of `role` may enter a port of `use` at `node`.
 bool Allowed(int role, PortUse use, const NodeSpec& node) {
   switch (use) {

@@ -11,7 +11,7 @@ void AppendEscaped(std::string& out, const std::string& s) {
   }
 }
 
-std::string Quoted(const std::string& s) {
+std::string DotString(const std::string& s) {
   std::string out = "\"";
   AppendEscaped(out, s);
   out += '"';
@@ -21,7 +21,7 @@ std::string Quoted(const std::string& s) {
 }  // namespace
 
 std::string ToDot(const Dag& dag, const std::string& title) {
-  std::string out = "digraph " + Quoted(title) + " {\n  node [shape=box];\n";
+  std::string out = "digraph " + DotString(title) + " {\n  node [shape=box];\n";
   for (const auto& node : dag.nodes) {
     // "\n" is dot's line break inside a label, written as backslash-n.
     std::string label = "\"";
@@ -29,13 +29,13 @@ std::string ToDot(const Dag& dag, const std::string& title) {
     label += "\\n";
     AppendEscaped(label, node.kind->name);
     label += '"';
-    out += "  " + Quoted(node.name) + " [label=" + label + "];\n";
+    out += "  " + DotString(node.name) + " [label=" + label + "];\n";
   }
   for (const auto& node : dag.nodes) {
     for (const auto& input : node.inputs) {
       for (int source : input.sources)
-        out += "  " + Quoted(dag.nodes[source].name) + " -> " + Quoted(node.name) + " [label=" +
-               Quoted(input.port) + "];\n";
+        out += "  " + DotString(dag.nodes[source].name) + " -> " + DotString(node.name) + " [label=" +
+               DotString(input.port) + "];\n";
     }
   }
   return out + "}\n";

@@ -34,22 +34,8 @@ figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { color: #666;
 </style>
 )";
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-// As the text report: "0.8279", "0.8279 ± 0.0123", " (n=K)" when only K of the row's runs report it.
-std::string CellText(const ReportCell& cell, size_t row_runs) {
-  std::string s = Fixed(cell.mean, 4);
-  if (cell.n > 1) s += " ± " + Fixed(cell.stddev, 4);
-  if (cell.n != row_runs) s += " (n=" + std::to_string(cell.n) + ")";
-  return s + PValueText(cell);
-}
-
 // "12.345 s", or "" for a time that was not finite.
-std::string Seconds(double seconds, int digits) { return std::isfinite(seconds) ? Fixed(seconds, digits) + " s" : ""; }
+std::string Seconds(double seconds, int digits) { return std::isfinite(seconds) ? FixedText(seconds, digits) + " s" : ""; }
 
 std::string RunLabel(const RunRecord& run) { return SettingLabel(run.axes.empty() ? run.ablation : run.axes); }
 
@@ -121,8 +107,8 @@ std::string CompareSection(const ReportTable& table) {
     out += "<tr><td>" + XmlEscape(row.label) + "</td><td class=\"num\">" + std::to_string(row.runs) + "</td>";
     for (const auto& cell : row.cells) {
       if (!cell) out += "<td class=\"num\">–</td>";
-      else if (cell->best) out += "<td class=\"num best\" title=\"best\">" + XmlEscape(CellText(*cell, row.runs)) + "</td>";
-      else out += "<td class=\"num\">" + XmlEscape(CellText(*cell, row.runs)) + "</td>";
+      else if (cell->best) out += "<td class=\"num best\" title=\"best\">" + XmlEscape(CellText(*cell, row.runs) + PValueText(*cell)) + "</td>";
+      else out += "<td class=\"num\">" + XmlEscape(CellText(*cell, row.runs) + PValueText(*cell)) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -180,7 +166,7 @@ std::string NodesSection(const PipelineRecord& record) {
 
 std::string Header(const PipelineRecord& record) {
   std::string meta = std::to_string(record.runs.size()) + (record.runs.size() == 1 ? " run" : " runs");
-  if (std::isfinite(record.seconds)) meta += " · " + Fixed(record.seconds, 1) + " s wall time";
+  if (std::isfinite(record.seconds)) meta += " · " + FixedText(record.seconds, 1) + " s wall time";
   std::string name = XmlEscape(record.pipeline);
   return "<title>seqflow report: " + name + "</title>\n</head>\n<body>\n<h1>" + name + "</h1>\n<p class=\"meta\">" +
          meta + " · seqflow run record</p>\n";

@@ -14,10 +14,6 @@ namespace {
 constexpr size_t kMaxLabelWidth = 40;
 constexpr size_t kGap = 2;  // spaces between text columns
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 struct RunGroup {
   std::string label;      // runs with equal labels share a row
   std::string repeat_id;  // which repetition of its row the run is
@@ -93,20 +89,6 @@ void MarkBest(ReportTable& table) {
   }
 }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-// "0.8279", "0.8279 ± 0.0123", with " (n=K)" when only K of the row's runs report it.
-std::string CellText(const std::optional<ReportCell>& cell, size_t row_runs) {
-  if (!cell) return "-";
-  std::string s = Fixed(cell->mean, 4);
-  if (cell->n > 1) s += " ± " + Fixed(cell->stddev, 4);
-  if (cell->n != row_runs) s += " (n=" + std::to_string(cell->n) + ")";
-  return s;
-}
 
 std::string PText(const std::optional<ReportCell>& cell) { return cell ? PValueText(*cell) : ""; }
 
@@ -149,7 +131,7 @@ std::vector<std::vector<std::string>> TextCells(const ReportTable& table) {
   for (const ReportRow& row : table.rows) {
     cells.emplace_back();
     for (const auto& cell : row.cells)
-      cells.back().push_back(CellText(cell, row.runs) + (cell && cell->best ? "*" : "") + PText(cell));
+      cells.back().push_back((cell ? CellText(*cell, row.runs) : "-") + (cell && cell->best ? "*" : "") + PText(cell));
   }
   return cells;
 }
@@ -192,12 +174,25 @@ std::string Precise(double v) {
 }  // namespace
 
 bool IsRepetitionKey(std::string_view key) {
-  return key == "repeat" || key.rfind("repeat.", 0) == 0 || EndsWith(key, ".seed");
+  return key == "repeat" || key.rfind("repeat.", 0) == 0 || key.ends_with(".seed");
+}
+
+std::string FixedText(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string CellText(const ReportCell& cell, size_t row_runs) {
+  std::string s = FixedText(cell.mean, 4);
+  if (cell.n > 1) s += " ± " + FixedText(cell.stddev, 4);
+  if (cell.n != row_runs) s += " (n=" + std::to_string(cell.n) + ")";
+  return s;
 }
 
 std::string PValueText(const ReportCell& cell) {
   if (!cell.p) return "";
-  std::string s = *cell.p < 0.001 ? " p<0.001" : " p=" + Fixed(*cell.p, 3);
+  std::string s = *cell.p < 0.001 ? " p<0.001" : " p=" + FixedText(*cell.p, 3);
   return *cell.p < kSignificanceLevel ? s + "†" : s;
 }
 
@@ -255,7 +250,7 @@ std::string RenderText(const ReportTable& table, size_t width) {
     out += "p: paired " +
            std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
            " vs the best row over sentences, R = " + std::to_string(table.test.samples) + "; † p < " +
-           Fixed(kSignificanceLevel, 2) + "\n";
+           FixedText(kSignificanceLevel, 2) + "\n";
   out += "\n";
   if (table.columns.empty()) out += "(no evaluator metrics)\n\n";
   size_t first = 0;
@@ -279,7 +274,7 @@ std::string RenderMarkdown(const ReportTable& table) {
     for (char c : row.label) label += c == '|' ? std::string("\\|") : std::string(1, c);
     out += "| " + label + " | " + std::to_string(row.runs) + " |";
     for (const auto& cell : row.cells) {
-      std::string text = cell ? CellText(cell, row.runs) : "";
+      std::string text = cell ? CellText(*cell, row.runs) : "";
       out += " " + (cell && cell->best ? "**" + text + "**" : text) + PText(cell) + " |";
     }
     out += "\n";

@@ -78,6 +78,10 @@ std::pair<std::string, std::string> SplitColumn(const std::string& column);
 ReportTable BuildReport(const PipelineRecord& record, const SentenceFiles& sentences = {},
                         const SignificanceOptions& test = {});
 
+// printf's "%.*f" of `v`.
+std::string FixedText(double v, int digits);
+// "0.8279", "0.8279 ± 0.0123", with " (n=K)" when only K of the row's runs report it.
+std::string CellText(const ReportCell& cell, size_t row_runs);
 // " p=0.012", " p<0.001", marked "†" below kSignificanceLevel; "" when the cell has no p-value.
 std::string PValueText(const ReportCell& cell);
 

@@ -10,7 +10,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json FiniteOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json AttachmentJson(const AttachmentSpec& a) {
   Json j = {{"suffix", a.suffix}, {"type", AttachmentTypeName(a.type)}};
@@ -34,10 +34,10 @@ Json KindJson(const RecordSpec& spec) {
 
 Json NodeJson(const NodeRecord& node) {
   Json metrics = Json::object();
-  for (const auto& [name, value] : node.metrics) metrics[name] = Number(value);
+  for (const auto& [name, value] : node.metrics) metrics[name] = FiniteOrNull(value);
   Json j = {{"kind", node.kind},
             {"status", NodeStatusName(node.status)},
-            {"seconds", Number(node.seconds)},
+            {"seconds", FiniteOrNull(node.seconds)},
             {"key", node.key},
             {"metrics", metrics},
             {"attachments", node.attachments}};
@@ -57,7 +57,7 @@ Json RunJson(const RunRecord& run) {
   Json nodes = Json::object();
   for (const auto& [name, node] : run.nodes) nodes[name] = NodeJson(node);
   return {{"ablation", run.ablation},       {"axes", run.axes}, {"ok", run.ok},
-          {"seconds", Number(run.seconds)}, {"nodes", nodes},   {"graph", GraphJson(run.graph)}};
+          {"seconds", FiniteOrNull(run.seconds)}, {"nodes", nodes},   {"graph", GraphJson(run.graph)}};
 }
 
 bool SameGraph(const GraphShape& a, const GraphShape& b) {
@@ -89,7 +89,7 @@ std::string RunRecordJson(const PipelineRecord& record) {
   for (const auto& [name, spec] : record.kinds) kinds[name] = KindJson(spec);
   Json runs = Json::array();
   for (const RunRecord& run : record.runs) runs.push_back(RunJson(run));
-  Json j = {{"pipeline", record.pipeline}, {"seconds", Number(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
+  Json j = {{"pipeline", record.pipeline}, {"seconds", FiniteOrNull(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
   if (!record.repeat_axis.empty()) j["repeat_axis"] = record.repeat_axis;
   if (!record.build.empty()) j["build"] = record.build;
   return j.dump(2) + "\n";

@@ -164,10 +164,6 @@ std::vector<std::string> SplitCsvLine(std::string_view line) {
   return fields;
 }
 
-bool EndsWith(std::string_view name, std::string_view suffix) {
-  return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
-}
-
 // Rows of numbers under `header`; an empty field is NaN.
 Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t columns) {
   std::vector<std::vector<double>> rows;
@@ -203,7 +199,9 @@ std::vector<std::string> Selected(const std::vector<std::string>& header, const 
   };
   for (const std::string& name : names)
     for (const std::string& column : header)
-      if (name.starts_with('*') ? EndsWith(column, std::string_view(name).substr(1)) : column == name) add(column);
+      if (name.starts_with('*') ? column.size() >= name.size() && column.ends_with(std::string_view(name).substr(1))
+                                : column == name)
+        add(column);
   return out;
 }
 

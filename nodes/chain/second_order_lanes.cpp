@@ -43,7 +43,7 @@ V FillPsi(const double* scores, int K, const LaneBatch<kLanes>& batch, V* psi, I
   return m_sum;
 }
 
-struct ForwardResult {
+struct SecondOrderForwardResult {
   std::array<double, kLanes> log_z{};
   std::array<double, kLanes> inv_s{};  // 0 for unused or dead lanes
 };
@@ -56,7 +56,7 @@ void ScaleStep(V sum, const LaneBatch<kLanes>& batch, int t, IV* dead, IV* log2_
 }
 
 template <int N>
-ForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& batch, V m_sum, IV bad,
+SecondOrderForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& batch, V m_sum, IV bad,
                       SecondOrderWork& work) {
   const int K = tr.num_labels, T = batch.length;
   const size_t TK = static_cast<size_t>(T) * K;
@@ -91,7 +91,7 @@ ForwardResult Forward(const SecondOrderTransition& tr, const LaneBatch<kLanes>& 
       for (int b = 0; b < K; ++b) a[b] *= s;
     }
   }
-  ForwardResult out;
+  SecondOrderForwardResult out;
   for (int l = 0; l < kLanes; ++l) {
     const int n = batch.len(l);
     if (n == 0) continue;
@@ -218,7 +218,7 @@ std::array<double, kLanes> ForwardBackwardKernel(const double* scores, const Sec
   Reserve(batch.length, K, work);
   IV bad = {};
   const V m_sum = FillPsi(scores, K, batch, work.psi.data(), &bad);
-  const ForwardResult forward = Forward<N>(transition, batch, m_sum, bad, work);
+  const SecondOrderForwardResult forward = Forward<N>(transition, batch, m_sum, bad, work);
   const auto set = [](auto* r) { return r != nullptr; };
   const bool rows = std::any_of(marginal_rows.begin(), marginal_rows.end(), set) ||
                     std::any_of(pair_rows.begin(), pair_rows.end(), set);

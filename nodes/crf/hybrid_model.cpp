@@ -6,25 +6,11 @@
 #include <algorithm>
 
 #include "nodes/common/parallel.h"
+#include "nodes/crf/matrix_bytes.h"
 
 namespace seqflow {
 
 namespace {
-
-void SaveMatrix(ByteWriter& w, const Eigen::Ref<const RowMatrixXd>& m) {
-  w.I64(m.rows());
-  w.I64(m.cols());
-  w.F64s(m.data(), static_cast<size_t>(m.size()));
-}
-
-RowMatrixXd LoadMatrix(ByteReader& r) {
-  const int64_t rows = r.I64();
-  const int64_t cols = r.I64();
-  const std::vector<double> values = r.F64s();
-  if (rows < 0 || cols < 0 || static_cast<int64_t>(values.size()) != rows * cols)
-    throw StatusError(Status::Corruption("HybridModel: matrix shape does not match its values"));
-  return Eigen::Map<const RowMatrixXd>(values.data(), rows, cols);
-}
 
 void SaveArtifact(ByteWriter& w, const Artifact& a) {
   ByteWriter inner;
@@ -96,9 +82,9 @@ void HybridModel::Save(ByteWriter& w) const {
   }
   w.U64(static_cast<uint64_t>(theta.num_models()));
   for (int j = 0; j < theta.num_models(); ++j) {
-    SaveMatrix(w, theta.log_initial[j].transpose());
-    SaveMatrix(w, theta.log_transition[j]);
-    SaveMatrix(w, theta.log_emission[j]);
+    SaveRowMatrix(w, theta.log_initial[j].transpose());
+    SaveRowMatrix(w, theta.log_transition[j]);
+    SaveRowMatrix(w, theta.log_emission[j]);
   }
   w.F64s(gamma.data(), static_cast<size_t>(gamma.size()));
 }
@@ -123,11 +109,11 @@ std::shared_ptr<const HybridModel> HybridModel::Load(ByteReader& r) {
   }
   const size_t models = r.Count(1);
   for (size_t j = 0; j < models; ++j) {
-    const RowMatrixXd initial = LoadMatrix(r);
+    const RowMatrixXd initial = LoadRowMatrix(r);
     if (initial.rows() != 1) throw StatusError(Status::Corruption("HybridModel: an initial distribution is not a row"));
     m->theta.log_initial.push_back(initial.transpose());
-    m->theta.log_transition.push_back(LoadMatrix(r));
-    m->theta.log_emission.push_back(LoadMatrix(r));
+    m->theta.log_transition.push_back(LoadRowMatrix(r));
+    m->theta.log_emission.push_back(LoadRowMatrix(r));
   }
   const std::vector<double> gamma = r.F64s();
   m->gamma = Eigen::Map<const Eigen::VectorXd>(gamma.data(), static_cast<Eigen::Index>(gamma.size()));

@@ -11,6 +11,7 @@
 #include "nodes/optim/box_lbfgs.h"
 #include "nodes/optim/objective.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/crf/matrix_bytes.h"
 
 namespace seqflow {
 
@@ -58,21 +59,6 @@ Result<CombinationFit> FitCombinationWeights(const HybridCorpus& heldout, const 
 
 namespace {
 
-void SaveVector(ByteWriter& w, const Eigen::VectorXd& v) { w.F64s(v.data(), static_cast<size_t>(v.size())); }
-
-RowMatrixXd LoadMatrix(ByteReader& r) {
-  const int64_t rows = r.I64(), cols = r.I64();
-  const std::vector<double> values = r.F64s();
-  if (rows < 0 || cols < 0 || values.size() != static_cast<size_t>(rows * cols))
-    throw StatusError(Status::Corruption("matrix size"));
-  return Eigen::Map<const RowMatrixXd>(values.data(), rows, cols);
-}
-
-Eigen::VectorXd LoadVector(ByteReader& r) {
-  const std::vector<double> values = r.F64s();
-  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
-}
-
 // ByteWriter::F64s' bytes (the count, then the values) with the values a view of where they are.
 void AppendDoubles(StatePieces& state, const double* values, size_t n) {
   state.writer().U64(n);
@@ -95,8 +81,8 @@ GenerativeParams LoadTheta(ByteReader& r) {
   GenerativeParams theta;
   for (uint64_t n = r.U64(), j = 0; j < n; ++j) {
     theta.log_initial.push_back(LoadVector(r));
-    theta.log_transition.push_back(LoadMatrix(r));
-    theta.log_emission.push_back(LoadMatrix(r));
+    theta.log_transition.push_back(LoadRowMatrix(r));
+    theta.log_emission.push_back(LoadRowMatrix(r));
   }
   return theta;
 }

@@ -5,7 +5,7 @@
 namespace seqflow {
 namespace {
 
-[[noreturn]] void Corrupt(const std::string& what) {
+[[noreturn]] void CorruptShards(const std::string& what) {
   throw StatusError(Status::Corruption("ShardedFeatureSet: " + what));
 }
 
@@ -36,10 +36,10 @@ std::shared_ptr<const ShardedFeatureSet> ShardedFeatureSet::Load(ByteReader& r) 
   set->dictionary = FeatureDictionary::Load(r);
   set->label_names = r.Strs();
   const uint8_t encoding = r.U8();
-  if (encoding > static_cast<uint8_t>(TagEncoding::kRuns)) Corrupt("bad tag encoding");
+  if (encoding > static_cast<uint8_t>(TagEncoding::kRuns)) CorruptShards("bad tag encoding");
   set->encoding = static_cast<TagEncoding>(encoding);
   const uint8_t labeled = r.U8();
-  if (labeled > 1) Corrupt("bad labeled flag");
+  if (labeled > 1) CorruptShards("bad labeled flag");
   set->labeled = labeled == 1;
   LoadStoredShards(r, kType, &set->shard_sentences, &set->shards);
   r.ExpectEnd();

@@ -56,7 +56,7 @@ double HermiteCrossing(const Node& a, const Node& b, double target) {
   return 0.5 * (lo + hi);
 }
 
-struct Correction {
+struct FlowCorrection {
   bool converged = false;
   int iterations = 0;
   Eigen::VectorXd y;
@@ -69,9 +69,9 @@ struct Correction {
   Eigen::VectorXd z1;    // the first corrected iterate Z_1
 };
 
-class Tracker {
+class FlowTracker {
  public:
-  Tracker(const HomotopyMap& map, const NormalFlowOptions& options, Eigen::Index n) : map_(map), options_(options), n_(n) {}
+  FlowTracker(const HomotopyMap& map, const NormalFlowOptions& options, Eigen::Index n) : map_(map), options_(options), n_(n) {}
 
   int evaluations() const { return evaluations_; }
   void set_evaluations(int evaluations) { evaluations_ = evaluations; }
@@ -95,10 +95,10 @@ class Tracker {
 
   // Newton with the minimum-norm step from w; `fixed_lambda` holds λ instead (constraint e_λ);
   // with options.pseudo_arclength the row is `row` (the predicted tangent at w).
-  Result<Correction> Correct(const Eigen::VectorXd& w, const Eigen::VectorXd& orient, double rel, double abs,
+  Result<FlowCorrection> Correct(const Eigen::VectorXd& w, const Eigen::VectorXd& orient, double rel, double abs,
                              int max_iterations, bool fixed_lambda = false,
                              const Eigen::VectorXd& row_direction = Eigen::VectorXd()) {
-    Correction c;
+    FlowCorrection c;
     c.y = w;
     double previous = std::numeric_limits<double>::infinity();
     // With a fixed Newton row (λ held, or the pseudo-arclength row `orient`) the tangent is
@@ -151,7 +151,7 @@ class Tracker {
   }
 
   // HOMPACK's step-size law from the corrector's contraction, residual and distance.
-  double NextStep(const Correction& c, const Eigen::VectorXd& predicted, double h, double min_step) const {
+  double NextStep(const FlowCorrection& c, const Eigen::VectorXd& predicted, double h, double min_step) const {
     double ratio = std::numeric_limits<double>::infinity();
     auto consider = [&](double ideal, double measured) {
       if (measured > 0) ratio = std::min(ratio, ideal / measured);
@@ -188,12 +188,12 @@ class Tracker {
 // lie within the arc tolerance of the curve, but a long bracket's cubic can be far from a curve
 // that bends between them (at fixed λ, as far as the curve is flat in λ): when Newton does not
 // converge there, nothing is returned and the tracker steps again from a, shorter.
-Result<std::optional<Node>> EndGame(Tracker& tracker, const Node& a, const Node& b, const NormalFlowOptions& o) {
+Result<std::optional<Node>> EndGame(FlowTracker& tracker, const Node& a, const Node& b, const NormalFlowOptions& o) {
   const Eigen::Index n = a.y.size() - 1;
   const double s = HermiteCrossing(a, b, o.lambda_end);
   Eigen::VectorXd start = Hermite(a, b, s);
   start[n] = o.lambda_end;
-  SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(start, a.t, o.final_rel_tol, o.final_abs_tol,
+  SEQFLOW_ASSIGN_OR_RETURN(FlowCorrection c, tracker.Correct(start, a.t, o.final_rel_tol, o.final_abs_tol,
                                                          o.end_game_iterations, /*fixed_lambda=*/true));
   if (!c.converged) return std::optional<Node>();
   return std::optional<Node>(Node{s + (c.y - start).norm(), c.y, c.t});
@@ -205,9 +205,9 @@ Result<Eigen::VectorXd> CorrectAtFixedLambda(const HomotopyMap& map, const Eigen
                                              double abs_tol, int max_iterations, int* evaluations) {
   const NormalFlowOptions options;
   const Eigen::Index n = y0.size() - 1;
-  Tracker tracker(map, options, n);
+  FlowTracker tracker(map, options, n);
   const Eigen::VectorXd orient = Eigen::VectorXd::Unit(n + 1, n);
-  Result<Correction> c = tracker.Correct(y0, orient, rel_tol, abs_tol, max_iterations, /*fixed_lambda=*/true);
+  Result<FlowCorrection> c = tracker.Correct(y0, orient, rel_tol, abs_tol, max_iterations, /*fixed_lambda=*/true);
   if (evaluations != nullptr) *evaluations += tracker.evaluations();
   if (!c.ok()) return c.status();
   if (!c->converged) return Status::Numerical("normal flow: Newton at fixed λ did not converge");
@@ -218,7 +218,7 @@ Result<Eigen::VectorXd> CorrectAtLambdaBetween(const HomotopyMap& map, const Eig
                                                double lambda, const NormalFlowOptions& options, int max_shortenings,
                                                int* evaluations) {
   const Eigen::Index n = a.size() - 1;
-  Tracker tracker(map, options, n);
+  FlowTracker tracker(map, options, n);
   auto counted = [&](Result<Eigen::VectorXd> r) {
     if (evaluations != nullptr) *evaluations += tracker.evaluations();
     return r;
@@ -228,7 +228,7 @@ Result<Eigen::VectorXd> CorrectAtLambdaBetween(const HomotopyMap& map, const Eig
     const double s = HermiteCrossing(lo, hi, lambda);
     Eigen::VectorXd start = Hermite(lo, hi, s);
     start[n] = lambda;
-    SEQFLOW_ASSIGN_OR_RETURN(Correction c, tracker.Correct(start, lo.t, options.final_rel_tol, options.final_abs_tol,
+    SEQFLOW_ASSIGN_OR_RETURN(FlowCorrection c, tracker.Correct(start, lo.t, options.final_rel_tol, options.final_abs_tol,
                                                            options.end_game_iterations, /*fixed_lambda=*/true));
     if (!c.converged) return std::optional<Eigen::VectorXd>();
     return std::optional<Eigen::VectorXd>(std::move(c.y));
@@ -247,7 +247,7 @@ Result<Eigen::VectorXd> CorrectAtLambdaBetween(const HomotopyMap& map, const Eig
   Node lo = std::move(*start);
   double h = 0.5 * chord.norm();
   for (int shortenings = 0, steps = 0; shortenings < max_shortenings && steps < options.max_steps;) {
-    Result<Correction> c = tracker.Correct(lo.y + h * lo.t, lo.t, options.arc_rel_tol, options.arc_abs_tol,
+    Result<FlowCorrection> c = tracker.Correct(lo.y + h * lo.t, lo.t, options.arc_rel_tol, options.arc_abs_tol,
                                            options.corrector_iterations);
     if (!c.ok()) return counted(c.status());
     if (!c->converged || c->t.dot(lo.t) < options.min_tangent_cosine) {
@@ -284,7 +284,7 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
   const double min_step = options.min_step > 0 ? options.min_step
                                                : (std::sqrt(static_cast<double>(n + 1)) + 4) *
                                                      std::numeric_limits<double>::epsilon();
-  Tracker tracker(map, options, n);
+  FlowTracker tracker(map, options, n);
   NormalFlowResult result;
   auto record = [&](const Node& node, double step, int iterations) -> Status {
     result.points.push_back(NormalFlowPoint{node.s, node.y, node.t, step, iterations});
@@ -318,7 +318,7 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
     // The pseudo-arclength row: the predictor's direction at the prediction, so the hyperplane
     // of the corrected points crosses the curve there at right angles even past a sharp turn.
     const Eigen::VectorXd direction = have_previous ? HermiteDirection(previous, current, current.s + h) : current.t;
-    SEQFLOW_ASSIGN_OR_RETURN(Correction c,
+    SEQFLOW_ASSIGN_OR_RETURN(FlowCorrection c,
                              tracker.Correct(predicted, current.t, options.arc_rel_tol, options.arc_abs_tol,
                                              options.corrector_iterations, /*fixed_lambda=*/false, direction));
     // Allgower & Georg's angle test: tangents more than acos(min_tangent_cosine) apart mean the

@@ -9,7 +9,7 @@ namespace {
 
 using Linearization = std::unique_ptr<PathLinearization>;
 
-struct Correction {
+struct PathCorrection {
   Linearization lin;  // at z
   Eigen::VectorXd z;
   double step = 0;  // the predictor's arc length δ
@@ -17,9 +17,9 @@ struct Correction {
   bool converged = false;
 };
 
-class Tracker {
+class PathTracker {
  public:
-  Tracker(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0, const IdSentences& unlabeled,
+  PathTracker(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0, const IdSentences& unlabeled,
           const PathOptions& options)
       : layout_(layout),
         frozen_(frozen),
@@ -45,8 +45,8 @@ class Tracker {
   }
 
   // Newton (or chord) iterations on F(z) = 0, cᵀ(z − z_pred) = 0 from z_pred.
-  Correction Correct(const Eigen::VectorXd& z_pred, const Eigen::VectorXd& c_row, PathLinearization* base) const {
-    Correction c{nullptr, z_pred, 0, 0, false};
+  PathCorrection Correct(const Eigen::VectorXd& z_pred, const Eigen::VectorXd& c_row, PathLinearization* base) const {
+    PathCorrection c{nullptr, z_pred, 0, 0, false};
     for (;; ++c.iterations) {
       c.lin = At(c.z);
       if (options_.corrector_iterations == 0 || Converged(*c.lin)) {
@@ -67,7 +67,7 @@ class Tracker {
   // path ends exactly at λ_end: past it (1 − λ) EM_0 < 0, and at λ = 1 the fixed point may lie
   // on the boundary Θ̃_i = 0, which predictors overshoot (the pseudo-count (1 − λ) ε of a
   // parameter EM drives to 0 vanishes), stalling a corrector on the hyperplane ⟂ η.
-  std::optional<Correction> Advance(const Eigen::VectorXd& z, const Eigen::VectorXd& eta, PathLinearization* base,
+  std::optional<PathCorrection> Advance(const Eigen::VectorXd& z, const Eigen::VectorXd& eta, PathLinearization* base,
                                     double* delta) const {
     const double to_end = eta[P_] > 0 ? (options_.lambda_end - z[P_]) / eta[P_] : *delta + 1;
     for (;;) {
@@ -75,7 +75,7 @@ class Tracker {
       const double step = last ? to_end : *delta;
       Eigen::VectorXd z_pred = Clip(z + step * eta);
       if (last) z_pred[P_] = options_.lambda_end;
-      Correction c = Correct(z_pred, last ? Eigen::VectorXd(Eigen::VectorXd::Unit(P_ + 1, P_)) : eta, base);
+      PathCorrection c = Correct(z_pred, last ? Eigen::VectorXd(Eigen::VectorXd::Unit(P_ + 1, P_)) : eta, base);
       c.step = step;
       if (c.converged || !options_.adaptive) return c;
       *delta = step / 2;
@@ -125,7 +125,7 @@ std::optional<PathStop> StopReason(const PathOptions& options, int step, double 
 Result<PathResult> TraceEmLambdaPath(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
                                      const IdSentences& unlabeled, const PathOptions& options,
                                      const PathCallbacks& callbacks) {
-  const Tracker tracker(layout, frozen, em0, unlabeled, options);
+  const PathTracker tracker(layout, frozen, em0, unlabeled, options);
   const int P = tracker.P();
   Eigen::VectorXd z(P + 1);
   z << em0, 0.0;                                              // Algorithm 1, line 4
@@ -150,7 +150,7 @@ Result<PathResult> TraceEmLambdaPath(const PomLayout& layout, const HmmParams& f
       result.stop = *stop;
       return result;
     }
-    std::optional<Correction> c = tracker.Advance(z, eta, lin.get(), &delta);
+    std::optional<PathCorrection> c = tracker.Advance(z, eta, lin.get(), &delta);
     if (!c) {
       result.stop = PathStop::kStepTooSmall;
       return result;

@@ -5,7 +5,7 @@
 namespace seqflow {
 namespace {
 
-[[noreturn]] void Corrupt(const std::string& what) { throw StatusError(Status::Corruption("ShardedCorpus: " + what)); }
+[[noreturn]] void CorruptShards(const std::string& what) { throw StatusError(Status::Corruption("ShardedCorpus: " + what)); }
 
 }  // namespace
 
@@ -24,10 +24,10 @@ void ShardedCorpus::Save(ByteWriter& w) const {
 std::shared_ptr<const ShardedCorpus> ShardedCorpus::Load(ByteReader& r) {
   auto c = std::make_shared<ShardedCorpus>();
   c->columns = r.Strs();
-  if (c->columns.empty() || c->columns[0] != "word") Corrupt("column 0 is not 'word'");
+  if (c->columns.empty() || c->columns[0] != "word") CorruptShards("column 0 is not 'word'");
   c->label_names = r.Strs();
   const uint8_t enc = r.U8();
-  if (enc > static_cast<uint8_t>(TagEncoding::kRuns)) Corrupt("bad tag encoding " + std::to_string(enc));
+  if (enc > static_cast<uint8_t>(TagEncoding::kRuns)) CorruptShards("bad tag encoding " + std::to_string(enc));
   c->encoding = static_cast<TagEncoding>(enc);
   c->source = r.Str();
   LoadStoredShards(r, kType, &c->shard_sentences, &c->shards);

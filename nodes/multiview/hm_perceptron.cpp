@@ -20,7 +20,7 @@ bool InView(const std::vector<int32_t>* view_of, int32_t a, int v) {
   return view_of == nullptr ? v == 0 : (*view_of)[static_cast<size_t>(a)] == v;
 }
 
-constexpr uint64_t kStateMagic = 0x3143525048464d53;  // "SMFHPRC1"
+constexpr uint64_t kPerceptronStateMagic = 0x3143525048464d53;  // "SMFHPRC1"
 
 }  // namespace
 
@@ -250,7 +250,7 @@ namespace {
 std::string EncodeState(const HmPerceptronOptions& options, int32_t A, int32_t K,
                         const std::vector<HmPerceptronEpoch>& epochs, const PerceptronState& state) {
   ByteWriter w;
-  w.U64(kStateMagic);
+  w.U64(kPerceptronStateMagic);
   w.I64(options.views), w.U8(options.averaged ? 1 : 0), w.I64(A), w.I64(K);
   w.U64(epochs.size());
   for (const HmPerceptronEpoch& e : epochs) w.I64(e.epoch), w.F64(e.c_u), w.I64(e.labeled_errors), w.I64(e.disagreements);
@@ -263,7 +263,7 @@ Status DecodeState(const std::string& bytes, const HmPerceptronOptions& options,
   const Status unfit = Status::Invalid("multiview.perceptron: the state to resume from does not fit these data and options");
   try {
     ByteReader r(bytes);
-    if (r.U64() != kStateMagic || r.I64() != options.views || r.U8() != (options.averaged ? 1 : 0) || r.I64() != A ||
+    if (r.U64() != kPerceptronStateMagic || r.I64() != options.views || r.U8() != (options.averaged ? 1 : 0) || r.I64() != A ||
         r.I64() != K)
       return unfit;
     const uint64_t done = r.U64();

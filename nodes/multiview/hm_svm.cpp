@@ -15,7 +15,7 @@ namespace seqflow {
 
 namespace {
 
-constexpr uint64_t kStateMagic = 0x314d5653484d4653;  // "SFMHSVM1"
+constexpr uint64_t kSvmStateMagic = 0x314d5653484d4653;  // "SFMHSVM1"
 
 double Dot(const SparseJointFeatures& p, const SparseJointFeatures& q) {
   double s = 0;
@@ -429,7 +429,7 @@ namespace {
 std::string EncodeState(const HmPerceptronData& data, const HmSvmOptions& options,
                         const std::vector<HmSvmEpoch>& epochs, const HmSvmTrainer& trainer) {
   ByteWriter w;
-  w.U64(kStateMagic);
+  w.U64(kSvmStateMagic);
   w.I64(options.views), w.I64(options.form == HmSvmForm::kDual ? 1 : 0), w.I64(static_cast<int64_t>(data.view->size())),
       w.I64(data.num_labels), w.U64(data.labeled->size()), w.U64(data.unlabeled->size());
   w.U64(epochs.size());
@@ -446,7 +446,7 @@ Status DecodeState(const std::string& bytes, const HmPerceptronData& data, const
   const Status unfit = Status::Invalid("multiview.hmsvm: the state to resume from does not fit these data and options");
   try {
     ByteReader r(bytes);
-    if (r.U64() != kStateMagic || r.I64() != options.views || r.I64() != (options.form == HmSvmForm::kDual ? 1 : 0) ||
+    if (r.U64() != kSvmStateMagic || r.I64() != options.views || r.I64() != (options.form == HmSvmForm::kDual ? 1 : 0) ||
         r.I64() != static_cast<int64_t>(data.view->size()) || r.I64() != data.num_labels ||
         r.U64() != data.labeled->size() || r.U64() != data.unlabeled->size())
       return unfit;

@@ -33,7 +33,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace anchors_real_data_test {
 
 TEST(RealData, TwitterAnchorHmm) {
   const std::string dir = MakeTempDir("seqflow-twitter-anchors");
@@ -204,5 +204,5 @@ TEST(RealData, TwitterCurveSeededRepeats) {
         << seed;
 }
 
-}  // namespace
+}  // namespace anchors_real_data_test
 }  // namespace seqflow::testutil

@@ -19,7 +19,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace checkpoint_resume_test {
 
 namespace fs = std::filesystem;
 
@@ -99,5 +99,5 @@ TEST(CheckpointResumeTest, ARaisedMaxStepsContinuesTheCachedHomotopyPath) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace checkpoint_resume_test
 }  // namespace seqflow::testutil

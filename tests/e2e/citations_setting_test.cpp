@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace citations_setting_test {
 
 // The run of `summary` whose ablation sets `key` to a value ending in `suffix` and
 // vocab.counted_inputs to `counted`, Viterbi decoding.
@@ -60,11 +60,11 @@ TEST(CitationsSetting, CountedInputsBeyondThePortIsAnError) {
   EXPECT_NE(r.err.find("counted_inputs is 3 but port 'data' has 2 corpora"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace citations_setting_test
 }  // namespace seqflow::testutil
 
 namespace seqflow::testutil {
-namespace {
+namespace citations_setting_test {
 
 // Table 1 over re-splits (pipelines/citations_table1_splits.yaml), two of its seeds. Measured
 // 2026-11-24 (tracker step law of HOMPACK's ratios): split 1 supervised Viterbi F1 .5378, first
@@ -90,5 +90,5 @@ TEST(CitationsSplits, TableOneOnTwoSeededSplits) {
   EXPECT_LT(MetricOf(s, "viterbi", "p_f1.first_singularity", 1), 0.01);
 }
 
-}  // namespace
+}  // namespace citations_setting_test
 }  // namespace seqflow::testutil

@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace cli_test {
 
 namespace fs = std::filesystem;
 
@@ -255,5 +255,5 @@ TEST(HugePages, SeqflowRestartsOnHugePagesUnlessTheTunableIsSet) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace seqflow::testutil

@@ -14,7 +14,7 @@
 #include "tests/e2e/checkpoint_pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace crf_checkpoint_test {
 
 struct CrfCheckpointTraits {
   static constexpr const char* kTempName = "seqflow-crf-checkpoint";
@@ -60,5 +60,5 @@ TEST_F(CrfCheckpointTest, ARaisedMaxIterationsContinuesFromTheCachedResult) {
   EXPECT_EQ(lowered.out.find("continues"), std::string::npos) << lowered.out;
 }
 
-}  // namespace
+}  // namespace crf_checkpoint_test
 }  // namespace seqflow::testutil

@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace crf_order2_real_data_test {
 
 nlohmann::json RunPipeline(const std::string& pipeline, const std::vector<std::string>& extra_args) {
   const std::string tmp = MakeTempDir("seqflow-order2");
@@ -60,5 +60,5 @@ TEST(CrfOrder2RealData, ChunkingAtOrder2WithBothDecoders) {
   EXPECT_EQ(MetricOf(s, "crf", "weights", viterbi), 7448606.0 + 11132.0);
 }
 
-}  // namespace
+}  // namespace crf_order2_real_data_test
 }  // namespace seqflow::testutil

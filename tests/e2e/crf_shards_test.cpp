@@ -12,7 +12,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace crf_shards_test {
 
 namespace fs = std::filesystem;
 
@@ -51,5 +51,5 @@ TEST_F(CrfShardsE2e, TheShardedChunkerIsTheWholeCorpussBits) {
   EXPECT_EQ(Run("conll2000_crf_shards.yaml", {"shard_sentences=10000"}, "crf"), whole);
 }
 
-}  // namespace
+}  // namespace crf_shards_test
 }  // namespace seqflow

@@ -18,7 +18,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace disk_faults_test {
 
 namespace fs = std::filesystem;
 
@@ -184,5 +184,5 @@ TEST_F(DiskFaultsE2eTest, ACacheRemovedWhileRunningNeverCrashesNorServesAWrongEn
   EXPECT_EQ(Metrics(ReadSummary(dir_ + "/last")), reference);
 }
 
-}  // namespace
+}  // namespace disk_faults_test
 }  // namespace seqflow::testutil

@@ -16,7 +16,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace homotopy_real_data_test {
 
 // lambda -> column value of a path.csv.
 std::map<double, double> Column(const std::string& csv_path, const std::string& name) {
@@ -59,11 +59,11 @@ TEST(RealData, CitationsEmLambdaSweepHasThePapersShape) {
   }
 }
 
-}  // namespace
+}  // namespace homotopy_real_data_test
 }  // namespace seqflow::testutil
 
 namespace seqflow::testutil {
-namespace {
+namespace homotopy_real_data_test {
 
 // Table 1 of Haffari & Sarkar 2008 on our data (pipelines/citations_homotopy.yaml, 300 labeled +
 // 700 unlabeled, Viterbi and SMS), in the paper's setting, the path followed by the normal-flow
@@ -119,11 +119,11 @@ TEST(RealData, CitationsHomotopyTableOne) {
   EXPECT_GT(turning, 0);
 }
 
-}  // namespace
+}  // namespace homotopy_real_data_test
 }  // namespace seqflow::testutil
 
 namespace seqflow::testutil {
-namespace {
+namespace homotopy_real_data_test {
 
 // A path.csv's columns in row order.
 std::map<std::string, std::vector<double>> Columns(const std::string& csv_path) {
@@ -178,5 +178,5 @@ TEST(RealData, PseudoArclengthWithRecycledGmresFollowsTheNormalFlowsPath) {
               0.15 * paths["normal_flow"]["s"].back());
 }
 
-}  // namespace
+}  // namespace homotopy_real_data_test
 }  // namespace seqflow::testutil

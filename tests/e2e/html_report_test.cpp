@@ -16,7 +16,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace html_report_test {
 
 namespace fs = std::filesystem;
 
@@ -127,5 +127,5 @@ TEST(HtmlReportE2eTest, ChromiumRendersTableGraphAndPlots) {
   EXPECT_NE(dom.find(" p="), std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace seqflow::testutil

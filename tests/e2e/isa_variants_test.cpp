@@ -20,7 +20,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace isa_variants_test {
 
 namespace fs = std::filesystem;
 
@@ -128,5 +128,5 @@ TEST(IsaVariants, AnUnknownOrUnsupportedChoiceIsAClearError) {
       << version.out;
 }
 
-}  // namespace
+}  // namespace isa_variants_test
 }  // namespace seqflow::testutil

@@ -15,7 +15,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace ji_homotopy_test {
 
 TEST(JiHomotopy, MismatchedDrawsImproveOnTheSupervisedStart) {
   const std::string dir = MakeTempDir("seqflow-ji");
@@ -41,11 +41,11 @@ TEST(JiHomotopy, MismatchedDrawsImproveOnTheSupervisedStart) {
   EXPECT_GE(mle - supervised, 0.05);
 }
 
-}  // namespace
+}  // namespace ji_homotopy_test
 }  // namespace seqflow::testutil
 
 namespace seqflow::testutil {
-namespace {
+namespace ji_homotopy_test {
 
 // Draw 45 of Table I at looser tracking tolerances (arc 1e-5, HMAX 1): near λ = 0.93 its curve turns
 // so sharply that the tangent kept from the corrector's last iterate (one Newton step off the
@@ -71,11 +71,11 @@ TEST(JiHomotopy, ASharpTurnNearLambdaPoint93IsFollowedAtLooseTolerances) {
   EXPECT_NEAR(MetricOf(summary, "mle_score", "accuracy", 0), 0.8929, 1e-3);
 }
 
-}  // namespace
+}  // namespace ji_homotopy_test
 }  // namespace seqflow::testutil
 
 namespace seqflow::testutil {
-namespace {
+namespace ji_homotopy_test {
 
 // A matched draw (20 labeled per class, seed 1) with HMAX 1: its path reaches λ = 1 in long steps,
 // and the pair of P_F's points around λ = U/(L+U) = 0.96 lay so far apart that Newton at fixed λ
@@ -102,5 +102,5 @@ TEST(JiHomotopy, AMatchedDrawTrackedInLongStepsFindsItsUOverLPlusUPoint) {
   EXPECT_NEAR(MetricOf(summary, "mle_score", "accuracy", 0), 0.7646, 1e-4);
 }
 
-}  // namespace
+}  // namespace ji_homotopy_test
 }  // namespace seqflow::testutil

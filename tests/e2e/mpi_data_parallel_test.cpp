@@ -22,7 +22,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace mpi_data_parallel_test {
 
 namespace fs = std::filesystem;
 
@@ -232,5 +232,5 @@ TEST_F(MpiTest, ARankKilledMidRunFailsTheJobAndNothingIsPublished) {
   EXPECT_EQ(CountEntries(cache_), entries) << "a half-run job published its node";
 }
 
-}  // namespace
+}  // namespace mpi_data_parallel_test
 }  // namespace seqflow::testutil

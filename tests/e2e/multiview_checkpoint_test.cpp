@@ -14,7 +14,7 @@
 #include "tests/e2e/checkpoint_pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace multiview_checkpoint_test {
 
 struct MultiviewCheckpointTraits {
   static constexpr const char* kTempName = "seqflow-multiview-checkpoint";
@@ -54,5 +54,5 @@ TEST_F(MultiviewCheckpointTest, AKilledTrainingResumesFromItsCheckpointToTheSame
   ExpectUninterruptedEntriesIn("resumed");
 }
 
-}  // namespace
+}  // namespace multiview_checkpoint_test
 }  // namespace seqflow::testutil

@@ -25,7 +25,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace multiview_real_data_test {
 
 // `ablation`: run that axis only (the Fig. 1 pipelines' other axis, token_view, compares the
 // template sets).
@@ -165,5 +165,5 @@ TEST(RealData, Conll2002PerceptronFullReduced) {
   EXPECT_EQ(MetricOf(s, "s_test", "tokens", 0), 51533);
 }
 
-}  // namespace
+}  // namespace multiview_real_data_test
 }  // namespace seqflow::testutil

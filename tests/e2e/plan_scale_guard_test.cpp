@@ -18,7 +18,7 @@
 #include "tests/testutil/wide_pipeline.h"
 
 namespace seqflow {
-namespace {
+namespace plan_scale_guard_test {
 
 using testutil::RunSeqflow;
 
@@ -58,5 +58,5 @@ TEST(SpeedGuard, PlanIsLinearInNodeInstances) {
                                 << per_large * 1e6 << " us at 10^5";
 }
 
-}  // namespace
+}  // namespace plan_scale_guard_test
 }  // namespace seqflow

@@ -15,7 +15,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace process_sweep_test {
 
 namespace fs = std::filesystem;
 
@@ -90,5 +90,5 @@ TEST_F(ProcessSweepTest, AChildKilledMidNodeIsReportedAndARerunCompletesIt) {
   EXPECT_TRUE(broke_lock) << "the rerun's child should break the killed child's lock";
 }
 
-}  // namespace
+}  // namespace process_sweep_test
 }  // namespace seqflow::testutil

@@ -17,7 +17,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace real_data_test {
 
 struct Expectation {
   std::string pipeline;
@@ -96,5 +96,5 @@ TEST(RealData, Conll2000Crf) {
   }
 }
 
-}  // namespace
+}  // namespace real_data_test
 }  // namespace seqflow::testutil

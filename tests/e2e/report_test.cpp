@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace report_test {
 
 namespace fs = std::filesystem;
 
@@ -111,5 +111,5 @@ TEST(ReportE2eTest, PlotsBesideEveryPathTable) {
   EXPECT_GE(tables, 2);
 }
 
-}  // namespace
+}  // namespace report_test
 }  // namespace seqflow::testutil

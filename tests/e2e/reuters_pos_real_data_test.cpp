@@ -12,7 +12,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace reuters_pos_real_data_test {
 
 constexpr int kSentences = 2000;
 constexpr double kTokensInFirst2000 = 45989;  // counted with Python's gzip module
@@ -57,5 +57,5 @@ TEST(RealData, ReutersPosTagging) {
   EXPECT_GT(the_dt, 0);
 }
 
-}  // namespace
+}  // namespace reuters_pos_real_data_test
 }  // namespace seqflow::testutil

@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace rewrite_real_data_test {
 
 std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);
@@ -82,5 +82,5 @@ TEST(RealData, RewriteRuleFileContentIsInTheCacheKey) {
       << bad.err;
 }
 
-}  // namespace
+}  // namespace rewrite_real_data_test
 }  // namespace seqflow::testutil

@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace sharded_corpus_test {
 
 namespace fs = std::filesystem;
 
@@ -84,5 +84,5 @@ TEST_F(ShardedCorpusE2e, GcRemovesTheShardsOfARemovedReaderOnly) {
   EXPECT_TRUE(Pieces().empty());
 }
 
-}  // namespace
+}  // namespace sharded_corpus_test
 }  // namespace seqflow::testutil

@@ -20,7 +20,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace slurm_sweep_test {
 
 namespace fs = std::filesystem;
 
@@ -221,5 +221,5 @@ TEST_F(SlurmSweepTest, TwoDriversOnOneCacheBothSucceedAndEachKeyIsComputedOnce) 
   for (const auto& [key, times] : computed) EXPECT_EQ(times, 1) << key;
 }
 
-}  // namespace
+}  // namespace slurm_sweep_test
 }  // namespace seqflow::testutil

@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace seqflow {
-namespace {
+namespace kind_params_test {
 
 const Registry& AllKinds() {
   static const Registry registry = [] {
@@ -130,5 +130,5 @@ TEST(KindParams, EachParameterReachesExactlyItsMember) {
   }
 }
 
-}  // namespace
+}  // namespace kind_params_test
 }  // namespace seqflow

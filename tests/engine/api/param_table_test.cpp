@@ -9,7 +9,7 @@
 #include "engine/api/registry.h"
 
 namespace seqflow {
-namespace {
+namespace param_table_test {
 
 enum class Color { kRed, kGreen };
 
@@ -198,5 +198,5 @@ TEST(ParamTable, KindSpecTakesItsParamsAndBindingFromTheTable) {
   EXPECT_TRUE(kind.run != nullptr);
 }
 
-}  // namespace
+}  // namespace param_table_test
 }  // namespace seqflow

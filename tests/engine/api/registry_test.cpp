@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace seqflow {
-namespace {
+namespace registry_test {
 
 template <char... Name>
 struct Fake final : Artifact {
@@ -102,5 +102,5 @@ TEST(NearestName, IsTheFirstClosestCandidateWithinTheLimit) {
   EXPECT_EQ(NearestName(std::string(65536, 'x'), {"crf.train", "hmm.em"}), "");
 }
 
-}  // namespace
+}  // namespace registry_test
 }  // namespace seqflow

@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace significance_test {
 
 constexpr size_t kF1 = 0, kPrecision = 1, kRecall = 2, kAccuracy = 3;
 
@@ -167,5 +167,5 @@ TEST(StatisticTest, NamesRoundTrip) {
   EXPECT_FALSE(StatisticNamed("sentence_accuracy").has_value());
 }
 
-}  // namespace
+}  // namespace significance_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace env_faults_test {
 
 using testutil::Fault;
 using testutil::FaultEnv;
@@ -104,5 +104,5 @@ TEST_F(EnvFaultsTest, CreateDirsMakesEveryMissingParentAndNamesTheOneItCannot) {
   EXPECT_EQ(refused.message(), "cannot create directory " + JoinPath(dir_, "a/x") + ": Read-only file system");
 }
 
-}  // namespace
+}  // namespace env_faults_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace env_test {
 
 class EnvTest : public ::testing::Test {
  protected:
@@ -137,5 +137,5 @@ TEST_F(EnvTest, ReadFileIntoSpansAndInChunks) {
   EXPECT_EQ(calls, 1);
 }
 
-}  // namespace
+}  // namespace env_test
 }  // namespace seqflow

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace seqflow {
-namespace {
+namespace hash_test {
 
 // Reference digests from libxxhash itself (XXH3-128 high64 then low64; XXH64 seed 0). A change
 // here invalidates every cache on every machine, so it must be deliberate.
@@ -45,5 +45,5 @@ TEST(HashTest, AddRawInChunksIsHashHexOfTheWhole) {
   }
 }
 
-}  // namespace
+}  // namespace hash_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "engine/base/bytes.h"
 
 namespace seqflow {
-namespace {
+namespace state_source_test {
 
 // A piece "in its file": its bytes come from `bytes`, and every fill records where it wrote.
 struct FakePiece {
@@ -140,5 +140,5 @@ TEST(StateSource, JoinReadsEveryPieceInPlace) {
   EXPECT_EQ(std::move(failing).Join().status().code(), StatusCode::kIo);
 }
 
-}  // namespace
+}  // namespace state_source_test
 }  // namespace seqflow

@@ -5,7 +5,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace status_test {
 
 TEST(StatusTest, DefaultIsOk) {
   Status s;
@@ -82,5 +82,5 @@ TEST(ResultTest, ThrowHelpersRoundTripTheStatus) {
   EXPECT_THROW(ThrowIfError(Status::Internal("x")), StatusError);
 }
 
-}  // namespace
+}  // namespace status_test
 }  // namespace seqflow

@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace artifact_pieces_test {
 
 // An artifact whose bodies are pieces: their names.
 class PiecedValue final : public Artifact {
@@ -133,5 +133,5 @@ TEST_F(ArtifactPiecesTest, GcRemovesPiecesNoEntryNamesOnceOld) {
   EXPECT_FALSE(std::filesystem::exists(PathOf(live[0])));
 }
 
-}  // namespace
+}  // namespace artifact_pieces_test
 }  // namespace seqflow::testkit

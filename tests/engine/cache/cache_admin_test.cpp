@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace cache_admin_test {
 
 constexpr double kDay = 86400;
 
@@ -145,5 +145,5 @@ TEST(CacheDefaultDirTest, EnvironmentVariableElseWorkingDirectory) {
   EXPECT_EQ(Cache::DefaultDir(), cwd + "/.seqflow/cache");
 }
 
-}  // namespace
+}  // namespace cache_admin_test
 }  // namespace seqflow::testkit

@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace cache_crash_test {
 
 constexpr int kKeys = 3;
 
@@ -91,5 +91,5 @@ TEST_F(CacheTest, SigkillMidWriteLeavesOnlyWholeEntries) {
   RecordProperty("temp_files_left_by_kills", temps_seen);
 }
 
-}  // namespace
+}  // namespace cache_crash_test
 }  // namespace seqflow::testkit

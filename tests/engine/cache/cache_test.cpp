@@ -7,7 +7,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace cache_test {
 
 // Same type and payload layout as TestValue, but a newer version than this build registers.
 class FutureValue final : public Artifact {
@@ -111,5 +111,5 @@ TEST_F(CacheTest, RemoveDeletesAndIsIdempotent) {
   EXPECT_OK(cache_.Remove(key_));
 }
 
-}  // namespace
+}  // namespace cache_test
 }  // namespace seqflow::testkit

@@ -20,7 +20,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace checkpoints_test {
 
 class CheckpointsTest : public CacheTest {
  protected:
@@ -247,5 +247,5 @@ TEST_F(CheckpointsTest, GcRemovesThePiecesOfAFinishedEntry) {
   EXPECT_TRUE(Files().empty());
 }
 
-}  // namespace
+}  // namespace checkpoints_test
 }  // namespace seqflow::testkit

@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace content_pieces_test {
 
 class ContentPiecesTest : public ::testing::Test {
  protected:
@@ -89,5 +89,5 @@ TEST_F(ContentPiecesTest, APieceOfTheEarlierChecksummedFrameStillReads) {
   EXPECT_EQ(ReadContentPiece(env_, path, ContentPieceName(bytes)).status().code(), StatusCode::kCorruption);
 }
 
-}  // namespace
+}  // namespace content_pieces_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include "tests/engine/cache/cache_fixture.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace key_locks_test {
 
 class KeyLocksTest : public CacheTest {
  protected:
@@ -90,5 +90,5 @@ TEST_F(KeyLocksTest, ReleaseLeavesAnotherOwnersLockInPlace) {
   EXPECT_TRUE(std::filesystem::exists(locks.PathOf(key_)));
 }
 
-}  // namespace
+}  // namespace key_locks_test
 }  // namespace seqflow::testkit

@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace run_history_test {
 
 constexpr double kDay = 86400;
 const std::string kRunA = "aaaa0000000000000000000000000001", kRunB = "bbbb0000000000000000000000000002";
@@ -115,5 +115,5 @@ TEST_F(RunHistoryTest, GcPrunesHistoriesOldOrWithoutEntriesOrUnreadable) {
   EXPECT_FALSE(Env::Default()->Exists(HistoryPath(kRunA)));
 }
 
-}  // namespace
+}  // namespace run_history_test
 }  // namespace seqflow::testkit

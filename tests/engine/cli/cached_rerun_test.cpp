@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::cli {
-namespace {
+namespace cached_rerun_test {
 
 RunArgs Conll2000Hmm() {
   const std::string dir = testutil::MakeTempDir("seqflow-cached-rerun");
@@ -50,5 +50,5 @@ TEST(RealData, AForcedDecoderOfConll2000HmmDecodesItsModelAndCorpus) {
   EXPECT_GE(after.corpora - before.corpora, 1u);
 }
 
-}  // namespace
+}  // namespace cached_rerun_test
 }  // namespace seqflow::cli

@@ -14,7 +14,7 @@
 #include "tests/fuzz/mem_env.h"
 
 namespace seqflow::cli {
-namespace {
+namespace fuzz_regressions_test {
 
 std::string Regression(const std::string& name) {
   std::ifstream in(std::string(SEQFLOW_SOURCE_DIR) + "/tests/fuzz/regressions/" + name, std::ios::binary);
@@ -72,5 +72,5 @@ TEST(FuzzRegressionsTest, RepeatThroughIncludesOverAGrid) {
             "shared part");
 }
 
-}  // namespace
+}  // namespace fuzz_regressions_test
 }  // namespace seqflow::cli

@@ -8,7 +8,7 @@
 #include <limits>
 
 namespace seqflow::cli {
-namespace {
+namespace progress_display_test {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -129,5 +129,5 @@ TEST(ProgressDisplayTest, PlainFinishLines) {
   EXPECT_EQ(std::count(failed.begin(), failed.end(), '\n'), 1);
 }
 
-}  // namespace
+}  // namespace progress_display_test
 }  // namespace seqflow::cli

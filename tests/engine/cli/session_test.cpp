@@ -6,7 +6,7 @@
 #include <string>
 
 namespace seqflow::cli {
-namespace {
+namespace session_test {
 
 // The name and the repeat flag are the file's, after the spec went into the runs (summary.json
 // and the run histories are keyed by the name: an empty one would orphan every history).
@@ -25,5 +25,5 @@ TEST(SessionTest, LoadPipelineKeepsTheNameAndRepeatFlag) {
   }
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace seqflow::cli

@@ -2,7 +2,7 @@
 #include "tests/engine/dsl/pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace ablations_test {
 
 class AblationTest : public PipelineTest {
  protected:
@@ -116,5 +116,5 @@ TEST_F(AblationTest, UnknownAxisListsTheAxes) {
                       "unknown ablation axis 'decoder' (this pipeline has no ablations)"));
 }
 
-}  // namespace
+}  // namespace ablations_test
 }  // namespace seqflow::testutil

@@ -3,7 +3,7 @@
 #include "tests/engine/dsl/pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace errors_test {
 
 class DslErrorTest : public PipelineTest {};
 
@@ -255,5 +255,5 @@ TEST_F(DslErrorTest, ReadingAMissingPipeline) {
                                        "/absent.yaml: No such file or directory");
 }
 
-}  // namespace
+}  // namespace errors_test
 }  // namespace seqflow::testutil

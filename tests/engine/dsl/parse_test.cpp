@@ -2,7 +2,7 @@
 #include "tests/engine/dsl/pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace parse_test {
 
 class DslParseTest : public PipelineTest {};
 
@@ -218,5 +218,5 @@ TEST_F(DslParseTest, ParsePipelineTextAnchorsRelativeIncludes) {
   EXPECT_EQ(r->nodes[0].loc.ToString(), dir_ + "/inc.yaml:2:3");
 }
 
-}  // namespace
+}  // namespace parse_test
 }  // namespace seqflow::testutil

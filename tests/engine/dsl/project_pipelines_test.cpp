@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace project_pipelines_test {
 
 TEST(ProjectPipelines, EachDeclaresItsTestOrDevData) {
   int pipelines = 0;
@@ -24,5 +24,5 @@ TEST(ProjectPipelines, EachDeclaresItsTestOrDevData) {
   EXPECT_GE(pipelines, 20);
 }
 
-}  // namespace
+}  // namespace project_pipelines_test
 }  // namespace seqflow::testutil

@@ -3,7 +3,7 @@
 #include "tests/engine/dsl/pipeline_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace repeats_test {
 
 // Kinds that declare a seed, as the registry would say.
 bool TakesSeed(const std::string& kind) { return kind == "split" || kind == "t.seeded"; }
@@ -184,5 +184,5 @@ TEST_F(RepeatTest, ARepeatPastTheLimitIsRefusedBeforeItsSeedsAreListed) {
   ASSERT_OK(ParseWith("repeat: 1000000\n"));
 }
 
-}  // namespace
+}  // namespace repeats_test
 }  // namespace seqflow::testutil

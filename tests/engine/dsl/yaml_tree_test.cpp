@@ -9,7 +9,7 @@
 #include <string>
 
 namespace seqflow::dsl {
-namespace {
+namespace yaml_tree_test {
 
 // Walks both trees together and reports the first difference with its path.
 ::testing::AssertionResult SameTree(const YamlNode& ours, const YAML::Node& theirs, const std::string& path = "/") {
@@ -121,5 +121,5 @@ TEST(YamlTreeTest, AliasesExpandingPastTheLimitAreAnError) {
   }
 }
 
-}  // namespace
+}  // namespace yaml_tree_test
 }  // namespace seqflow::dsl

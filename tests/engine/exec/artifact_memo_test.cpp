@@ -12,7 +12,7 @@
 #include "tests/engine/exec/executor_fixture.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace artifact_memo_test {
 
 // An ablation run: the common prefix a -> b, then tail = b + c_offset and score = tail * scale.
 Dag AblationRun(double c_offset, double scale) {
@@ -128,5 +128,5 @@ TEST_F(ExecutorTest, FailedAndSkippedNodesSpendTheirUses) {
   EXPECT_EQ(memo.size(), 0u);
 }
 
-}  // namespace
+}  // namespace artifact_memo_test
 }  // namespace seqflow::testkit

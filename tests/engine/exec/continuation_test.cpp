@@ -11,7 +11,7 @@
 #include "tests/engine/exec/executor_fixture.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace continuation_test {
 
 namespace fs = std::filesystem;
 
@@ -151,5 +151,5 @@ TEST_F(ContinuationTest, GcPrunesTheFinalStatesOfRemovedEntries) {
   EXPECT_EQ(MetricOf(Run(IterateDag(Budget(7))), "started_at"), 0);
 }
 
-}  // namespace
+}  // namespace continuation_test
 }  // namespace seqflow::testkit

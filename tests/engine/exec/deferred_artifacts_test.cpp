@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace deferred_artifacts_test {
 
 // 2 MB of doubles: past the 64 KB from which a cached artifact is deferred.
 constexpr double kBigDoubles = 262144;
@@ -96,5 +96,5 @@ TEST_F(DeferredArtifactsTest, ALargeArtifactOfAVersionThisBuildCannotReadIsNotRe
   EXPECT_EQ(Outcome(r, "big").status, NodeStatus::kComputed);
 }
 
-}  // namespace
+}  // namespace deferred_artifacts_test
 }  // namespace seqflow::testkit

@@ -21,7 +21,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace disk_faults_test {
 
 namespace fs = std::filesystem;
 using testutil::Fault;
@@ -458,5 +458,5 @@ TEST_F(DiskFaultsTest, AFailedRunHistoryStoreKeepsThePreviousOne) {
   }
 }
 
-}  // namespace
+}  // namespace disk_faults_test
 }  // namespace seqflow::testkit

@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace executor_failure_test {
 
 // bad fails; child and grandchild depend on it; ok1/ok2 do not.
 Dag FailingDag(const std::string& how) {
@@ -177,5 +177,5 @@ TEST(NodeStatusNameTest, NamesAsInSummaryJson) {
   EXPECT_STREQ(NodeStatusName(NodeStatus::kSkipped), "skipped");
 }
 
-}  // namespace
+}  // namespace executor_failure_test
 }  // namespace seqflow::testkit

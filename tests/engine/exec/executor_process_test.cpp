@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace executor_process_test {
 
 pid_t Spawn(const std::string& cache_dir, const std::string& out) {
   pid_t pid = ::fork();
@@ -76,5 +76,5 @@ TEST(ExecutorProcessTest, TwoProcessesOnOneCacheBothSucceedComputingEachKeyOnce)
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace executor_process_test
 }  // namespace seqflow::testkit

@@ -4,7 +4,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace executor_test {
 
 TEST_F(ExecutorTest, ComputesInDagOrderWithMetrics) {
   Dag dag = DemoDag();
@@ -114,5 +114,5 @@ TEST_F(ExecutorTest, ForceRecomputesTheNodeAndItsDescendants) {
   }
 }
 
-}  // namespace
+}  // namespace executor_test
 }  // namespace seqflow::testkit

@@ -12,7 +12,7 @@
 #include "tests/engine/exec/executor_fixture.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace memory_budget_test {
 
 TEST(MemoryBudget, GrantsWhatFitsWaitingOnesInArrivalOrder) {
   MemoryBudget budget(100);
@@ -117,5 +117,5 @@ TEST_F(MemoryBudgetExecTest, ResultsDoNotDependOnTheBudget) {
   }
 }
 
-}  // namespace
+}  // namespace memory_budget_test
 }  // namespace seqflow::testkit

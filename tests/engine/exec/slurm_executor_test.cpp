@@ -7,7 +7,7 @@
 #include <algorithm>
 
 namespace seqflow {
-namespace {
+namespace slurm_executor_test {
 
 TEST(ParseSqueueTest, ReadsArrayElementsAndTheirStates) {
   std::map<std::string, TaskState> states =
@@ -80,5 +80,5 @@ TEST(SlurmExecutorTest, ADataParallelArrayTaskIsAnMpiJobStartedBySrun) {
             "/c/sweeps/s/tasks-0.keys");
 }
 
-}  // namespace
+}  // namespace slurm_executor_test
 }  // namespace seqflow

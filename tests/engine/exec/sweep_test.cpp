@@ -15,7 +15,7 @@
 #include "tests/engine/exec/executor_fixture.h"
 
 namespace seqflow::testkit {
-namespace {
+namespace sweep_test {
 
 class InProcessExecutor final : public TaskExecutor {
  public:
@@ -246,5 +246,5 @@ TEST_F(SweepTest, TasksAskWhatTheirKindDeclares) {
   EXPECT_EQ(executor.memory_of.at(b.dag().nodes[1].key), 64);
 }
 
-}  // namespace
+}  // namespace sweep_test
 }  // namespace seqflow::testkit

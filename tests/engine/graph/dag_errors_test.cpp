@@ -5,7 +5,7 @@
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace dag_errors_test {
 
 class DagErrorTest : public GraphTest {};
 
@@ -159,5 +159,5 @@ TEST_F(DagErrorTest, AblationValueIsValidatedAtItsPlace) {
                       "unknown kind 't.doubel' — did you mean 't.double'? (node 'd')"));
 }
 
-}  // namespace
+}  // namespace dag_errors_test
 }  // namespace seqflow::testutil

@@ -6,7 +6,7 @@
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace dag_test {
 
 class DagTest : public GraphTest {};
 
@@ -163,5 +163,5 @@ TEST_F(DagTest, DotHasEveryNodeAndEdge) {
             "}\n");
 }
 
-}  // namespace
+}  // namespace dag_test
 }  // namespace seqflow::testutil

@@ -2,7 +2,7 @@
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace data_roles_test {
 
 // On top of the fake catalogue: t.split (reads), t.fit (trains on `data`, learns from the tokens
 // of `text`), t.choose (chooses by `dev`), t.decode (reads both).
@@ -102,5 +102,5 @@ TEST_F(DataRoleTest, RolesDoNotChangeCacheKeys) {
   EXPECT_EQ(Keys(*with), Keys(*without));
 }
 
-}  // namespace
+}  // namespace data_roles_test
 }  // namespace seqflow::testutil

@@ -7,7 +7,7 @@
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace file_hasher_test {
 
 // Counts reads and forwards everything to the POSIX Env.
 class CountingEnv final : public Env {
@@ -86,5 +86,5 @@ TEST_F(FileHasherTest, ConcurrentCallersAgree) {
   }
 }
 
-}  // namespace
+}  // namespace file_hasher_test
 }  // namespace seqflow::testutil

@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace graph_svg_test {
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -321,5 +321,5 @@ TEST_F(ShapeOfTest, NodesKindsAndEdgesOfTheDag) {
   EXPECT_EQ(Count(svg, "<g class=\"node\">"), 3u);
 }
 
-}  // namespace
+}  // namespace graph_svg_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/engine/record/record_fixture.h"
 
 namespace seqflow {
-namespace {
+namespace html_report_test {
 
 using testkit::kEvaluatorKinds;
 using testkit::ParseRecord;
@@ -152,5 +152,5 @@ TEST(HtmlReportTest, RecordWithoutGraphListsNodesInNameOrder) {
   EXPECT_NE(html.find("<tr><td>c</td><td class=\"skipped\">–</td><td class=\"num computed\""), std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/engine/graph/graph_fixture.h"
 
 namespace seqflow::testutil {
-namespace {
+namespace plan_explain_test {
 
 class PlanExplainTest : public GraphTest {};
 
@@ -73,5 +73,5 @@ TEST_F(PlanExplainTest, FirstDifferenceInNameOrderOverBothRuns) {
   EXPECT_EQ(line.reason, PlanReason::kMissing);
 }
 
-}  // namespace
+}  // namespace plan_explain_test
 }  // namespace seqflow::testutil

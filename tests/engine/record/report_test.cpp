@@ -10,7 +10,7 @@
 #include "tests/engine/record/record_fixture.h"
 
 namespace seqflow {
-namespace {
+namespace report_test {
 
 using testkit::kEvaluatorKinds;
 using testkit::ParseRecord;
@@ -268,5 +268,5 @@ TEST(ReportTest, RowsWithDifferentSeedsAreNotPaired) {
   EXPECT_TRUE(t->rows[2].cells[0]->p.has_value());
 }
 
-}  // namespace
+}  // namespace report_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace run_record_test {
 
 // Two runs with every field set: an evaluator with a sentence-count attachment, a trainer with
 // a table declaration, a failed node with its error, a graph with an edge.
@@ -192,5 +192,5 @@ TEST(RunRecordTest, DeclarationsTravelFromTheKindSpecToTheReport) {
   EXPECT_EQ(counts[0].path, "judge.counts.csv");
 }
 
-}  // namespace
+}  // namespace run_record_test
 }  // namespace seqflow

@@ -5,7 +5,7 @@
 #include "tests/engine/record/record_fixture.h"
 
 namespace seqflow {
-namespace {
+namespace selection_markers_test {
 
 using testkit::ParseRecord;
 
@@ -53,5 +53,5 @@ TEST(SelectionMarkersTest, OneMarkerPerDeclaredSelectorReadingThePath) {
   EXPECT_EQ(SelectionMarkers(record, 1, "other").size(), 1u);
 }
 
-}  // namespace
+}  // namespace selection_markers_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace svg_plot_test {
 
 // Checks that every opening tag is closed in order (self-closing tags count as closed);
 // returns the first problem, or "" if balanced.
@@ -195,5 +195,5 @@ TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {
   EXPECT_TRUE(LearningCurvePlots(table).empty());
 }
 
-}  // namespace
+}  // namespace svg_plot_test
 }  // namespace seqflow

@@ -14,7 +14,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace forward_backward_lanes_test {
 
 RowMatrixXd Random(int rows, int cols, double scale, std::mt19937& rng) {
   return testutil::RandomRows(rows, cols, scale, rng);
@@ -100,5 +100,5 @@ TEST(ChainLanes, NonFiniteScoresSpoilOnlyTheirLane) {
   EXPECT_NEAR(log_z[1], ChainForwardBackward(scores.bottomRows(4), transition, nullptr, nullptr), 1e-12);
 }
 
-}  // namespace
+}  // namespace forward_backward_lanes_test
 }  // namespace seqflow

@@ -37,7 +37,7 @@
 #endif
 
 namespace seqflow {
-namespace {
+namespace kernel_throughput_guard_test {
 
 constexpr int kReps = SEQFLOW_GUARD_RATIOS ? 11 : 1;
 
@@ -326,5 +326,5 @@ TEST(SpeedGuard, OneChainViterbiBeatsLaneZero) {
   ExpectRatioAtLeast("one-chain Viterbi / lane 0", ratio, {3.0, 2.5, 1.5});
 }
 
-}  // namespace
+}  // namespace kernel_throughput_guard_test
 }  // namespace seqflow

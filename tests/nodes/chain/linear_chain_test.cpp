@@ -9,7 +9,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace linear_chain_test {
 
 using testutil::ChainBruteForce;
 using testutil::EnumerateChain;
@@ -57,5 +57,5 @@ TEST(LinearChain, NonFiniteScoresGiveNonFiniteLogZ) {
   EXPECT_FALSE(std::isfinite(ChainForwardBackward(s, a, nullptr, nullptr)));
 }
 
-}  // namespace
+}  // namespace linear_chain_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/testutil/second_order_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace second_order_decode_test {
 
 TEST(SecondOrderDecode, CorpusDecodersMatchEnumeration) {
   std::mt19937 rng(4);
@@ -55,5 +55,5 @@ TEST(SecondOrderDecode, CorpusDecodersMatchEnumeration) {
   }
 }
 
-}  // namespace
+}  // namespace second_order_decode_test
 }  // namespace seqflow

@@ -14,7 +14,7 @@
 #include "tests/testutil/second_order_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace second_order_lanes_test {
 
 using testutil::EnumerateSecondOrder;
 using testutil::RandomRows;
@@ -176,5 +176,5 @@ TEST(SecondOrderLanes, EveryVariantHasTheSameBits) {
   SetActiveIsa(SupportedIsas().back());
 }
 
-}  // namespace
+}  // namespace second_order_lanes_test
 }  // namespace seqflow

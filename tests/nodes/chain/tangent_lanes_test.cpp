@@ -14,7 +14,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace tangent_lanes_test {
 
 using testutil::RandomRows;
 
@@ -187,5 +187,5 @@ TEST(ChainTangent, LaneOfProbabilityZeroAddsNothing) {
   EXPECT_LE(MaxAbs(got.initial - others.initial), 1e-15);
 }
 
-}  // namespace
+}  // namespace tangent_lanes_test
 }  // namespace seqflow

@@ -13,7 +13,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace viterbi_lanes_test {
 
 using testutil::EnumerateChain;
 using testutil::RandomRows;
@@ -90,5 +90,5 @@ TEST(ViterbiF32, CertifiesOnlyClearWinners) {
   EXPECT_EQ(path[0], 1);
 }
 
-}  // namespace
+}  // namespace viterbi_lanes_test
 }  // namespace seqflow

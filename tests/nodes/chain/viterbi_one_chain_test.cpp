@@ -16,7 +16,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace viterbi_one_chain_test {
 
 using testutil::EnumerateChain;
 using testutil::RandomRows;
@@ -90,5 +90,5 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, OneChainViterbiTest, testing::ValuesIn(Su
                            return std::string(IsaName(variant.param));
                          });
 
-}  // namespace
+}  // namespace viterbi_one_chain_test
 }  // namespace seqflow

@@ -7,7 +7,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace classifier_artifacts_test {
 
 TEST(ClassSequences, ParsesAndRoundTrips) {
   auto data = ValueOrThrow(ParseClassSequences("1\t0 3 2\n\n0\t4\r\n", "x.tsv"));
@@ -84,5 +84,5 @@ TEST(ClassifierArtifacts, ModelAndPathRoundTripBitExactly) {
   EXPECT_THROW(ClassifierPathArtifact::Load(cut), StatusError);
 }
 
-}  // namespace
+}  // namespace classifier_artifacts_test
 }  // namespace seqflow

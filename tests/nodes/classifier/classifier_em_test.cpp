@@ -16,7 +16,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace classifier_em_test {
 
 using testutil::EnumerateHmm;
 using testutil::RandomCorpus;
@@ -359,5 +359,5 @@ TEST(ClassifierEm, EveryInstructionSetVariantGivesTheSameBits) {
   }
 }
 
-}  // namespace
+}  // namespace classifier_em_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace classifier_training_resume_test {
 
 constexpr int kClasses = 3, kSymbols = 4;
 
@@ -100,5 +100,5 @@ TEST(ClassifierTrainingResume, RefusesAStateThatDoesNotFit) {
   refused(kClasses, kSymbols, Options(), truncated);
 }
 
-}  // namespace
+}  // namespace classifier_training_resume_test
 }  // namespace seqflow

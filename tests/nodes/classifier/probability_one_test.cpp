@@ -16,7 +16,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace probability_one_test {
 
 ClassifierData SmallData(uint64_t seed) {
   HmmClassDataSpec spec = MatchedHmmClassSpec();
@@ -177,5 +177,5 @@ TEST(JiExperiment, DrawScoresThePathsPoints) {
   EXPECT_EQ(RunJiDraw(all.sequences, all.labels, 2, 5, 4, o).status().code(), StatusCode::kInvalid);
 }
 
-}  // namespace
+}  // namespace probability_one_test
 }  // namespace seqflow

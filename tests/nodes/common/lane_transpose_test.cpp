@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace seqflow {
-namespace {
+namespace lane_transpose_test {
 
 template <int N>
 void CheckGatherColumnsOfDoubles() {
@@ -98,5 +98,5 @@ TEST(LaneTranspose, ScatterRowsToDoubleAndFloatRows) {
   }
 }
 
-}  // namespace
+}  // namespace lane_transpose_test
 }  // namespace seqflow

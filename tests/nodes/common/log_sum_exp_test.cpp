@@ -5,7 +5,7 @@
 #include <limits>
 
 namespace seqflow {
-namespace {
+namespace log_sum_exp_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -37,5 +37,5 @@ TEST(LogAddExp, IsSymmetricAndAbsorbsMinusInfinity) {
   EXPECT_EQ(LogAddExp(-kInf, -kInf), -kInf);
 }
 
-}  // namespace
+}  // namespace log_sum_exp_test
 }  // namespace seqflow

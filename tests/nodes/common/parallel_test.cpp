@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace seqflow {
-namespace {
+namespace parallel_test {
 
 struct Shard {
   size_t begin, end;
@@ -67,5 +67,5 @@ TEST(ParallelShardsOrdered, ReducesInShardOrderSoSumsAreBitIdentical) {
   EXPECT_EQ(OrderedSum(8, OrderedSlots(8)), reference);
 }
 
-}  // namespace
+}  // namespace parallel_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace seqflow {
-namespace {
+namespace portable_math_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -152,5 +152,5 @@ TEST(PortableMath, Log1pExpm1AndTanhAreAccurateNearZeroAndBeyond) {
   EXPECT_EQ(Tanh(0.0), 0.0);
 }
 
-}  // namespace
+}  // namespace portable_math_test
 }  // namespace seqflow

@@ -5,7 +5,7 @@
 #include <cmath>
 
 namespace seqflow {
-namespace {
+namespace random_test {
 
 TEST(ShardRng, SameSeedAndShardSameStreamOtherShardOtherStream) {
   Rng a = ShardRng(42, 3), b = ShardRng(42, 3), c = ShardRng(42, 4), d = ShardRng(43, 3);
@@ -57,5 +57,5 @@ TEST(RandomStochasticRows, RowsAreDistributionsBoundedByTheFloor) {
   }
 }
 
-}  // namespace
+}  // namespace random_test
 }  // namespace seqflow

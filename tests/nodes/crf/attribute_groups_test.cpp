@@ -12,7 +12,7 @@
 #include "tests/testutil/attribute_groups_by_index.h"
 
 namespace seqflow {
-namespace {
+namespace attribute_groups_test {
 
 SentenceFeatures Sentence(const std::vector<std::vector<int32_t>>& tokens) {
   SentenceFeatures s;
@@ -134,5 +134,5 @@ TEST(AttributeGroups, TrainingReachesTheFullModelsOptimum) {
   EXPECT_LT((merged.weights - full.weights).cwiseAbs().maxCoeff(), 1e-7);
 }
 
-}  // namespace
+}  // namespace attribute_groups_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace crf_likelihood_order2_test {
 
 struct TinyCorpus {
   std::vector<SentenceFeatures> sentences;
@@ -141,5 +141,5 @@ TEST(CrfLikelihoodOrder2, TrainingReturnsEveryWeight) {
   EXPECT_GT(trained.value().weights.tail(TrigramSize(3)).norm(), 0);
 }
 
-}  // namespace
+}  // namespace crf_likelihood_order2_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace crf_likelihood_test {
 
 struct TinyCorpus {
   std::vector<SentenceFeatures> sentences;
@@ -103,5 +103,5 @@ TEST(CrfLikelihood, SameBitsForAnyThreadCount) {
   EXPECT_EQ(g1, g4);
 }
 
-}  // namespace
+}  // namespace crf_likelihood_test
 }  // namespace seqflow

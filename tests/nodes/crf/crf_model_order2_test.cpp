@@ -12,7 +12,7 @@
 #include "tests/testutil/second_order_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace crf_model_order2_test {
 
 using ::testing::HasSubstr;
 
@@ -117,5 +117,5 @@ TEST(CrfModelOrder2, APoolOfOneSecondOrderExpertDecodesAsTheCrf) {
   }
 }
 
-}  // namespace
+}  // namespace crf_model_order2_test
 }  // namespace seqflow

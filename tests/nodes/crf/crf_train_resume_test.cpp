@@ -14,7 +14,7 @@
 #include "tests/testutil/lbfgs_run_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace crf_train_resume_test {
 
 struct Problem {
   std::vector<SentenceFeatures> sentences;
@@ -115,5 +115,5 @@ TEST_P(CrfTrainResume, ASmallerMaxIterationsContinuesToTheLargerOnesBits) {
 INSTANTIATE_TEST_SUITE_P(Order, CrfTrainResume, testing::Values(1, 2),
                          [](const auto& test) { return "order" + std::to_string(test.param); });
 
-}  // namespace
+}  // namespace crf_train_resume_test
 }  // namespace seqflow

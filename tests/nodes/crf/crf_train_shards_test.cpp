@@ -17,7 +17,7 @@
 #include "tests/testutil/thread_process_group.h"
 
 namespace seqflow {
-namespace {
+namespace crf_train_shards_test {
 
 constexpr int32_t kLabels = 3;
 constexpr size_t kBlock = 64;  // streamed blocks of two compute shards: most cut a storage shard
@@ -192,5 +192,5 @@ TEST(CrfTrainShards, AMissingOrDamagedPieceIsAnErrorNamingIt) {
   }
 }
 
-}  // namespace
+}  // namespace crf_train_shards_test
 }  // namespace seqflow

@@ -13,7 +13,7 @@
 #include "tests/testutil/second_order_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace hybrid_chain_order2_test {
 
 constexpr int kK = 3, kI = 2, kJ = 2;
 
@@ -146,5 +146,5 @@ TEST(HybridChainOrder2, ConditionalLikelihoodAndGammaGradient) {
   }
 }
 
-}  // namespace
+}  // namespace hybrid_chain_order2_test
 }  // namespace seqflow

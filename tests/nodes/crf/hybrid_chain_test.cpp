@@ -15,7 +15,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace hybrid_chain_test {
 
 using testutil::RandomTheta;
 
@@ -482,5 +482,5 @@ TEST(HybridChain, RelativeParamChange) {
   EXPECT_NEAR(RelativeParamChange(other, random), std::sqrt(diff / norm), 1e-13);
 }
 
-}  // namespace
+}  // namespace hybrid_chain_test
 }  // namespace seqflow

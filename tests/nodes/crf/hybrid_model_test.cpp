@@ -16,7 +16,7 @@
 #include "tests/nodes/crf/random_theta.h"
 
 namespace seqflow {
-namespace {
+namespace hybrid_model_test {
 
 using testutil::RandomTheta;
 
@@ -554,5 +554,5 @@ TEST(HybridDecode, InterfaceAndThreadCountDoNotChangeResults) {
   }
 }
 
-}  // namespace
+}  // namespace hybrid_model_test
 }  // namespace seqflow

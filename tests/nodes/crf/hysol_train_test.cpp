@@ -25,7 +25,7 @@
 #include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
-namespace {
+namespace hysol_train_test {
 
 using ::testing::HasSubstr;
 
@@ -720,5 +720,5 @@ TEST(HybridNodes, ExpertsWithDifferentLabelSetsAreRejected) {
   }
 }
 
-}  // namespace
+}  // namespace hysol_train_test
 }  // namespace seqflow

@@ -15,7 +15,7 @@
 #include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
-namespace {
+namespace chain_model_test {
 
 constexpr int kLabels = 3;
 const std::vector<std::string> kWords = {"a", "b", "c", "d"};
@@ -176,5 +176,5 @@ TEST_P(ChainModelDecode, TheModelsErrorNamesTheNode) {
 INSTANTIATE_TEST_SUITE_P(BothScoreKinds, ChainModelDecode,
                          ::testing::Values(ChainScoreKind::kLogScores, ChainScoreKind::kProbabilities));
 
-}  // namespace
+}  // namespace chain_model_test
 }  // namespace seqflow

@@ -14,7 +14,7 @@
 #include "nodes/io/conll_reader.h"
 
 namespace seqflow {
-namespace {
+namespace datagen_test {
 
 const FieldCorpusModel& Model() {
   static const FieldCorpusModel model;
@@ -141,5 +141,5 @@ TEST(DatagenTest, SupervisedHmmIsDecentButImperfect) {
   EXPECT_LT(accuracy, 0.97);
 }
 
-}  // namespace
+}  // namespace datagen_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace decode_nodes_test {
 
 constexpr int kStates = 3;
 const std::vector<std::string> kWords = {"a", "b", "c"};
@@ -189,5 +189,5 @@ TEST(DecodeNodesTest, RegistersPredictions) {
   EXPECT_NE(registry.FindKind("decode.sms")->FindParam("marginals"), nullptr);
 }
 
-}  // namespace
+}  // namespace decode_nodes_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace tag_node_test {
 
 using testutil::FakeNodeContext;
 
@@ -150,5 +150,5 @@ TEST(AddLabelColumn, RejectsPredictionsOfAnotherCorpus) {
   EXPECT_FALSE(AddLabelColumn(*data, predicted, "pos", false).ok());
 }
 
-}  // namespace
+}  // namespace tag_node_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace compare_node_test {
 
 using testutil::FakeNodeContext;
 using testutil::GoldCorpus;
@@ -125,5 +125,5 @@ TEST_F(CompareNode, NamesMustMatchTheSystems) {
   }
 }
 
-}  // namespace
+}  // namespace compare_node_test
 }  // namespace seqflow

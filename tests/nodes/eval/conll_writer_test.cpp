@@ -9,7 +9,7 @@
 #include "tests/nodes/eval/eval_fixtures.h"
 
 namespace seqflow {
-namespace {
+namespace conll_writer_test {
 
 using ::testing::HasSubstr;
 using testutil::GoldCorpus;
@@ -79,5 +79,5 @@ TEST(FormatConll, FieldTheSeparatorWouldSplitIsAnError) {
               HasSubstr("sentence 1, token 2"));
 }
 
-}  // namespace
+}  // namespace conll_writer_test
 }  // namespace seqflow

@@ -17,7 +17,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace conlleval_peer_test {
 
 using nlohmann::json;
 using testutil::TagSeqs;
@@ -206,5 +206,5 @@ TEST(ConllevalPeer, RandomOddTags) {
   ExpectAgrees(Ours(*gold, predicted), RunConlleval(gold_tags, predicted), true);
 }
 
-}  // namespace
+}  // namespace conlleval_peer_test
 }  // namespace seqflow

@@ -6,7 +6,7 @@
 #include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
-namespace {
+namespace eval_nodes_test {
 
 using testutil::FakeNodeContext;
 
@@ -73,5 +73,5 @@ TEST_F(EvalNodes, MismatchedSentencesAreAnError) {
   }
 }
 
-}  // namespace
+}  // namespace eval_nodes_test
 }  // namespace seqflow

@@ -6,7 +6,7 @@
 #include <limits>
 
 namespace seqflow {
-namespace {
+namespace predictions_test {
 
 std::string Bytes(const Predictions& p) {
   ByteWriter w;
@@ -82,5 +82,5 @@ TEST(Predictions, LoadRejectsTruncationAndTrailingBytes) {
   EXPECT_THROW(Predictions::Load(r), StatusError);
 }
 
-}  // namespace
+}  // namespace predictions_test
 }  // namespace seqflow

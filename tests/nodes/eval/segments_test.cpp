@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace segments_test {
 
 using testutil::TagSeqs;
 
@@ -177,5 +177,5 @@ TEST(AlignLabels, Errors) {
   EXPECT_EQ(AlignLabels(unlabeled, *bad_id).status().ToString(), "the gold corpus has no labels (test.txt)");
 }
 
-}  // namespace
+}  // namespace segments_test
 }  // namespace seqflow

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 namespace seqflow {
-namespace {
+namespace attribute_index_test {
 
 TEST(AttributeIndex, EmptyFindsNothing) {
   AttributeIndex index;
@@ -36,5 +36,5 @@ TEST(AttributeIndex, IdsInInsertionOrderThroughManyGrowths) {
   EXPECT_EQ(index.Find(""), empty_id);
 }
 
-}  // namespace
+}  // namespace attribute_index_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace feature_templates_real_data_test {
 
 // CRF++, CRFsuite (dense) and Wapiti report 7,448,606 features on this file with chunk.tpl:
 // attributes x 22 labels + 22 x 22 label bigrams, so 338,551 attributes, padding included.
@@ -36,5 +36,5 @@ TEST(FeatureTemplatesRealData, StandardChunkingOnConll2000TrainMatchesThePeers) 
   EXPECT_EQ(ids, 211727u * 19u);  // every attribute of the fitted corpus is known
 }
 
-}  // namespace
+}  // namespace feature_templates_real_data_test
 }  // namespace seqflow

@@ -7,7 +7,7 @@
 #include "tests/testutil/fake_node_context.h"
 
 namespace seqflow {
-namespace {
+namespace feature_templates_test {
 
 using ::testing::HasSubstr;
 
@@ -283,5 +283,5 @@ TEST(FeatureTemplatesNode, SetParameterIsCheckedUpFront) {
   EXPECT_THAT(set->check(std::string("ner")), HasSubstr("unknown template set 'ner'"));
 }
 
-}  // namespace
+}  // namespace feature_templates_test
 }  // namespace seqflow

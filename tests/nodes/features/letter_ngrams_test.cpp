@@ -7,7 +7,7 @@
 #include "nodes/features/template_parser.h"
 
 namespace seqflow {
-namespace {
+namespace letter_ngrams_test {
 
 using ::testing::HasSubstr;
 using V = std::vector<std::string>;
@@ -145,5 +145,5 @@ TEST(NgramTemplates, TheTokenViewSetHasEveryNgramOfTheTokenAlone) {
     EXPECT_EQ(set[k].group == "token", set[k].text.find("shape(") == std::string::npos) << set[k].text;
 }
 
-}  // namespace
+}  // namespace letter_ngrams_test
 }  // namespace seqflow

@@ -5,7 +5,7 @@
 #include <set>
 
 namespace seqflow {
-namespace {
+namespace unknown_words_test {
 
 std::string Shape(std::string_view word) { return UnknownWordClass(word, UnknownScheme::kShape); }
 
@@ -101,5 +101,5 @@ TEST(UnknownWords, IndexMatchesName) {
   }
 }
 
-}  // namespace
+}  // namespace unknown_words_test
 }  // namespace seqflow

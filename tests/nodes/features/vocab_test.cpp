@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace vocab_test {
 
 Corpus WordsCorpus(std::vector<std::vector<std::string>> sentences) {
   Corpus c;
@@ -120,5 +120,5 @@ TEST(VocabNode, CountsEveryInput) {
   EXPECT_EQ(ctx.metrics().at("known_words"), 1);
 }
 
-}  // namespace
+}  // namespace vocab_test
 }  // namespace seqflow

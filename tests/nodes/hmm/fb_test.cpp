@@ -11,7 +11,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace fb_test {
 
 using testutil::EnumerateHmm;
 using testutil::RandomCorpus;
@@ -261,5 +261,5 @@ TEST(ExpectedCounts, AddScalesCountsButNotLikelihoodOrTokens) {
   EXPECT_EQ(a.tokens, 10);
 }
 
-}  // namespace
+}  // namespace fb_test
 }  // namespace seqflow

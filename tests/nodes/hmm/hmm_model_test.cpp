@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace hmm_model_test {
 
 std::shared_ptr<const Vocab> SmallVocab() {
   return std::make_shared<const Vocab>(std::vector<std::string>{"the", "cat", "sat", "1993."}, UnknownScheme::kSingle,
@@ -135,5 +135,5 @@ TEST(HmmModelTest, CorpusSymbolsUseVocabIds) {
   EXPECT_TRUE(ids[1].empty());
 }
 
-}  // namespace
+}  // namespace hmm_model_test
 }  // namespace seqflow

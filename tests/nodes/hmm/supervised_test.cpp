@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace supervised_test {
 
 using Seqs = std::vector<std::vector<int32_t>>;
 
@@ -180,5 +180,5 @@ TEST(SupervisedNodeTest, UnlabeledInputThrowsFromTheNode) {
   EXPECT_THROW(kind->run(ctx), StatusError);
 }
 
-}  // namespace
+}  // namespace supervised_test
 }  // namespace seqflow

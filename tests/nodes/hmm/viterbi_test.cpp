@@ -10,7 +10,7 @@
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace viterbi_test {
 
 using testutil::EnumerateHmm;
 using testutil::RandomCorpus;
@@ -181,5 +181,5 @@ TEST(Viterbi, NearTiesBelowFloatPrecisionAreDecodedInDouble) {
   EXPECT_EQ(ViterbiCorpus(hmm, corpus, 1), (std::vector<std::vector<int32_t>>{{1}, {1, 0}}));
 }
 
-}  // namespace
+}  // namespace viterbi_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace count_covariance_test {
 
 using testutil::BruteForceCorpusCovariance;
 using testutil::BruteForceCovariance;
@@ -187,5 +187,5 @@ TEST(CountCovariance, EmptySentencesAreSkipped) {
   EXPECT_LE(MaxAbs(a.expected_counts() - b.expected_counts()), 1e-15);
 }
 
-}  // namespace
+}  // namespace count_covariance_test
 }  // namespace seqflow

@@ -17,7 +17,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace em_lambda_curve_test {
 
 using testutil::RandomHmm;
 using testutil::SampleHmm;
@@ -482,5 +482,5 @@ TEST(EmLambdaCurve, CancellationIsReported) {
   EXPECT_EQ(seen, 3);
 }
 
-}  // namespace
+}  // namespace em_lambda_curve_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace em_lambda_test {
 
 using testutil::RandomCorpus;
 using testutil::RandomHmm;
@@ -255,11 +255,11 @@ TEST(RunEmLambda, CancelledTokenIsCancelledStatus) {
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
 }
 
-}  // namespace
+}  // namespace em_lambda_test
 }  // namespace seqflow
 
 namespace seqflow {
-namespace {
+namespace em_lambda_test {
 
 // Regression: at λ = 1 EM may drive an event seen only in labeled data to θ = 0; the labeled term
 // has weight 0 there and must not turn the objective into 0 · log 0 = NaN.
@@ -272,5 +272,5 @@ TEST(LambdaObjective, LambdaOneIgnoresZeroProbabilityLabeledEvents) {
   EXPECT_TRUE(std::isinf(LambdaObjective(layout, em0, hmm, 0.5, -2.5)));
 }
 
-}  // namespace
+}  // namespace em_lambda_test
 }  // namespace seqflow

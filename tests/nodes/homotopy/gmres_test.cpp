@@ -10,7 +10,7 @@
 #include "nodes/common/random.h"
 
 namespace seqflow {
-namespace {
+namespace gmres_test {
 
 // I + scale · G with G uniform on [-1, 1): nonsymmetric, eigenvalues spread around 1.
 Eigen::MatrixXd RandomSystem(int n, double scale, uint64_t seed) {
@@ -156,5 +156,5 @@ TEST(RecyclingGmres, KeepsAtMostMaxKeptDirections) {
   EXPECT_LE((plain_like.x - plain.x).norm(), 1e-12 * plain.x.norm());
 }
 
-}  // namespace
+}  // namespace gmres_test
 }  // namespace seqflow

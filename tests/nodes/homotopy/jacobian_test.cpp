@@ -11,7 +11,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace jacobian_test {
 
 using testutil::RandomCorpus;
 using testutil::RandomHmm;
@@ -139,5 +139,5 @@ TEST(EmJacobian, SymmetrizedJacobianSharesTheSpectrum) {
   }
 }
 
-}  // namespace
+}  // namespace jacobian_test
 }  // namespace seqflow

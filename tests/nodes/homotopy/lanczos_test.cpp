@@ -7,7 +7,7 @@
 #include "nodes/common/random.h"
 
 namespace seqflow {
-namespace {
+namespace lanczos_test {
 
 // Q diag(mu) Qᵀ with a random orthogonal Q.
 Eigen::MatrixXd WithSpectrum(const Eigen::VectorXd& mu, uint64_t seed) {
@@ -88,5 +88,5 @@ TEST(Lanczos, ValueToleranceNeverMisplacesAThreshold) {
   }
 }
 
-}  // namespace
+}  // namespace lanczos_test
 }  // namespace seqflow

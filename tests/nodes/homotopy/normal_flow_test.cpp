@@ -18,7 +18,7 @@
 #include "tests/nodes/homotopy/normal_flow_maps.h"
 
 namespace seqflow {
-namespace {
+namespace normal_flow_test {
 
 using testutil::BrownF;
 using testutil::BumpAtEndMap;
@@ -504,5 +504,5 @@ TEST(NormalFlow, ATrackResumedFromAnyStateEndsWithTheSameBits) {
   EXPECT_THROW(DecodeNormalFlowState(truncated), StatusError);
 }
 
-}  // namespace
+}  // namespace normal_flow_test
 }  // namespace seqflow

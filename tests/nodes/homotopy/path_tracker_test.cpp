@@ -14,7 +14,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace path_tracker_test {
 
 using testutil::RandomHmm;
 using testutil::SampleHmm;
@@ -244,5 +244,5 @@ TEST(PathTracker, ProgressAndCancellation) {
   EXPECT_EQ(Trace(p, few).stop, PathStop::kMaxSteps);
 }
 
-}  // namespace
+}  // namespace path_tracker_test
 }  // namespace seqflow

@@ -7,7 +7,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace select_point_test {
 
 HomotopyPoint Point(double lambda, double dlambda, double mu_max, int det_sign, double entropy) {
   HomotopyPoint p;
@@ -123,5 +123,5 @@ TEST(HomotopyPath, RoundTripIsExactAndRebuildsModels) {
   EXPECT_NE(path.Csv().find("test.f1"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace select_point_test
 }  // namespace seqflow

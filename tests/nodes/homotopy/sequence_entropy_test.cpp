@@ -9,7 +9,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace sequence_entropy_test {
 
 using testutil::RandomHmm;
 
@@ -67,5 +67,5 @@ TEST(SequenceEntropy, ImpossibleSentenceIsNumerical) {
   EXPECT_EQ(h.status().code(), StatusCode::kNumerical);
 }
 
-}  // namespace
+}  // namespace sequence_entropy_test
 }  // namespace seqflow

@@ -15,7 +15,7 @@
 #include "tests/testutil/thread_process_group.h"
 
 namespace seqflow {
-namespace {
+namespace sharded_unlabeled_test {
 
 using testutil::FakeNodeContext;
 using testutil::MemoryPieceStore;
@@ -287,5 +287,5 @@ TEST_F(ShardedUnlabeledTest, TagShardsHoldsDecodeTagsSentences) {
   }
 }
 
-}  // namespace
+}  // namespace sharded_unlabeled_test
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {
-namespace {
+namespace word_block_preconditioner_test {
 
 using testutil::RandomHmm;
 using testutil::SampleHmm;
@@ -91,5 +91,5 @@ TEST(WordBlockPreconditioner, GmresConvergesWithinASmallBudget) {
   }
 }
 
-}  // namespace
+}  // namespace word_block_preconditioner_test
 }  // namespace seqflow

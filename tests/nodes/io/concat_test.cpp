@@ -5,7 +5,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace concat_test {
 
 Corpus Labeled(const std::string& source, std::vector<std::string> labels, std::vector<std::pair<std::string, int>> tokens) {
   Corpus c;
@@ -49,5 +49,5 @@ TEST(ConcatCorpora, DisagreementsAreErrorsNamingTheSources) {
   EXPECT_FALSE(ConcatCorpora({}).ok());
 }
 
-}  // namespace
+}  // namespace concat_test
 }  // namespace seqflow

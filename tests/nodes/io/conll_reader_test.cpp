@@ -5,7 +5,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace conll_reader_test {
 
 const std::string kFile = "t.conll";
 
@@ -247,5 +247,5 @@ TEST(TextReader, Errors) {
   EXPECT_EQ(latin->sentences[0].words()[0], "na\xC3\xAFve");
 }
 
-}  // namespace
+}  // namespace conll_reader_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace conll_real_data_test {
 
 Result<Corpus> ReadData(const std::string& relative, const ConllOptions& options) {
   std::string path = JoinPath(testutil::DataDir(), relative);
@@ -98,5 +98,5 @@ TEST(ConllRealData, Conll2002DutchDocstartGluedToSentences) {
   EXPECT_EQ(c->label_names.size(), 9u);
 }
 
-}  // namespace
+}  // namespace conll_real_data_test
 }  // namespace seqflow

@@ -6,7 +6,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace corpus_test {
 
 Corpus SmallCorpus() {
   Corpus c;
@@ -99,5 +99,5 @@ TEST(Tags, ProblemsByEncoding) {
   EXPECT_EQ(TagProblem("anything", TagEncoding::kRuns), "");
 }
 
-}  // namespace
+}  // namespace corpus_test
 }  // namespace seqflow

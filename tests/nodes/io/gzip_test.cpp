@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace gzip_test {
 
 using testutil::FakeNodeContext;
 
@@ -141,5 +141,5 @@ TEST_F(ReadTextGzip, TruncatedFileFailsTheNode) {
   }
 }
 
-}  // namespace
+}  // namespace gzip_test
 }  // namespace seqflow

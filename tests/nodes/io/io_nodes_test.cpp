@@ -7,7 +7,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace io_nodes_test {
 
 using testutil::FakeNodeContext;
 
@@ -101,5 +101,5 @@ TEST_F(IoNodes, SplitErrorIsThrown) {
   }
 }
 
-}  // namespace
+}  // namespace io_nodes_test
 }  // namespace seqflow

@@ -17,7 +17,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace rewrite_real_data_test {
 
 Corpus ReadReuters() {
   const std::string path = JoinPath(testutil::DataDir(), "news_raw_en/reuters21578.sentences.txt.gz");
@@ -119,5 +119,5 @@ TEST(RewriteRealData, ReutersToWsjRewritesTheConventionsAndRaisesBigramCoverage)
   EXPECT_NEAR(coverage_after.types, 0.5743, 0.0001);
 }
 
-}  // namespace
+}  // namespace rewrite_real_data_test
 }  // namespace seqflow

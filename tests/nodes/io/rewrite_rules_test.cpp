@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace rewrite_rules_test {
 
 RewriteRules RulesOf(std::string_view text) {
   Result<RewriteRules> rules = ParseRewriteRules(text, "r.rules");
@@ -159,5 +159,5 @@ TEST(RewriteRules, ReadTextRewritesReportsAndNamesBadRuleFiles) {
   }
 }
 
-}  // namespace
+}  // namespace rewrite_rules_test
 }  // namespace seqflow

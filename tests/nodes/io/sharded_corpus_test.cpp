@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace sharded_corpus_test {
 
 using testutil::FakeNodeContext;
 using testutil::MemoryPieceStore;
@@ -204,5 +204,5 @@ TEST_F(ShardedCorpusTest, ReaderErrorsAreReadTexts) {
   EXPECT_THROW(Kind("read.text_shards").run(no_store), StatusError);
 }
 
-}  // namespace
+}  // namespace sharded_corpus_test
 }  // namespace seqflow

@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace split_test {
 
 // Sentence i has the single word "w<i>" labeled 0.
 Corpus Numbered(size_t n) {
@@ -100,5 +100,5 @@ TEST(Split, RangeErrors) {
   EXPECT_EQ(SplitCorpus(c, {1, -1, 0, true, false}).status().ToString(), "split: skip and count must be >= 0");
 }
 
-}  // namespace
+}  // namespace split_test
 }  // namespace seqflow

@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace tag_map_test {
 
 std::shared_ptr<const TagMap> MapOf(std::string_view text) {
   Result<TagMap> map = ParseTagMap(text, "m.map");
@@ -135,5 +135,5 @@ TEST(ShippedMaps, MalagasyFilesMapToUniversalTags) {
   EXPECT_EQ(raw->num_tokens(), 5304u);
 }
 
-}  // namespace
+}  // namespace tag_map_test
 }  // namespace seqflow

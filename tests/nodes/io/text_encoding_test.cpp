@@ -5,7 +5,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace text_encoding_test {
 
 TEST(Utf8, FindsFirstInvalidByte) {
   EXPECT_EQ(FindInvalidUtf8("plain ascii"), std::string_view::npos);
@@ -59,5 +59,5 @@ TEST(Utf8, CaseOfLatinLetters) {
   EXPECT_EQ(LowercaseUtf8("\xC3\x89tienne MIT \xC3\x97 \xE2\x80\x94"), "\xC3\xA9tienne mit \xC3\x97 \xE2\x80\x94");
 }
 
-}  // namespace
+}  // namespace text_encoding_test
 }  // namespace seqflow

@@ -30,7 +30,7 @@
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {
-namespace {
+namespace isa_variants_test {
 
 // Bit patterns of everything a kernel wrote, in a fixed order.
 struct Bits {
@@ -491,5 +491,5 @@ TEST(IsaVariants, SecondOrderCrfObjectiveAndGradientHaveTheSameBits) {
   for (int K : {3, 9, 22}) ExpectEveryVariantMatchesBaseline([&] { return CrfObjective(K, 2, 13 + K); });
 }
 
-}  // namespace
+}  // namespace isa_variants_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace anchor_emissions_test {
 
 const std::vector<std::string> kLabels = {"A", "B", "C"};
 
@@ -205,5 +205,5 @@ TEST(AnchorEmissions, UnanchoredLabelUsesItsLabeledContexts) {
   EXPECT_LE((with_anchors->posterior - without_c->posterior).cwiseAbs().maxCoeff(), 0.03);
 }
 
-}  // namespace
+}  // namespace anchor_emissions_test
 }  // namespace seqflow

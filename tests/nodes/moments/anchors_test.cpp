@@ -7,7 +7,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace anchors_test {
 
 const std::vector<std::string> kLabels = {"NOUN", "VERB", "DET"};
 
@@ -69,5 +69,5 @@ TEST(SelectAnchors, DictionaryAddsTypeAnchorsAndVetoesAmbiguousWords) {
   EXPECT_EQ((*a)[1], (std::vector<int32_t>{5}));
 }
 
-}  // namespace
+}  // namespace anchors_test
 }  // namespace seqflow

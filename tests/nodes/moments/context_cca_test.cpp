@@ -12,7 +12,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace context_cca_test {
 
 MomentCounts RandomCounts(int v, int sentences, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -186,5 +186,5 @@ TEST(ContextCca, Errors) {
   EXPECT_EQ(ComputeContextCca(m, options, CancelToken(&flag)).status().code(), StatusCode::kCancelled);
 }
 
-}  // namespace
+}  // namespace context_cca_test
 }  // namespace seqflow

@@ -14,7 +14,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace context_features_test {
 
 // The names of the word features of symbol s.
 std::vector<std::string> FeatureNames(const WordFeatures& f, int32_t s) {
@@ -185,5 +185,5 @@ TEST(ContextFeatures, Errors) {
   EXPECT_FALSE(BuildContextFeatures(other, *onehot, 1).ok());
 }
 
-}  // namespace
+}  // namespace context_features_test
 }  // namespace seqflow

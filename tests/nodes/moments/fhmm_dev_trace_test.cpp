@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace seqflow {
-namespace {
+namespace fhmm_dev_trace_test {
 
 HmmParams Shape(int k, int v) {
   HmmParams h;
@@ -53,5 +53,5 @@ TEST(FhmmDevTrace, RefusesOtherShapesAndBytesWithoutATrace) {
   EXPECT_FALSE(SplitDevTrace(bytes.substr(0, bytes.size() - 9) + bytes.substr(bytes.size() - 8), Shape(2, 3)).has_value());
 }
 
-}  // namespace
+}  // namespace fhmm_dev_trace_test
 }  // namespace seqflow

@@ -17,7 +17,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace fhmm_em_test {
 
 using Sentences = std::vector<std::vector<int32_t>>;
 
@@ -330,5 +330,5 @@ TEST(FhmmEm, ResumesFromEveryMStepToTheSameBits) {
             StatusCode::kInvalid);
 }
 
-}  // namespace
+}  // namespace fhmm_em_test
 }  // namespace seqflow

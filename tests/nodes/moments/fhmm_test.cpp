@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace fhmm_test {
 
 std::vector<std::string> FeaturesOfSymbol(const WordFeatures& f, int32_t w) {
   std::vector<std::string> out;
@@ -206,5 +206,5 @@ TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
             StatusCode::kInvalid);
 }
 
-}  // namespace
+}  // namespace fhmm_test
 }  // namespace seqflow

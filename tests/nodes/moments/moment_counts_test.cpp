@@ -11,7 +11,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace moment_counts_test {
 
 // M[c, w] counted the obvious way: for every token, its previous and next word feature.
 Eigen::MatrixXd DirectCounts(const std::vector<std::vector<int32_t>>& sentences, int32_t v) {
@@ -108,5 +108,5 @@ TEST(MomentsArtifact, RoundTripsBitExactAndRejectsTruncation) {
   EXPECT_THROW(Moments::Load(truncated), StatusError);
 }
 
-}  // namespace
+}  // namespace moment_counts_test
 }  // namespace seqflow

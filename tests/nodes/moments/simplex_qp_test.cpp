@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace simplex_qp_test {
 
 struct Instance {
   Eigen::MatrixXd a;
@@ -225,5 +225,5 @@ TEST(SimplexQp, Errors) {
   EXPECT_EQ(qp->Solve(Eigen::Vector3d(1, 2, 3), x).status().code(), StatusCode::kInvalid);
 }
 
-}  // namespace
+}  // namespace simplex_qp_test
 }  // namespace seqflow

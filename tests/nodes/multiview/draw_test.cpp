@@ -8,7 +8,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace draw_test {
 
 // Sentence i has i % 7 + 1 tokens, each word "s<i>"; labels: 0 everywhere, except that every 5th
 // sentence carries label 1 and every 11th label 2 on its first token.
@@ -132,5 +132,5 @@ TEST(Draw, ErrorsNameTheProblem) {
   EXPECT_FALSE(DrawCorpus(unlabeled, Options(DrawPart::kHoldout)).ok());
 }
 
-}  // namespace
+}  // namespace draw_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace example_qp_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -111,5 +111,5 @@ TEST(ExampleQp, BadInputIsAnError) {
   EXPECT_EQ(SolveExampleQp(Q, Eigen::Vector2d(1, 2), 1.0, {}).status().code(), StatusCode::kNumerical);
 }
 
-}  // namespace
+}  // namespace example_qp_test
 }  // namespace seqflow

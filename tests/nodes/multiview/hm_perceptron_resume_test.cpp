@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace hm_perceptron_resume_test {
 
 struct RandomData {
   explicit RandomData(int A = 30, int K = 4) : num_labels(K), view(static_cast<size_t>(A)) {
@@ -137,5 +137,5 @@ TEST(HmPerceptronResume, RefusesAStateThatDoesNotFitOrIsPastTheEpochs) {
   refused(d, Options(2, true, 4), truncated);
 }
 
-}  // namespace
+}  // namespace hm_perceptron_resume_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace hm_perceptron_test {
 
 SentenceFeatures Tokens(const std::vector<std::vector<int32_t>>& attributes) {
   SentenceFeatures x;
@@ -306,5 +306,5 @@ TEST(HmPerceptron, CancelledBetweenEpochs) {
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
 }
 
-}  // namespace
+}  // namespace hm_perceptron_test
 }  // namespace seqflow

@@ -13,7 +13,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace hm_svm_resume_test {
 
 struct RandomData {
   explicit RandomData(int A = 30, int K = 3, int unlabeled_count = 12) : num_labels(K), view(static_cast<size_t>(A)) {
@@ -150,5 +150,5 @@ TEST(HmSvmResume, RefusesAStateThatDoesNotFitOrIsPastTheEpochs) {
   refused(d, Options(2, 1, HmSvmForm::kPrimal, 4), truncated);
 }
 
-}  // namespace
+}  // namespace hm_svm_resume_test
 }  // namespace seqflow

@@ -9,7 +9,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace hm_svm_test {
 
 SentenceFeatures Tokens(const std::vector<std::vector<int32_t>>& attributes) {
   SentenceFeatures x;
@@ -240,5 +240,5 @@ TEST(HmSvm, BadOptionsAreInvalid) {
   EXPECT_EQ(TrainHmSvm(data, o, {}, {}).status().code(), StatusCode::kInvalid);
 }
 
-}  // namespace
+}  // namespace hm_svm_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace multiview_model_test {
 
 const std::vector<std::vector<std::string>> kSentences = {
     {"El", "Real"}, {"Madrid", "ganó", "3-1"}, {"La", "UE", "dijo", "sí"}, {"Roma"}};
@@ -96,5 +96,5 @@ TEST(MultiViewModel, RoundTripsBitExactlyAndRejectsTruncation) {
   EXPECT_THROW(MultiViewModel::Load(short_reader), StatusError);
 }
 
-}  // namespace
+}  // namespace multiview_model_test
 }  // namespace seqflow

@@ -6,7 +6,7 @@
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace view_assignment_test {
 
 Corpus Words(const std::vector<std::vector<std::string>>& sentences) {
   Corpus c;
@@ -107,5 +107,5 @@ TEST(FeatureViews, RoundTripsAndRejectsAMismatch) {
   EXPECT_THROW(FeatureViews::Load(bad_reader), StatusError);
 }
 
-}  // namespace
+}  // namespace view_assignment_test
 }  // namespace seqflow

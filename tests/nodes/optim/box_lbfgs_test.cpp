@@ -12,7 +12,7 @@
 #include "nodes/optim/lbfgs.h"
 
 namespace seqflow {
-namespace {
+namespace box_lbfgs_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -311,5 +311,5 @@ TEST(BoxLbfgs, RelativeDecreaseAndIterationLimitStop) {
   EXPECT_EQ(r.iterations, 3);
 }
 
-}  // namespace
+}  // namespace box_lbfgs_test
 }  // namespace seqflow

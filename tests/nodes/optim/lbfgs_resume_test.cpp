@@ -16,7 +16,7 @@
 #include "tests/testutil/lbfgs_run_matchers.h"
 
 namespace seqflow {
-namespace {
+namespace lbfgs_resume_test {
 
 // Extended Rosenbrock with a coupling term, so every coordinate moves differently.
 class Coupled : public Objective {
@@ -250,5 +250,5 @@ TEST_P(LbfgsResume, AStateWithoutItsGradientResumesToTheSameBitsAndIsCheckedAgai
 INSTANTIATE_TEST_SUITE_P(Precision, LbfgsResume, testing::Values(true, false),
                          [](const auto& test) { return test.param ? "float_history" : "double_history"; });
 
-}  // namespace
+}  // namespace lbfgs_resume_test
 }  // namespace seqflow

@@ -10,7 +10,7 @@
 #include "nodes/optim/line_search.h"
 
 namespace seqflow {
-namespace {
+namespace lbfgs_test {
 
 // Extended Rosenbrock: sum over pairs of 100 (x2 - x1^2)^2 + (1 - x1)^2; minimum 0 at all ones.
 // The options these tests were written against: 6 correction pairs in double precision (the
@@ -225,5 +225,5 @@ TEST(WolfeLineSearch, AcceptedPointSatisfiesStrongWolfe) {
   }
 }
 
-}  // namespace
+}  // namespace lbfgs_test
 }  // namespace seqflow
