@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 namespace seqflow {
 
@@ -97,25 +98,33 @@ ParamSpec ParamSpec::OptionalPath(std::string name, std::string doc) {
   return {std::move(name), ParamType::kPath, ParamValue(std::string()), {}, nullptr, std::move(doc)};
 }
 
-static double NumericOf(const ParamValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  return std::nan("");
+// "" when every number of `v` (the one of an Int or Double, each of a DoubleList) passes `ok`,
+// else "must be " + `bound` (a list: "must have every value ...").
+static std::string CheckNumbers(const ParamValue& v, const std::function<bool(double)>& ok, const std::string& bound) {
+  if (const auto* list = std::get_if<std::vector<double>>(&v)) {
+    for (double x : *list)
+      if (!ok(x)) return "must have every value " + bound;
+    return "";
+  }
+  double x = std::nan("");
+  if (const auto* i = std::get_if<int64_t>(&v)) x = static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&v)) x = *d;
+  return ok(x) ? std::string() : "must be " + bound;
 }
 
 ParamSpec&& ParamSpec::Min(double lo) && {
   return std::move(*this).Check([lo](const ParamValue& v) {
-    return NumericOf(v) >= lo ? std::string() : "must be >= " + FormatDouble(lo);
+    return CheckNumbers(v, [lo](double x) { return x >= lo; }, ">= " + FormatDouble(lo));
   });
 }
 ParamSpec&& ParamSpec::Greater(double lo) && {
   return std::move(*this).Check([lo](const ParamValue& v) {
-    return NumericOf(v) > lo ? std::string() : "must be > " + FormatDouble(lo);
+    return CheckNumbers(v, [lo](double x) { return x > lo; }, "> " + FormatDouble(lo));
   });
 }
 ParamSpec&& ParamSpec::Max(double hi) && {
   return std::move(*this).Check([hi](const ParamValue& v) {
-    return NumericOf(v) <= hi ? std::string() : "must be <= " + FormatDouble(hi);
+    return CheckNumbers(v, [hi](double x) { return x <= hi; }, "<= " + FormatDouble(hi));
   });
 }
 ParamSpec&& ParamSpec::Check(std::function<std::string(const ParamValue&)> f) && {

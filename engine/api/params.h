@@ -63,7 +63,7 @@ struct ParamSpec {
   // A file that may be left out: the default "" means none (it is neither resolved nor hashed).
   static ParamSpec OptionalPath(std::string name, std::string doc);
   // Chainable checks.
-  ParamSpec&& Min(double lo) &&;            // value >= lo (Int/Double)
+  ParamSpec&& Min(double lo) &&;            // value >= lo (Int/Double; every value of a DoubleList)
   ParamSpec&& Greater(double lo) &&;        // value > lo
   ParamSpec&& Max(double hi) &&;            // value <= hi
   ParamSpec&& Check(std::function<std::string(const ParamValue&)> f) &&;

@@ -146,8 +146,10 @@ ParamTable<EmNodeOptions> EmParams() {
 ParamTable<SweepNodeOptions> SweepParams() {
   using O = SweepNodeOptions;
   ParamTable<O> table;
-  table.DoubleList("lambdas", &O::lambdas, "allocations, in order")
+  table.DoubleList("lambdas", &O::lambdas, "allocations in [0, 1], in order")
       .Required()
+      .Min(0)
+      .Max(1)
       .Bool("warm_start", &O::warm_start, "start each lambda from the previous solution");
   AddDecoder(table, &O::decoder, "decoder for the test columns");
   table.Include(&O::start, EmStartParams()).Include(&O::em, EmIterationParams());

@@ -153,6 +153,23 @@ TEST(ParamTable, BoundsCheckAtParsing) {
   EXPECT_TRUE(ParseParam(Spec(table, "count"), raw).ok());
 }
 
+// A bound on a list of numbers holds for each of them (hmm.em_sweep's lambdas, in [0, 1]).
+TEST(ParamTable, BoundsOfAListHoldForEveryValue) {
+  ParamTable<Options> table;
+  table.DoubleList("grid", &Options::grid, "numbers").Min(0).Max(1);
+  RawParam raw;
+  raw.is_list = true;
+  raw.items = {"0", "0.5", "1"};
+  EXPECT_TRUE(ParseParam(Spec(table, "grid"), raw).ok());
+  for (const std::string bad : {"-1", "2"}) {
+    raw.items = {"0", bad, "1"};
+    Result<ParamValue> parsed = ParseParam(Spec(table, "grid"), raw);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("must have every value"), std::string::npos)
+        << parsed.status().message();
+  }
+}
+
 TEST(ParamTable, MissingOrMistypedValueIsAnInternalError) {
   const ParamTable<Options> table = Table();
   std::map<std::string, ParamValue> values = Defaults(table);
