@@ -184,7 +184,11 @@ void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<
   out.status = NodeStatus::kComputed;
   out.metrics = std::move(metrics);
   out.attachments = context.TakeAttachments();
-  CacheEntry entry{node.kind->name, artifact, SecondsSince(start), out.metrics, out.attachments};
+  CacheEntry entry{.kind = node.kind->name,
+                   .artifact = artifact,
+                   .seconds = SecondsSince(start),
+                   .metrics = out.metrics,
+                   .attachments = out.attachments};
   run.artifacts[index] = std::move(artifact);
   run.memo.PutEntry(node.key, entry);
   const ProcessGroup* processes = run.options.processes;

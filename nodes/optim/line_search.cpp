@@ -7,7 +7,9 @@
 #include "nodes/optim/blocked_sum.h"
 
 namespace seqflow {
-namespace {
+// Named, not anonymous: WolfeLineSearch, a template of external linkage, holds these in its
+// lambdas, which GCC reports (-Wsubobject-linkage) once the file is part of a unity batch.
+namespace wolfe {
 
 struct Trial {
   double step = 0;
@@ -60,23 +62,23 @@ double CubicStep(const Trial& a, const Trial& b) {
   return std::clamp(step, lo + margin, hi - margin);
 }
 
-}  // namespace
+}  // namespace wolfe
 
 template <class Direction>
 LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::VectorXd& g, const Direction& d, double f0,
                                  double slope0, double initial_step, double c1, double c2, int max_evaluations,
                                  int threads) {
-  Walker<Direction> walk(f, x, g, d, threads);
-  const Trial start{0, f0, slope0};
-  Trial best = start;
-  auto sufficient = [&](const Trial& t) { return t.f <= f0 + c1 * t.step * slope0; };
-  auto curvature = [&](const Trial& t) { return std::abs(t.slope) <= -c2 * slope0; };
-  auto done = [&](const Trial& t) { return LineSearchResult{true, t.step, t.f, walk.evaluations(), true}; };
+  wolfe::Walker<Direction> walk(f, x, g, d, threads);
+  const wolfe::Trial start{0, f0, slope0};
+  wolfe::Trial best = start;
+  auto sufficient = [&](const wolfe::Trial& t) { return t.f <= f0 + c1 * t.step * slope0; };
+  auto curvature = [&](const wolfe::Trial& t) { return std::abs(t.slope) <= -c2 * slope0; };
+  auto done = [&](const wolfe::Trial& t) { return LineSearchResult{true, t.step, t.f, walk.evaluations(), true}; };
 
   // Zoom on [lo, hi]: lo satisfies sufficient decrease and has the lowest f seen so far.
-  auto zoom = [&](Trial lo, Trial hi) -> std::optional<Trial> {
+  auto zoom = [&](wolfe::Trial lo, wolfe::Trial hi) -> std::optional<wolfe::Trial> {
     while (walk.evaluations() < max_evaluations && walk.finite()) {
-      const Trial t = walk.At(CubicStep(lo, hi));
+      const wolfe::Trial t = walk.At(wolfe::CubicStep(lo, hi));
       if (t.f < best.f) best = t;
       if (!sufficient(t) || t.f >= lo.f) {
         hi = t;
@@ -90,11 +92,11 @@ LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::Vector
     return std::nullopt;
   };
 
-  Trial prev = start;
+  wolfe::Trial prev = start;
   double step = initial_step;
-  std::optional<Trial> found;
+  std::optional<wolfe::Trial> found;
   for (int i = 0; walk.evaluations() < max_evaluations; ++i) {
-    const Trial t = walk.At(step);
+    const wolfe::Trial t = walk.At(step);
     if (!walk.finite()) break;
     if (t.f < best.f) best = t;
     if (!sufficient(t) || (i > 0 && t.f >= prev.f)) {
@@ -115,7 +117,7 @@ LineSearchResult WolfeLineSearch(Objective& f, Eigen::VectorXd& x, Eigen::Vector
   if (found) return done(*found);  // the last evaluation was `found`, so x and g are there
   // No Wolfe point: settle on the best point seen (or the start) with its gradient.
   const bool finite = walk.finite();
-  const Trial settle = walk.At(best.step);
+  const wolfe::Trial settle = walk.At(best.step);
   LineSearchResult r{false, settle.step, settle.f, walk.evaluations(), finite && walk.finite()};
   return r;
 }
