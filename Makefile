@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 # Lanczos and box-constrained L-BFGS with them (bench/kernels/top_eigen_bench, box_fit_bench).
 DEPS := cmake make g++ pkg-config python3 ccache \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
-        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev \
+        libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev libre2-dev \
         libspectra-dev liblbfgspp-dev \
         libgraphviz-dev libopenmpi-dev openmpi-bin
 # Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp), the JSON
@@ -54,7 +54,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 CCACHE = $(shell command -v ccache 2>/dev/null)
 LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz
+FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz rewrite_rules_fuzz
 
 .PHONY: demo test deps test-deps configure build bench sanitize-deps sanitize-build sanitize fuzz
 

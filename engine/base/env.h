@@ -21,6 +21,7 @@ struct FileStat {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
   bool is_dir = false;
+  bool is_special = false;  // a FIFO, device or socket: reading it may block or never end
 };
 
 // The wall clock in nanoseconds since the epoch: the scale of FileStat::mtime_ns.

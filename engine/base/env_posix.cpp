@@ -132,6 +132,7 @@ class PosixEnv final : public Env {
     fs.size = static_cast<uint64_t>(st.st_size);
     fs.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
     fs.is_dir = S_ISDIR(st.st_mode);
+    fs.is_special = !fs.is_dir && !S_ISREG(st.st_mode);
     return fs;
   }
 

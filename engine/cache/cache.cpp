@@ -66,9 +66,13 @@ Result<std::optional<CacheEntry>> Cache::Load(const std::string& key, size_t def
   SEQFLOW_RETURN_IF_ERROR(CheckKey(key));
   std::string path = PathOf(key);
   if (!env_->Exists(path)) return std::optional<CacheEntry>();
+  if (Result<FileStat> st = env_->Stat(path); st.ok() && (st->is_dir || st->is_special))
+    return Corrupt(path, Status::Corruption("not a file (Store replaces an empty folder)"));
   SEQFLOW_ASSIGN_OR_RETURN(std::string bytes, env_->ReadFile(path));
   Result<CacheEntry> entry = DecodeEntry(bytes, *registry_, defer_from_bytes);
   if (!entry.ok()) return Corrupt(path, entry.status());
+  if (entry->key != key)
+    return Corrupt(path, Status::Corruption("the entry of key " + entry->key + " (a file copied or renamed)"));
   // An entry whose pieces are missing or damaged is damaged: its node recomputes them.
   const ArtifactPieces pieces(dir_, "", env_);
   const std::vector<std::string> piece_names =
@@ -89,7 +93,13 @@ Status Cache::Store(const std::string& key, const CacheEntry& entry) {
   if (entry.artifact == nullptr) return Status::Invalid("cache entry " + key + " has no artifact");
   std::string path = PathOf(key);
   SEQFLOW_RETURN_IF_ERROR(env_->CreateDirs(DirName(path)));
-  const EntryParts parts = EncodeEntryParts(entry);
+  // An empty folder in the entry's place (made by hand, or by a tool) would refuse the rename
+  // for ever: it goes, so the entry heals. A folder with files in it is not ours to remove.
+  if (Result<FileStat> st = env_->Stat(path); st.ok() && st->is_dir) {
+    Status removed = env_->RemoveDir(path);
+    if (!removed.ok()) return removed.Annotate("a folder stands where cache entry " + key + " goes; remove it");
+  }
+  const EntryParts parts = EncodeEntryParts(key, entry);
   return env_->WriteFileAtomicParts(path, parts.views());
 }
 
@@ -194,7 +204,7 @@ Result<GcCounts> Cache::Gc(double keep_days) {
     bool temp = IsTempName(name);
     if (!temp && !IsEntryName(name)) return Status::Ok();
     Result<FileStat> st = env_->Stat(path);
-    if (!st.ok()) return Status::Ok();  // removed meanwhile
+    if (!st.ok() || st->is_dir || st->is_special) return Status::Ok();  // removed meanwhile, or not an entry
     if (st->mtime_ns >= (temp ? now - kStaleTempNs : cutoff)) return Status::Ok();
     SEQFLOW_RETURN_IF_ERROR(RemoveIfPresent(env_, path));
     if (!temp) ++counts.entries;
@@ -254,10 +264,12 @@ Result<int> Cache::GcTaskFiles(int64_t cutoff_ns) {
     return remove(path);
   }));
   const int64_t dead_lock = NowNs() - kStaleTempNs;
-  SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, "locks"), [&](const std::string& path, const std::string&,
-                                                                       const FileStat& st) {
-    return st.mtime_ns < dead_lock ? remove(path) : Status::Ok();
-  }));
+  for (const char* sub : {"locks", "leases"}) {
+    SEQFLOW_RETURN_IF_ERROR(ForEachIn(env_, JoinPath(dir_, sub), [&](const std::string& path, const std::string&,
+                                                                    const FileStat& st) {
+      return st.mtime_ns < dead_lock ? remove(path) : Status::Ok();
+    }));
+  }
   return removed;
 }
 

@@ -2,8 +2,9 @@
 //
 // Entry file <dir>/<key[0:2]>/<key>.sfa:
 //   magic "SQFLART\0" | u32 format version | u64 payload length | u64 XXH64(payload) | payload
-//   payload = kind name, artifact type, artifact version, seconds, metrics, attachments,
+//   payload = key, kind name, artifact type, artifact version, seconds, metrics, attachments,
 //             artifact bytes (ByteWriter framing)
+// An entry knows its key: one found under another key (a file copied or renamed) is damaged.
 // Published by Env::WriteFileAtomic (temp, fsync, rename), so a crash leaves either no entry or
 // a whole one; every load verifies magic, version, length and checksum, and a bad entry is
 // reported as Corruption (the caller recomputes and overwrites it). Concurrent runs on one
@@ -21,13 +22,14 @@
 //   - temporary files older than an hour (their writer died: no write takes that long),
 //   - what sweeps and iterative nodes leave beside the entries: task manifests (tasks/), task
 //     records (status/) and checkpoints (checkpoints/) not written for N days, a checkpoint whose
-//     entry exists (its node finished), key locks untouched for an hour (their owner died: a live
-//     one is touched every 10 s), and sweep directories (sweeps/<id>/: lists, tasks.tsv, logs)
+//     entry exists (its node finished), key locks and run leases untouched for an hour (their owner
+//     died: a live one is touched every 10 s), and sweep directories (sweeps/<id>/: lists, tasks.tsv, logs)
 //     none of whose files was written for N days,
 //   - the final states of iterative nodes (final_states/, FinalStates) whose entry is gone,
 //   - artifacts' pieces (pieces/, artifact_pieces.h) whose owner entry is gone, once an hour old
 //     (counted with task_files).
-// Every file goes through the Env.
+// Every file goes through the Env. Gc itself does not look at who uses the cache: `cache gc` runs
+// it only while it holds the cache's gc lease (cache_leases.h), which no live run holds with it.
 //
 // <dir>/CACHEDIR.TAG marks the folder as a seqflow cache (and, by the Cache Directory Tagging
 // convention, one that backups may skip). `seqflow run` and `run-node` write it; `cache gc` and
@@ -58,6 +60,7 @@ struct CacheEntry {
   std::map<std::string, double> metrics;
   std::vector<std::pair<std::string, std::string>> attachments;  // suffix -> content
   std::string artifact_type;  // as loaded from the cache, also when the artifact was deferred
+  std::string key;            // as loaded: the key it was stored under (Store writes its own)
 };
 
 // Ok for a key as the DAG makes them (lowercase hex digits), else Invalid: what may name a file

@@ -17,10 +17,11 @@ std::string Hex64(uint64_t v) {
 
 }  // namespace
 
-EntryParts EncodeEntryParts(const CacheEntry& entry) {
+EntryParts EncodeEntryParts(const std::string& key, const CacheEntry& entry) {
   ByteWriter artifact;
   entry.artifact->Save(artifact);
   ByteWriter payload;
+  payload.Str(key);
   payload.Str(entry.kind);
   payload.Str(entry.artifact->type());
   payload.U32(entry.artifact->version());
@@ -45,7 +46,7 @@ EntryParts EncodeEntryParts(const CacheEntry& entry) {
 }
 
 std::string EncodeEntry(const CacheEntry& entry) {
-  const EntryParts parts = EncodeEntryParts(entry);
+  const EntryParts parts = EncodeEntryParts(entry.key, entry);
   return parts.header + parts.fields + parts.artifact;
 }
 
@@ -116,6 +117,7 @@ Result<CacheEntry> DecodeEntry(std::string_view file, const Registry& registry, 
   uint32_t version = 0;
   auto parse_fields = [&] {
     CacheEntry e;
+    e.key = r.Str();
     e.kind = r.Str();
     e.artifact_type = type = r.Str();
     version = r.U32();
@@ -153,6 +155,7 @@ Result<EntrySummary> SummarizeEntry(std::string_view file) {
   return Guarded("malformed entry", [&] {
     ByteReader r(payload);
     EntrySummary summary;
+    r.Str();  // the key
     summary.kind = r.Str();
     summary.artifact_type = r.Str();
     return summary;

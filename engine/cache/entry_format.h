@@ -28,7 +28,7 @@ struct EntrySummary {
   std::string artifact_type;
 };
 
-// REQUIRES: entry.artifact != nullptr.
+// REQUIRES: entry.artifact != nullptr. The entry is stored under entry.key.
 std::string EncodeEntry(const CacheEntry& entry);
 // EncodeEntry's bytes in three parts to write in turn (Env::WriteFileAtomicParts): the frame
 // header, the entry's fields up to the artifact's length, and the artifact's bytes where its Save
@@ -39,8 +39,8 @@ struct EntryParts {
   std::string artifact;
   std::vector<std::string_view> views() const { return {header, fields, artifact}; }
 };
-// REQUIRES: entry.artifact != nullptr.
-EntryParts EncodeEntryParts(const CacheEntry& entry);
+// REQUIRES: entry.artifact != nullptr. The entry is stored under `key` (whatever entry.key says).
+EntryParts EncodeEntryParts(const std::string& key, const CacheEntry& entry);
 // `payload` framed as above, with `magic` (8 bytes) in front: entries use kEntryMagic, the run
 // history (run_history.h) its own.
 std::string EncodeFrame(std::string_view magic, std::string_view payload);

@@ -62,7 +62,7 @@ LockHolder ParseOwner(const std::string& text) {
 KeyLock::~KeyLock() { owner_->Release(key_); }
 
 KeyLocks::KeyLocks(std::string cache_dir, Env* env, KeyLockOptions options)
-    : dir_(JoinPath(cache_dir, "locks")), env_(env), options_(options), owner_text_(OwnerText()) {}
+    : dir_(JoinPath(cache_dir, options.folder)), env_(env), options_(options), owner_text_(OwnerText()) {}
 
 KeyLocks::~KeyLocks() {
   {
@@ -119,6 +119,28 @@ Result<std::unique_ptr<KeyLock>> KeyLocks::TryAcquire(const std::string& key, Lo
   }
   if (holder != nullptr) *holder = seen;
   return std::unique_ptr<KeyLock>();
+}
+
+bool KeyLocks::Held(const std::string& key, LockHolder* holder) {
+  LockHolder seen;
+  const std::string path = PathOf(key);
+  if (!env_->Exists(path) || IsStale(path, &seen) || !env_->Exists(path)) return false;
+  if (holder != nullptr) *holder = seen;
+  return true;
+}
+
+Result<std::vector<LockHolder>> KeyLocks::LiveHolders(const std::string& except) {
+  std::vector<LockHolder> live;
+  if (!env_->Exists(dir_)) return live;
+  SEQFLOW_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDir(dir_));
+  constexpr std::string_view kSuffix = ".lock";
+  for (const std::string& name : names) {
+    if (!name.ends_with(kSuffix)) continue;
+    const std::string key = name.substr(0, name.size() - kSuffix.size());
+    LockHolder holder;
+    if (key != except && Held(key, &holder)) live.push_back(holder);
+  }
+  return live;
 }
 
 void KeyLocks::Release(const std::string& key) {

@@ -28,6 +28,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/base/env.h"
 #include "engine/base/status.h"
@@ -37,6 +38,7 @@ namespace seqflow {
 struct KeyLockOptions {
   double heartbeat_seconds = 10;
   double stale_seconds = 120;  // > several heartbeats: NFS attribute caches delay mtimes ~60 s
+  std::string folder = "locks";  // under the cache (CacheLeases keeps its own)
 };
 
 class KeyLocks;
@@ -71,6 +73,12 @@ class KeyLocks {
   // The lock of `key`, or nullptr when a live owner holds it (then *holder says who, if given).
   // A stale lock is broken (with a warning naming its owner) and taken.
   Result<std::unique_ptr<KeyLock>> TryAcquire(const std::string& key, LockHolder* holder = nullptr);
+
+  // Whether a live owner holds the lock of `key` (then *holder says who, if given); a stale lock
+  // counts as not held and is left for the next TryAcquire to break.
+  bool Held(const std::string& key, LockHolder* holder = nullptr);
+  // The live owners of every lock in the folder but `except`'s.
+  Result<std::vector<LockHolder>> LiveHolders(const std::string& except);
 
   std::string PathOf(const std::string& key) const;
   // "host pid": what this process writes into its locks.

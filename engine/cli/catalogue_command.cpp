@@ -5,6 +5,7 @@
 
 #include "engine/base/log.h"
 #include "engine/cache/cache.h"
+#include "engine/cache/cache_leases.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/pipeline_schema.h"
 
@@ -108,11 +109,36 @@ bool IsCacheOrLog(const Cache& cache, const char* command) {
   return false;
 }
 
+// The exit code of a gc or rm that found the cache in use.
+constexpr int kCacheInUse = 3;
+
+// gc and rm delete files: only while they hold the cache's gc lease, which no live run, task or
+// other gc holds with them (cache_leases.h). 0 with *lease held, else the exit code (logged).
+int HoldForGcOrLog(const Cache& cache, CacheLeases& leases, const char* command, std::unique_ptr<KeyLock>* lease) {
+  std::vector<LockHolder> users;
+  Result<std::unique_ptr<KeyLock>> held = leases.TryHoldForGc(&users);
+  if (!held.ok()) {
+    LogError(held.status().ToString());
+    return 1;
+  }
+  *lease = std::move(held).value();
+  if (*lease != nullptr) return 0;
+  std::string who;
+  for (const LockHolder& user : users) who += (who.empty() ? "" : ", ") + user.host + " pid " + std::to_string(user.pid);
+  LogError(fmt::format("'{}' is in use ({}): `cache {}` removes nothing while a run, a task or another gc uses the "
+                       "cache; run it again once they have finished",
+                       cache.dir(), who, command));
+  return kCacheInUse;
+}
+
 }  // namespace
 
 int CacheGcCommand(const std::string& cache_dir, double keep_days) {
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
   if (!IsCacheOrLog(cache, "gc")) return 2;
+  CacheLeases leases(cache.dir(), cache.env());
+  std::unique_ptr<KeyLock> lease;
+  if (const int code = HoldForGcOrLog(cache, leases, "gc", &lease); code != 0) return code;
   Result<GcCounts> removed = cache.Gc(keep_days);
   if (!removed.ok()) {
     LogError(removed.status().ToString());
@@ -128,6 +154,9 @@ int CacheGcCommand(const std::string& cache_dir, double keep_days) {
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind) {
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
   if (!IsCacheOrLog(cache, "rm")) return 2;
+  CacheLeases leases(cache.dir(), cache.env());
+  std::unique_ptr<KeyLock> lease;
+  if (const int code = HoldForGcOrLog(cache, leases, "rm", &lease); code != 0) return code;
   Result<int> removed = cache.RemoveKind(kind);
   if (!removed.ok()) {
     LogError(removed.status().ToString());

@@ -64,6 +64,8 @@ int KindsCommand(const std::string& kind);
 // The JSON Schema of the pipeline language (pipeline_schema.h) on stdout.
 int SchemaCommand();
 int CacheLsCommand(const std::string& cache_dir);
+// gc and rm remove nothing, and exit 3, while a run, a task or another gc holds the cache
+// (cache_leases.h); 2 for a folder that is not a seqflow cache.
 int CacheGcCommand(const std::string& cache_dir, double keep_days);
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind);
 int ReportCommand(const ReportArgs& args);

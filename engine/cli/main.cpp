@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
   cache_cmd->add_option("--cache", cache_dir, "cache directory");
   cache_cmd->require_subcommand(1);
   cache_cmd->add_subcommand("ls", "list entries")->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
-  CLI::App* gc = cache_cmd->add_subcommand("gc", "remove entries unused for N days, and stale run histories");
+  CLI::App* gc = cache_cmd->add_subcommand(
+      "gc", "remove entries unused for N days, and stale run histories (exit 3 while a run uses the cache)");
   gc->add_option("--keep-days", keep_days, "keep entries used (and run histories written) within this many days");
   gc->callback([&] { code = seqflow::cli::CacheGcCommand(cache_dir, keep_days); });
   CLI::App* rm = cache_cmd->add_subcommand("rm", "remove every entry of a kind");

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/base/log.h"
+#include "engine/cache/cache_leases.h"
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/progress_display.h"
@@ -89,6 +90,10 @@ int RunCommand(const RunArgs& args) {
   // A cache that cannot be written (a shared, archived one) is served as it is: its tag is its
   // owner's business, and a failed store says all there is to say about it.
   cache.Mark();
+  // Held to the end: no `cache gc` removes what this process uses (cache_leases.h). None on a cache
+  // this user cannot write, where this user's gc cannot remove anything either.
+  CacheLeases leases(cache.dir(), env);
+  const Result<std::unique_ptr<KeyLock>> lease = leases.HoldForRun();
   std::function<Status(const DagNode&)> may_compute;
   if (args.executor.executor != "local") {
     Result<std::function<Status(const DagNode&)>> swept = Sweep(*pipeline, args, cache);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/base/log.h"
+#include "engine/cache/cache_leases.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/task_manifest.h"
 #include "engine/exec/executor.h"
@@ -188,6 +189,10 @@ int RunNodeCommand(const RunNodeArgs& args) {
   Env* env = Env::Default();
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   cache.Mark();  // as RunCommand: a failed store reports an unwritable cache
+  // Held to the end: no `cache gc` removes what this process uses (cache_leases.h). None on a cache
+  // this user cannot write, where this user's gc cannot remove anything either.
+  CacheLeases leases(cache.dir(), env);
+  const Result<std::unique_ptr<KeyLock>> lease = leases.HoldForRun();
   Plans plans(env);
   Result<std::vector<std::string>> keys = KeysToRun(args, env);
   if (!keys.ok()) {

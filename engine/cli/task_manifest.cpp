@@ -36,6 +36,9 @@ Result<TaskManifest> ReadTaskManifest(Env* env, const std::string& cache_dir, co
     m.run = j.at("run").get<int>();
     m.node = j.at("node").get<std::string>();
     m.key = j.at("key").get<std::string>();
+    // The key names the task's files (its status record, its entry): a manifest of another key
+    // (copied, or written to reach a path outside the cache) is refused, as a damaged one.
+    if (m.key != key) return Status::Corruption("task manifest " + path + " is the manifest of key '" + m.key + "'");
     return m;
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption("task manifest " + path + ": " + e.what());

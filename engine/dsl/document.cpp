@@ -119,21 +119,30 @@ Result<RawDoc> ReadInclude(const Include& inc, IncludeChain& chain, Env* env, Va
   Result<std::string> expanded = env_vars.Expand(inc.path, inc.loc);
   if (!expanded.ok()) return expanded.status().Annotate("include paths see environment variables only");
   const std::string& path = *expanded;
-  const auto& [parent_abs, parent_shown] = chain.back();
+  const auto& [parent_abs, parent_shown] = chain.files.back();
   std::string abs = ResolvePath(DirName(parent_abs), path);
   std::string shown = std::filesystem::path(JoinPath(DirName(parent_shown), path)).lexically_normal().string();
-  for (size_t i = 0; i < chain.size(); ++i) {
-    if (chain[i].first != abs) continue;
+  std::string nesting;
+  for (size_t i = 0; i < chain.files.size(); ++i) {
+    nesting += chain.files[i].second + " -> ";
+    if (chain.files[i].first != abs) continue;
     std::string cycle;
-    for (size_t j = i; j < chain.size(); ++j) cycle += chain[j].second + " -> ";
+    for (size_t j = i; j < chain.files.size(); ++j) cycle += chain.files[j].second + " -> ";
     return Status::Invalid("include cycle: " + cycle + shown + "; remove one of these includes", inc.loc);
   }
-  Result<std::string> text = env->ReadFile(abs);
-  if (!text.ok())
-    return Status::Invalid("cannot read included file '" + shown + "': " + text.status().message(), inc.loc);
-  chain.emplace_back(abs, shown);
+  if (static_cast<int>(chain.files.size()) >= kMaxIncludeDepth)
+    return Status::Invalid("includes nest more than " + std::to_string(kMaxIncludeDepth) + " files deep (" + nesting +
+                               shown + "); include the shared parts from fewer levels",
+                           inc.loc);
+  if (++chain.files_read > kMaxIncludedFiles)
+    return Status::Invalid("the pipeline reads more than " + std::to_string(kMaxIncludedFiles) +
+                               " files through its includes; include each shared part once",
+                           inc.loc);
+  Result<std::string> text = ReadPipelineFile(env, abs, "included file '" + shown + "'");
+  if (!text.ok()) return Status::Invalid(text.status().message(), inc.loc);
+  chain.files.emplace_back(abs, shown);
   Result<RawDoc> doc = ReadDocument(*text, chain, env, env_vars);
-  chain.pop_back();
+  chain.files.pop_back();
   return doc;
 }
 
@@ -153,8 +162,22 @@ Result<std::map<std::string, VarDef>> ParseVars(const MapEntry& section, const s
   return vars;
 }
 
+Result<std::string> ReadPipelineFile(Env* env, const std::string& path, const std::string& what) {
+  if (Result<FileStat> st = env->Stat(path); st.ok()) {
+    if (st->is_dir) return Status::Invalid("cannot read " + what + ": it is a folder");
+    if (st->is_special)
+      return Status::Invalid("cannot read " + what + ": it is not a regular file (a FIFO, a device or a socket)");
+    if (st->size > kMaxPipelineFileBytes)
+      return Status::Invalid("cannot read " + what + ": it has " + std::to_string(st->size) +
+                             " bytes, more than a pipeline file may have (" + std::to_string(kMaxPipelineFileBytes) + ")");
+  }
+  Result<std::string> text = env->ReadFile(path);
+  if (!text.ok()) return Status::Io("cannot read " + what + ": " + text.status().message());
+  return text;
+}
+
 Result<RawDoc> ReadDocument(const std::string& text, IncludeChain& chain, Env* env, VarScope& env_vars) {
-  const std::string file = chain.back().second;
+  const std::string file = chain.files.back().second;
   SEQFLOW_ASSIGN_OR_RETURN(std::vector<MapEntry> entries, TopLevelEntries(text, file));
   RawDoc doc;
   std::vector<Include> includes;

@@ -5,6 +5,7 @@
 // Thread safety: not thread safe (expands include paths through a memoising VarScope).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,13 +28,30 @@ struct RawDoc {
   std::optional<RawRepeat> repeat;      // a later file's replaces an earlier one's
 };
 
-// The files being read, outermost first: (absolute path, name shown in errors).
-using IncludeChain = std::vector<std::pair<std::string, std::string>>;
+// The files being read, outermost first: (absolute path, name shown in errors), and how many
+// files the whole tree of includes has read so far.
+struct IncludeChain {
+  std::vector<std::pair<std::string, std::string>> files;
+  int files_read = 1;
+};
+
+// Bounds on what a pipeline's files may ask of the parser: includes nest at most kMaxIncludeDepth
+// files deep, a pipeline reads at most kMaxIncludedFiles files in all (an include tree that
+// repeats a file fans out exponentially), and each is a regular file of at most
+// kMaxPipelineFileBytes (a FIFO or a device would block the reader, a huge file its memory; 10^6
+// node instances written out take ~90 MB).
+inline constexpr int kMaxIncludeDepth = 16;
+inline constexpr int kMaxIncludedFiles = 1000;
+inline constexpr uint64_t kMaxPipelineFileBytes = uint64_t{256} << 20;
+
+// The text of pipeline file `path` within the bounds above; errors say "cannot read `what`: ..."
+// (Io when reading fails, Invalid for a file out of bounds).
+Result<std::string> ReadPipelineFile(Env* env, const std::string& path, const std::string& what);
 
 // Parses `text`, the file chain.back(), and recursively its includes (resolved against its
 // folder, read through `env`, their paths expanded with `env_vars` — environment only, since
 // vars are not known yet). An include already on the chain is a cycle error.
-// REQUIRES: !chain.empty().
+// REQUIRES: !chain.files.empty().
 Result<RawDoc> ReadDocument(const std::string& text, IncludeChain& chain, Env* env, VarScope& env_vars);
 
 }  // namespace seqflow::dsl

@@ -73,7 +73,7 @@ Result<PipelineSpec> ParsePipelineText(const std::string& text, const std::strin
   spec.dir = DirName(spec.file);
   const std::string data_default = dsl::DefaultDataDir(spec.dir, env);
   VarScope env_vars({}, data_default);
-  dsl::IncludeChain chain{{spec.file, path}};
+  dsl::IncludeChain chain{.files = {{spec.file, path}}};
   SEQFLOW_ASSIGN_OR_RETURN(dsl::RawDoc doc, dsl::ReadDocument(text, chain, env, env_vars));
   if (doc.nodes.empty())
     return Status::Invalid("the pipeline has no nodes; add nodes: {NAME: {kind: KIND, ...}}", SourceLoc{path, 0, 0});
@@ -99,8 +99,8 @@ Result<PipelineSpec> ParsePipelineText(const std::string& text, const std::strin
 }
 
 Result<PipelineSpec> ParsePipelineFile(const std::string& path, const Overrides& overrides, Env* env) {
-  Result<std::string> text = env->ReadFile(ResolvePath(".", path));
-  if (!text.ok()) return Status::Io("cannot read pipeline '" + path + "': " + text.status().message());
+  Result<std::string> text = dsl::ReadPipelineFile(env, ResolvePath(".", path), "pipeline '" + path + "'");
+  if (!text.ok()) return text.status();
   return ParsePipelineText(*text, path, overrides, env);
 }
 

@@ -1,5 +1,6 @@
 #include "engine/dsl/yaml_read.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/exceptions.h>
 
 #include <algorithm>
@@ -57,6 +58,10 @@ const char* ShapeName(const YamlNode& node) {
 Result<YamlNode> LoadYaml(const std::string& text, const std::string& file) {
   try {
     return YamlNode::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    return Status::Invalid("YAML nested " + std::to_string(e.depth()) +
+                               " levels deep here, deeper than the parser follows; a pipeline needs a few",
+                           SourceLoc{file, e.mark.line + 1, e.mark.column + 1});
   } catch (const YAML::Exception& e) {
     SourceLoc loc{file, e.mark.line + 1, e.mark.column + 1};
     if (e.mark.is_null()) loc = SourceLoc{file, 0, 0};

@@ -31,10 +31,17 @@ Result<std::string> FileHasher::Hash(const std::string& path) {
     if (it != impl_->by_path.end() && it->second.size == stat->size && it->second.mtime_ns == stat->mtime_ns)
       return it->second.hash;
   }
-  // Read outside the lock: hashing a large corpus must not stall other callers.
-  Result<std::string> bytes = impl_->env->ReadFile(path);
-  if (!bytes.ok()) return Status::Io(graph::CannotReadFile(path, bytes.status()));
-  std::string hash = HashHex(*bytes);
+  if (stat->is_special)
+    return Status::Io("cannot read file '" + path + "': not a regular file (a FIFO, a device or a socket)");
+  // Read outside the lock, a MiB at a time: hashing a large corpus must neither stall other
+  // callers nor hold the file in memory.
+  Hasher hasher;
+  Status read = impl_->env->ReadFileChunks(path, size_t{1} << 20, [&](std::string_view chunk) {
+    hasher.AddRaw(chunk);
+    return Status::Ok();
+  });
+  if (!read.ok()) return Status::Io(graph::CannotReadFile(path, read));
+  std::string hash = hasher.HexDigest();
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->by_path[path] = Impl::Memo{stat->size, stat->mtime_ns, hash};
   return hash;

@@ -29,6 +29,19 @@ Result<std::shared_ptr<const HmmModel>> TrainSupervisedHmm(const Corpus& labeled
   model->encoding = labeled.encoding;
   model->params = EstimateSupervisedHmm(CorpusSymbols(*vocab, labeled), labels,
                                         static_cast<int>(labeled.label_names.size()), vocab->size(), smoothing);
+  // Without emission smoothing, a symbol no label emits in the labeled text has probability 0 in
+  // every state: every sentence holding it is impossible, and EM or a decoder fails on it later.
+  if (smoothing.emission == 0) {
+    const Eigen::MatrixXd& emission = model->params.emission;
+    std::vector<int32_t> unseen;
+    for (Eigen::Index j = 0; j < emission.cols(); ++j)
+      if (emission.col(j).maxCoeff() == 0) unseen.push_back(static_cast<int32_t>(j));
+    if (!unseen.empty())
+      return Status::Invalid("hmm.supervised: smoothing.emission is 0 and " + std::to_string(unseen.size()) +
+                             " symbols of the vocabulary (the first: '" + vocab->Name(unseen.front()) +
+                             "') never occur in " + source +
+                             ", so every sentence holding one has probability 0; set smoothing.emission > 0");
+  }
   model->vocab = std::move(vocab);
   return std::shared_ptr<const HmmModel>(std::move(model));
 }

@@ -1,6 +1,9 @@
 #include "nodes/io/rewrite_rules.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <sstream>
 
@@ -46,20 +49,46 @@ Result<RewriteRule> ParseTokenRule(RewriteRule rule, const std::vector<std::stri
   return rule;
 }
 
+// ECMAScript's replacement syntax ($&, $1..$9, $$) in RE2's (\0, \1..\9, \\ for a backslash).
+std::string RewriteOf(std::string_view format) {
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    const char c = format[i];
+    const char next = i + 1 < format.size() ? format[i + 1] : '\0';
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '$' && (next == '&' || (next >= '1' && next <= '9'))) {
+      out += '\\';
+      out += next == '&' ? '0' : next;
+      ++i;
+    } else if (c == '$' && next == '$') {
+      out += '$';
+      ++i;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 Result<RewriteRule> ParseRegexRule(RewriteRule rule, const std::vector<std::string>& from,
                                    const std::vector<std::string>& to, const SourceLoc& loc) {
   if (from.size() != 1)
     return Status::Invalid("regex rule needs one pattern (a token has no spaces) between 'regex:' and '=>', found " +
                                std::to_string(from.size()),
                            loc);
-  try {
-    rule.regex = std::make_shared<const std::regex>(from[0], std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    return Status::Invalid("regex '" + from[0] + "' does not compile: " + e.what(), loc);
-  }
+  RE2::Options options;
+  options.set_encoding(RE2::Options::EncodingLatin1);  // bytes, as tokens are read
+  options.set_log_errors(false);
+  auto regex = std::make_shared<const RE2>(from[0], options);
+  if (!regex->ok()) return Status::Invalid("regex '" + from[0] + "' does not compile: " + regex->error(), loc);
   std::string format;
   for (const std::string& f : to) format += (format.empty() ? "" : " ") + f;
-  rule.format = std::move(format);
+  rule.rewrite = RewriteOf(format);
+  std::string error;
+  if (!regex->CheckRewriteString(rule.rewrite, &error))
+    return Status::Invalid("regex rule '" + rule.text + "': " + error, loc);
+  rule.regex = std::move(regex);
   return rule;
 }
 
@@ -121,26 +150,25 @@ int64_t ApplyTokenRule(const RewriteRule& rule, std::vector<std::string>& tokens
 
 using RegexResult = std::optional<std::vector<std::string>>;  // nullopt: no match
 
-Result<RegexResult> ApplyRegex(const RewriteRule& rule, const std::string& token, const std::string& file) {
-  try {
-    std::smatch match;
-    if (!std::regex_match(token, match, *rule.regex)) return RegexResult{};
-    return RegexResult{Fields(match.format(rule.format))};
-  } catch (const std::regex_error& e) {
-    return Status::Invalid("regex rule failed on token '" + token + "': " + e.what(), SourceLoc{file, rule.line});
-  }
+RegexResult ApplyRegex(const RewriteRule& rule, const std::string& token) {
+  const RE2& regex = *rule.regex;
+  std::array<re2::StringPiece, 10> groups;  // \0 (the whole token) .. \9
+  const int n = std::min<int>(groups.size(), 1 + regex.NumberOfCapturingGroups());
+  if (!regex.Match(token, 0, token.size(), RE2::ANCHOR_BOTH, groups.data(), n)) return RegexResult{};
+  std::string rewritten;
+  regex.Rewrite(&rewritten, rule.rewrite, groups.data(), n);  // checked when the rule was parsed
+  return RegexResult{Fields(rewritten)};
 }
 
-Result<int64_t> ApplyRegexRule(const RewriteRule& rule, const std::string& file, std::vector<std::string>& tokens,
-                               std::unordered_map<std::string, RegexResult>& memo) {
+int64_t ApplyRegexRule(const RewriteRule& rule, std::vector<std::string>& tokens,
+                       std::unordered_map<std::string, RegexResult>& memo) {
   std::vector<std::string> out;
   int64_t matches = 0;
   size_t copied = 0;  // tokens[0, copied) are in `out` once the first match starts it
   for (size_t i = 0; i < tokens.size(); ++i) {
     auto it = memo.find(tokens[i]);
     if (it == memo.end()) {
-      SEQFLOW_ASSIGN_OR_RETURN(RegexResult result, ApplyRegex(rule, tokens[i], file));
-      it = memo.emplace(tokens[i], std::move(result)).first;
+      it = memo.emplace(tokens[i], ApplyRegex(rule, tokens[i])).first;
     }
     if (!it->second) continue;
     if (matches == 0) out.reserve(tokens.size() + it->second->size());
@@ -189,8 +217,7 @@ Status RewriteTokens(const RewriteRules& rules, std::vector<std::string>& tokens
   for (size_t r = 0; r < rules.rules.size(); ++r) {
     const RewriteRule& rule = rules.rules[r];
     if (rule.regex) {
-      SEQFLOW_ASSIGN_OR_RETURN(int64_t n, ApplyRegexRule(rule, rules.file, tokens, memo.by_rule[r]));
-      matches[r] += n;
+      matches[r] += ApplyRegexRule(rule, tokens, memo.by_rule[r]);
     } else {
       matches[r] += ApplyTokenRule(rule, tokens);
     }

@@ -7,9 +7,11 @@
 //                             FROM matches one numeral (digits joined by single , . / - : `1,000`,
 //                             `2.5`, `1-1/2`); the k-th `{num}` of TO is the k-th numeral matched.
 //                             TO may be empty: the run is deleted.
-//   regex: PATTERN => TO...   regex rule: every token that PATTERN (ECMAScript) matches whole
-//                             becomes TO with $1..$9 (and $&) substituted, split at spaces; an
-//                             empty TO deletes the token.
+//   regex: PATTERN => TO...   regex rule: every token that PATTERN (RE2 syntax, on bytes) matches
+//                             whole becomes TO with $1..$9 (and $&) substituted, split at spaces;
+//                             an empty TO deletes the token. RE2 matches in time linear in the
+//                             token for every pattern (no backtracking: no backreferences or
+//                             lookaround), so no token can stall or crash a rule.
 // Rules apply in file order, each to the output of the rules before it; a token rule matches
 // leftmost first and does not rescan what it wrote. A file with no rules rewrites nothing.
 // Errors name file:line. Pure; thread safety: RewriteRules is immutable once parsed, and every
@@ -19,7 +21,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -29,6 +30,10 @@
 #include "engine/base/status.h"
 #include "nodes/io/corpus.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace seqflow {
 
 struct RewriteRule {
@@ -36,8 +41,8 @@ struct RewriteRule {
   std::string text;                // the rule as written, for messages and reports
   std::vector<std::string> from;   // token rule: tokens or "{num}"
   std::vector<std::string> to;     // token rule: tokens or "{num}"
-  std::shared_ptr<const std::regex> regex;  // regex rule (null for a token rule)
-  std::string format;              // regex rule: TO as written, for match_results::format
+  std::shared_ptr<const re2::RE2> regex;  // regex rule (null for a token rule)
+  std::string rewrite;             // regex rule: TO in RE2's rewrite syntax (\0 for $&, \1 for $1)
 };
 
 struct RewriteRules {

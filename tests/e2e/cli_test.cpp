@@ -232,6 +232,15 @@ TEST_F(CliTest, RunNodeRefusesAKeyThatIsAPath) {
   ::unsetenv("SLURM_ARRAY_TASK_ID");
   EXPECT_EQ(by_list.exit_code, 2);
   EXPECT_NE(by_list.err.find(list + ": line 0: bad cache key '../outside/X'"), std::string::npos) << by_list.err;
+
+  // A manifest under a good key that names another key: refused before anything is written.
+  const std::string key(32, 'a');
+  fs::create_directories(cache_ + "/tasks");
+  std::ofstream(cache_ + "/tasks/" + key + ".json")
+      << R"({"pipeline": "p.yaml", "set": [], "ablation": "", "run": 0, "node": "n", "key": "../../outside/X"})";
+  CliResult by_manifest = RunSeqflow({"run-node", "--cache", cache_, key});
+  EXPECT_NE(by_manifest.exit_code, 0);
+  EXPECT_NE(by_manifest.err.find("is the manifest of key '../../outside/X'"), std::string::npos) << by_manifest.err;
   EXPECT_TRUE(fs::is_empty(outside));
 }
 

@@ -35,6 +35,33 @@ TEST_F(CacheTest, RoundTripIsBitExact) {
   EXPECT_TRUE(std::signbit(v.data[1]));
 }
 
+TEST_F(CacheTest, AnEntryKnowsItsKeyAndIsDamagedUnderAnother) {
+  ASSERT_OK(cache_.Store(key_, Entry(1.5)));
+  EXPECT_EQ(ValueOrThrow(cache_.Load(key_))->key, key_);
+  // A valid entry copied under another key of the same kind: never served as that key's result.
+  const std::string other(key_.size(), 'e');
+  const std::string from = dir_ + "/" + key_.substr(0, 2) + "/" + key_ + ".sfa";
+  const std::string to = dir_ + "/" + other.substr(0, 2) + "/" + other + ".sfa";
+  std::filesystem::create_directories(dir_ + "/" + other.substr(0, 2));
+  std::filesystem::copy_file(from, to);
+  auto loaded = cache_.Load(other);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(loaded.status().message().find("the entry of key " + key_), std::string::npos) << loaded.status().message();
+}
+
+TEST_F(CacheTest, AFolderInAnEntrysPlaceIsDamageThatTheNextStoreHeals) {
+  const std::string path = dir_ + "/" + key_.substr(0, 2) + "/" + key_ + ".sfa";
+  std::filesystem::create_directories(path);
+  auto loaded = cache_.Load(key_);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  ASSERT_OK(cache_.Gc(0));  // passes it by, without failing
+  EXPECT_TRUE(std::filesystem::is_directory(path));
+  ASSERT_OK(cache_.Store(key_, Entry(2.5)));
+  EXPECT_EQ(ValueOrThrow(cache_.Load(key_))->metrics, Entry(2.5).metrics);
+}
+
 TEST_F(CacheTest, MissIsNulloptNotAnError) {
   auto out = cache_.Load(key_);
   ASSERT_OK(out);

@@ -1,5 +1,7 @@
 // Bad pipelines: each is reported at its exact file:line:col with a message that says what was
 // expected and how to fix it.
+#include <sys/stat.h>
+
 #include "tests/engine/dsl/pipeline_fixture.h"
 
 namespace seqflow::testutil {
@@ -11,6 +13,15 @@ TEST_F(DslErrorTest, MalformedYamlAtTheParserMark) {
   auto r = Parse("nodes:\n  a: {kind: t.source, in: [x, y}\n");
   EXPECT_TRUE(FailsAt(r, "p.yaml", 2, 32,
                       "malformed YAML: illegal flow end (check indentation, brackets and quotes here)"));
+}
+
+// yaml-cpp's parser recurses per level: its depth guard ends deep nesting with a located error.
+TEST_F(DslErrorTest, YamlNestedThousandsDeepIsALocatedError) {
+  auto r = Parse("nodes:\n  n: {kind: t.source, x: " + std::string(100000, '[') + std::string(100000, ']') + "}\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("levels deep here, deeper than the parser follows"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(r.status().loc().line, 2);
 }
 
 TEST_F(DslErrorTest, FileThatIsNotAMap) {
@@ -156,6 +167,42 @@ TEST_F(DslErrorTest, IncludeOfAMissingFile) {
   EXPECT_TRUE(FailsAt(r, "p.yaml", 1, 11,
                       "cannot read included file '" + dir_ + "/missing.yaml': cannot open " + dir_ +
                           "/missing.yaml: No such file or directory"));
+}
+
+TEST_F(DslErrorTest, IncludesNestedTooDeep) {
+  for (int i = 0; i < 20; ++i)
+    Write("f" + std::to_string(i) + ".yaml", "include: f" + std::to_string(i + 1) + ".yaml\n");
+  Write("f20.yaml", "nodes:\n  n: {kind: t.source}\n");
+  auto r = Parse("include: f0.yaml\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("includes nest more than 16 files deep"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(r.status().loc().line, 1);
+}
+
+// Each level includes the next twice: 2^12 reads of 13 small files, refused after 1,000.
+TEST_F(DslErrorTest, AnIncludeTreeThatFansOutIsBounded) {
+  for (int i = 0; i < 12; ++i) {
+    const std::string next = "l" + std::to_string(i + 1) + ".yaml";
+    Write("l" + std::to_string(i) + ".yaml", "include: [" + next + ", " + next + "]\n");
+  }
+  Write("l12.yaml", "nodes:\n  n: {kind: t.source}\n");
+  auto r = Parse("include: l0.yaml\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("reads more than 1000 files through its includes"), std::string::npos)
+      << r.status().ToString();
+}
+
+// Reading a FIFO blocks until a writer comes: the include is refused before it is opened.
+TEST_F(DslErrorTest, AnIncludeOfAFifoIsRefusedNotWaitedFor) {
+  ASSERT_EQ(::mkfifo((dir_ + "/fifo.yaml").c_str(), 0600), 0);
+  auto r = Parse("include: fifo.yaml\nnodes:\n  n: {kind: t.source}\n");
+  EXPECT_TRUE(FailsAt(r, "p.yaml", 1, 10,
+                      "cannot read included file '" + dir_ +
+                          "/fifo.yaml': it is not a regular file (a FIFO, a device or a socket)"));
+  auto top = ParsePipelineFile(dir_ + "/fifo.yaml", {}, Env::Default());
+  ASSERT_FALSE(top.ok());
+  EXPECT_NE(top.status().message().find("not a regular file"), std::string::npos) << top.status().ToString();
 }
 
 TEST_F(DslErrorTest, ErrorsInAnIncludedFileNameThatFile) {

@@ -32,7 +32,7 @@ class DeferredArtifactsTest : public ExecutorTest {
   // Overwrites `key`'s entry file with a framed payload of the given artifact version and bytes.
   void WriteEntry(const std::string& key, uint32_t version, const std::string& artifact) const {
     ByteWriter payload;
-    payload.Str("const"), payload.Str("TestValue"), payload.U32(version), payload.F64(0);
+    payload.Str(key), payload.Str("const"), payload.Str("TestValue"), payload.U32(version), payload.F64(0);
     payload.U64(0), payload.U64(0);  // no metrics, no attachments
     payload.Str(artifact);
     std::ofstream(EntryPath(key), std::ios::binary | std::ios::trunc) << EncodeFrame(kEntryMagic, payload.bytes());

@@ -1,4 +1,6 @@
 // FileHasher: content hashes memoised by (path, size, mtime), safe under concurrent use.
+#include <sys/stat.h>
+
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -62,6 +64,24 @@ TEST_F(FileHasherTest, MissingFileNamesTheReason) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kIo);
   EXPECT_EQ(r.status().message(), "cannot read file '" + dir_ + "/none': No such file or directory");
+}
+
+// Read a MiB at a time (a corpus larger than memory can be planned), with the hash of the whole
+// file: the keys of every cached entry stay what they were.
+TEST_F(FileHasherTest, ALargeFileIsHashedInChunksToTheWholeFilesHash) {
+  std::string content;
+  for (int i = 0; content.size() < (size_t{7} << 19); ++i) content += std::to_string(i * 7919) + (i % 13 ? " " : "\n");
+  const std::string path = Write("large.txt", content);
+  FileHasher hasher(Env::Default());
+  EXPECT_EQ(ValueOrThrow(hasher.Hash(path)), HashHex(content));
+}
+
+TEST_F(FileHasherTest, AFifoIsRefusedNotWaitedFor) {
+  ASSERT_EQ(::mkfifo((dir_ + "/fifo").c_str(), 0600), 0);
+  FileHasher hasher(Env::Default());
+  auto r = hasher.Hash(dir_ + "/fifo");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos) << r.status().message();
 }
 
 TEST_F(FileHasherTest, ConcurrentCallersAgree) {

@@ -142,6 +142,19 @@ TEST(SupervisedNodeTest, UnlabeledCorpusIsAClearError) {
   EXPECT_NE(model.status().message().find("tiny.conll"), std::string::npos);
 }
 
+// Zero emission smoothing leaves a symbol the labeled text never shows impossible in every state.
+TEST(SupervisedHmm, ZeroEmissionSmoothingWithASymbolNoLabelEmitsIsRefused) {
+  auto vocab = std::make_shared<const Vocab>(std::vector<std::string>{"Smith,", "Learning", "1993.", "Unseen"},
+                                             UnknownScheme::kSingle, false);
+  auto model = TrainSupervisedHmm(*TinyCorpus(), vocab, HmmSmoothing{0.2, 0.2, 0.0});
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(model.status().message().find("(the first: 'Unseen')"), std::string::npos) << model.status().message();
+  EXPECT_NE(model.status().message().find("set smoothing.emission > 0"), std::string::npos);
+  // Every symbol seen: zero smoothing is allowed.
+  EXPECT_OK(TrainSupervisedHmm(*TinyCorpus(), TinyVocab(), HmmSmoothing{0.2, 0.2, 0.0}));
+}
+
 TEST(SupervisedNodeTest, LabelLengthMismatchIsAnError) {
   auto corpus = TinyCorpus();
   corpus->sentences[1].labels.pop_back();
