@@ -1,5 +1,5 @@
 // A cache entry without what measures time — the compute seconds, metrics and CSV attachment
-// columns named *second* — re-encoded: the artifact, its other metrics and
+// columns named *second* — nor the key it was stored under, re-encoded: the artifact, its other metrics and
 // attachments, byte for byte. What must not change between kernel variants, thread counts or
 // process counts.
 #pragma once
