@@ -70,7 +70,7 @@ TEST_F(FileHasherTest, MissingFileNamesTheReason) {
 // file: the keys of every cached entry stay what they were.
 TEST_F(FileHasherTest, ALargeFileIsHashedInChunksToTheWholeFilesHash) {
   std::string content;
-  for (int i = 0; content.size() < (size_t{7} << 19); ++i) content += std::to_string(i * 7919) + (i % 13 ? " " : "\n");
+  for (int64_t i = 0; content.size() < (size_t{7} << 19); ++i) content += std::to_string(i * 7919) + (i % 13 ? " " : "\n");
   const std::string path = Write("large.txt", content);
   FileHasher hasher(Env::Default());
   EXPECT_EQ(ValueOrThrow(hasher.Hash(path)), HashHex(content));
