@@ -15,6 +15,9 @@ constexpr std::string_view kArrow = "=>";
 constexpr std::string_view kRegexPrefix = "regex:";
 constexpr std::string_view kNumeral = "{num}";
 
+// What `Fields` splits at (std::isspace in the C locale): a line of only these holds no rule.
+constexpr const char* kWhitespace = " \t\n\v\f\r";
+
 std::vector<std::string> Fields(std::string_view text) {
   std::istringstream in{std::string(text)};
   std::vector<std::string> fields;
@@ -202,7 +205,7 @@ Result<RewriteRules> ParseRewriteRules(std::string_view bytes, const std::string
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const size_t first = line.find_first_not_of(" \t");
+    const size_t first = line.find_first_not_of(kWhitespace);
     if (first == std::string::npos || line[first] == '#') continue;
     SEQFLOW_ASSIGN_OR_RETURN(RewriteRule rule, ParseRule(line, SourceLoc{file, number}));
     rules.rules.push_back(std::move(rule));

@@ -51,6 +51,14 @@ TEST(RewriteRules, TokenRulesSkipCommentsAndBlankLines) {
   EXPECT_EQ(matches, (std::vector<int64_t>{2, 1}));
 }
 
+// A line of form feeds, vertical tabs or carriage returns is blank too (found by the fuzzer: it
+// was read as a rule without a first field).
+TEST(RewriteRules, ALineOfAnyWhitespaceIsBlank) {
+  RewriteRules rules = RulesOf("\f\n \v\t\n\r\r\nmln => million\n\v # comment after a vertical tab\n");
+  ASSERT_EQ(rules.rules.size(), 1u);
+  EXPECT_EQ(rules.rules[0].line, 4);
+}
+
 TEST(RewriteRules, NumeralsMoveAndTokenRunsMatchWhole) {
   RewriteRules rules = RulesOf("{num} million dlrs => $ {num} million\n{num} dlrs => $ {num}\n");
   EXPECT_EQ(Rewrite(rules, "paid 1.5 million dlrs and 20 dlrs , not dlrs"), "paid $ 1.5 million and $ 20 , not dlrs");
