@@ -3,8 +3,8 @@
 // decoders. Thresholds sit just below what was measured (-j2):
 //   base NP (conll2000_base_np.yaml)  order 1: F1 .9417 acc .9749; order 2: F1 .9417 acc .9748,
 //                                     SMS F1 .9408 (Sha & Pereira's base NP: 94.38)
-//   chunking (conll2000_crf.yaml)     order 2 stopped at 60 L-BFGS iterations: Viterbi F1 .9365
-//                                     acc .9597; SMS F1 .9353 acc .9594 (converged, at ~2.5x the
+//   chunking (conll2000_crf.yaml)     order 2 stopped at 30 L-BFGS iterations: Viterbi F1 .9284
+//                                     acc .9551; SMS F1 .9275 acc .9550 (converged, at ~5x the
 //                                     CPU: .9379 / .9602 and .9368 / .9604; order 1 .9380 / .9605)
 // They fail, never skip, without the data.
 #include <gtest/gtest.h>
@@ -48,14 +48,14 @@ TEST(CrfOrder2RealData, BaseNpChunkingWithBothOrders) {
 
 TEST(CrfOrder2RealData, ChunkingAtOrder2WithBothDecoders) {
   const nlohmann::json s = RunPipeline(
-      "conll2000_crf.yaml", {"--ablation", "decoder", "--set", "crf.order=2", "--set", "crf.max_iterations=60"});
+      "conll2000_crf.yaml", {"--ablation", "decoder", "--set", "crf.order=2", "--set", "crf.max_iterations=30"});
   ASSERT_EQ(s["runs"].size(), 2u);
   const size_t viterbi = RunWith(s, "predicted.kind", "decode.viterbi");
   const size_t sms = RunWith(s, "predicted.kind", "decode.sms");
-  EXPECT_GE(MetricOf(s, "score", "f1", viterbi), 0.9355);
-  EXPECT_GE(MetricOf(s, "score", "accuracy", viterbi), 0.9590);
-  EXPECT_GE(MetricOf(s, "score", "f1", sms), 0.9345);
-  EXPECT_GE(MetricOf(s, "score", "accuracy", sms), 0.9590);
+  EXPECT_GE(MetricOf(s, "score", "f1", viterbi), 0.9275);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", viterbi), 0.9545);
+  EXPECT_GE(MetricOf(s, "score", "f1", sms), 0.9265);
+  EXPECT_GE(MetricOf(s, "score", "accuracy", sms), 0.9545);
   // 22 labels: 23 x 22² = 11,132 trigram weights beside the first-order model's.
   EXPECT_EQ(MetricOf(s, "crf", "weights", viterbi), 7448606.0 + 11132.0);
 }

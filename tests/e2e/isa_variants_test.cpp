@@ -1,7 +1,7 @@
 // The portable binary computes the same bits under every kernel variant this CPU runs
 // (SEQFLOW_ISA, nodes/common/isa.h): pipelines/tests/isa_variants.yaml (a CRF, its decoders,
 // HySOL and an EM_λ homotopy path on real data) writes byte-identical cache entries and
-// summary.json metrics under each, and pipelines/conll2000_crf.yaml (60 L-BFGS iterations)
+// summary.json metrics under each, and pipelines/conll2000_crf.yaml (20 L-BFGS iterations)
 // gives the same summary.json (every metric) under the baseline and the best variant. Fails,
 // never skips, without ../shared/data.
 #include <gtest/gtest.h>
@@ -103,14 +103,14 @@ TEST(IsaVariants, EveryVariantWritesTheSameCacheEntriesAndMetrics) {
 
 TEST(IsaVariants, Conll2000CrfGivesTheSameSummaryUnderBaselineAndBestVariant) {
   // The decoder axis (first order): the order axis's second-order lattice is compared across
-  // variants in tests/nodes/chain/second_order_lanes_test.cpp. 60 L-BFGS iterations (F1 .9374;
-  // converged, .9380, costs ~3x the CPU): one bit that differs in any kernel's first 60 passes
+  // variants in tests/nodes/chain/second_order_lanes_test.cpp. 20 L-BFGS iterations (F1 .9192;
+  // converged, .9380, costs ~9x the CPU): one bit that differs in any kernel's first 20 passes
   // over the corpus shows in the objective, and so in the summary.
-  const std::vector<std::string> reduced = {"--ablation", "decoder", "--set", "crf.max_iterations=60"};
+  const std::vector<std::string> reduced = {"--ablation", "decoder", "--set", "crf.max_iterations=20"};
   const VariantRun baseline = RunUnder(Isa::kBaseline, "conll2000_crf.yaml", "crf", reduced);
   const VariantRun best = RunUnder(SupportedIsas().back(), "conll2000_crf.yaml", "crf", reduced);
   EXPECT_EQ(Results(best.summary), Results(baseline.summary));
-  EXPECT_GT(MetricOf(baseline.summary, "score", "f1"), 0.93);
+  EXPECT_GT(MetricOf(baseline.summary, "score", "f1"), 0.918);
 }
 
 TEST(IsaVariants, AnUnknownOrUnsupportedChoiceIsAClearError) {
