@@ -38,7 +38,8 @@ SANITIZE_FLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize=vptr
 SANITIZE_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
                 ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
 # The sanitizer build leaves out the tests only the Release build runs (SEQFLOW_RELEASE_TESTS: real
-# data and the papers' experiments, other programs' processes, ISA variants, speed guards), and
+# data and the papers' experiments, other programs' processes, ISA variants, speed guards, the
+# method families written in Eigen expressions: homotopy, moments, classifier, multiview, optim), and
 # `make sanitize` these tests that sit beside unit tests: the real-data readers and rewrite rules,
 # the Ji experiment, and the test running every test pipeline twice (5 minutes under ASan).
 SANITIZE_EXCLUDE := ^(RealData|RewriteRealData|JiExperiment|PipelineTests)\.

@@ -188,7 +188,9 @@ void Compute(RunState& run, int index, Clock::time_point start, std::unique_ptr<
                    .artifact = artifact,
                    .seconds = SecondsSince(start),
                    .metrics = out.metrics,
-                   .attachments = out.attachments};
+                   .attachments = out.attachments,
+                   .artifact_type = {},
+                   .key = {}};
   run.artifacts[index] = std::move(artifact);
   run.memo.PutEntry(node.key, entry);
   const ProcessGroup* processes = run.options.processes;

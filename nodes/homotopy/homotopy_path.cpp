@@ -76,7 +76,8 @@ std::string HomotopyPath::Csv() const {
            Number(p.min_eig) + "," + std::to_string(p.det_sign) + "," + Number(p.entropy);
     for (const auto& c : columns) {
       auto it = p.metrics.find(c);
-      out += "," + (it == p.metrics.end() ? std::string() : Number(it->second));
+      out += ',';
+      if (it != p.metrics.end()) out += Number(it->second);
     }
     out += "\n";
   }

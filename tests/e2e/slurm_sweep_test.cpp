@@ -52,9 +52,11 @@ class SlurmSweepTest : public ::testing::Test {
 TEST_F(SlurmSweepTest, TheCriteriaGridGivesTheLocalExecutorsMetricsBitForBit) {
   // 6 of the 36 paths of Fig. 3-4 (3 unlabeled sizes x 2 seeds), 6 path steps each: every node kind
   // of the grid runs as a task (173 instances).
-  const std::vector<std::string> grid = {"run",        PipelinePath("tests/citations_criteria_grid.yaml"),
-                                         "--ablation", "unlabeled",
-                                         "--set",      "path.max_steps=6"};
+  const fs::path pipeline = dir_ / "grid.yaml";
+  std::ofstream(pipeline) << "name: criteria-grid\ninclude: " << PipelinePath("citations_criteria.yaml")
+                          << "\nvars: {data: " << DataDir() << ", path_steps: 6}\n"
+                          << "ablations:\n  unlabeled: {unlabeled.count: [100, 300, 500]}\nrepeat: 2\n";
+  const std::vector<std::string> grid = {"run", pipeline.string(), "--ablation", "unlabeled"};
   std::vector<std::string> local = grid, swept = OnSlurm(grid);
   local.insert(local.end(), {"--cache", (dir_ / "local").string(), "--out", (dir_ / "local-out").string()});
   swept.insert(swept.end(),
