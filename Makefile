@@ -58,7 +58,7 @@ CCACHE = $(shell command -v ccache 2>/dev/null)
 LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 # $(call generator,BUILD_FOLDER)
 generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz rewrite_rules_fuzz
 
 .PHONY: demo test deps test-deps configure build bench sanitize-deps sanitize-build sanitize fuzz

@@ -88,7 +88,7 @@ TEST(IsaVariants, EveryVariantWritesTheSameCacheEntriesAndMetrics) {
   ASSERT_GE(isas.size(), 2u) << "this machine runs only the baseline variant: nothing to compare";
   const VariantRun baseline = RunUnder(Isa::kBaseline, "tests/isa_variants.yaml", "small");
   ASSERT_GT(baseline.cache.size(), 10u);
-  EXPECT_GT(MetricOf(baseline.summary, "crf_viterbi", "f1"), 0.85);
+  EXPECT_GT(MetricOf(baseline.summary, "crf_viterbi", "f1"), 0.90);  // .9108 measured
   for (size_t i = 1; i < isas.size(); ++i) {
     const VariantRun run = RunUnder(isas[i], "tests/isa_variants.yaml", "small");
     EXPECT_EQ(Results(run.summary), Results(baseline.summary)) << IsaName(isas[i]);
