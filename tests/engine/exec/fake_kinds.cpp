@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -55,6 +56,25 @@ ArtifactPtr Sleep(NodeContext& ctx) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
   ctx.Progress(1, 1);
   return std::make_shared<TestValue>("slept", ms);
+}
+
+// A "meet" node waits until `parties` meet nodes of this process have arrived, 10 s at most: each
+// meets the others (metric `met` 1) only when the executor runs them at the same time.
+ArtifactPtr Meet(NodeContext& ctx) {
+  struct Meeting {
+    std::mutex mu;
+    std::condition_variable arrivals;
+    int arrived = 0;
+  };
+  static Meeting meeting;
+  const int parties = static_cast<int>(Num(ctx.params(), "parties", 2));
+  std::unique_lock<std::mutex> lock(meeting.mu);
+  ++meeting.arrived;
+  meeting.arrivals.notify_all();
+  const bool met =
+      meeting.arrivals.wait_for(lock, std::chrono::seconds(10), [&] { return meeting.arrived >= parties; });
+  ctx.Metric("met", met ? 1 : 0);
+  return std::make_shared<TestValue>("met", met ? 1.0 : 0.0);
 }
 
 // A "heavy", "light" or "huge" node: sleeps `ms` while counted in MemoryUse() with its kind's
@@ -136,6 +156,7 @@ Registry* BuildRegistry() {
   r->AddKind(Kind("sum", {Port("in", true)}, Sum));
   r->AddKind(Kind("pair", {Port("left"), Port("right")}, Pair));
   r->AddKind(Kind("sleep", {}, Sleep).Needing({.parallel = true, .memory_mb = 64}));
+  r->AddKind(Kind("meet", {}, Meet).Needing({.parallel = true, .memory_mb = 64}));
   for (auto [name, mb] : {std::pair<const char*, int64_t>{"heavy", kHeavyMb}, {"light", kLightMb}, {"huge", kHugeMb}})
     r->AddKind(Kind(name, {Port("in", true)}, [mb = mb](NodeContext& ctx) { return Hold(ctx, mb); })
                    .Needing({.parallel = true, .memory_mb = static_cast<int>(mb)}));
