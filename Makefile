@@ -13,8 +13,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # libspectra-dev and liblbfgspp-dev (headers) build only the two benchmarks that compare our
 # Lanczos and box-constrained L-BFGS with them (bench/kernels/top_eigen_bench, box_fit_bench).
-# ninja-build: ninja schedules a 2-core build's last units better than make (CMake's generator for
-# a new build folder; an existing folder keeps the generator it was made with).
+# ninja-build: CMake's generator for a new build folder, for less build overhead than recursive
+# makefiles (an existing folder keeps the generator it was made with).
 DEPS := cmake make ninja-build g++ pkg-config python3 ccache \
         libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev libre2-dev \
