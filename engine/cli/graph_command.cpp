@@ -4,11 +4,13 @@
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/huge_pages.h"
 #include "engine/graph/graph_svg.h"
 
 namespace seqflow::cli {
 
 int GraphCommand(const PipelineArgs& args, const std::string& svg_file) {
+  KeepFreedMemoryInTheHeap();
   Env* env = Env::Default();
   FileHasher hasher(env);
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args, env, hasher);

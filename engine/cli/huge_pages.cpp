@@ -1,7 +1,9 @@
 #include "engine/cli/huge_pages.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -42,6 +44,14 @@ void RestartWithHugePages(char** argv) {
     ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
   else
     ::unsetenv("GLIBC_TUNABLES");
+}
+
+void KeepFreedMemoryInTheHeap() {
+  // glibc's largest mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit); mallopt refuses more.
+  constexpr int kLargestMmapThreshold = 32 << 20;
+  ::mallopt(M_MMAP_THRESHOLD, kLargestMmapThreshold);
+  ::mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  ::mallopt(M_TOP_PAD, 64 << 20);
 }
 
 }  // namespace seqflow::cli

@@ -25,4 +25,12 @@ bool MallocOnHugePages();
 // REQUIRES: called first in main, before any thread is started.
 void RestartWithHugePages(char** argv);
 
+// For a command that builds one large structure (a parsed pipeline of 10^5 node instances) and
+// exits: big blocks come from the heap instead of their own mmap, and freed memory stays in the
+// heap. Otherwise every doubling of a big vector maps fresh pages that the kernel zeroes (2 MB
+// at a time on huge pages) and every trim returns pages the next allocation faults back: a
+// sixth of `seqflow plan`'s wall time at 10^5 instances (bench/RESULTS.md, "Engine scale").
+// Not for `run`, whose models free large blocks that later nodes do not reuse.
+void KeepFreedMemoryInTheHeap();
+
 }  // namespace seqflow::cli

@@ -6,6 +6,7 @@
 #include "engine/base/log.h"
 #include "engine/cache/final_states.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/huge_pages.h"
 #include "engine/record/plan_explain.h"
 #include "engine/record/run_record.h"
 
@@ -25,6 +26,7 @@ int64_t ContinuedFrom(const DagNode& node, const FinalStates& final_states) {
 }  // namespace
 
 int PlanCommand(const RunArgs& args) {
+  KeepFreedMemoryInTheHeap();
   Env* env = Env::Default();
   FileHasher hasher(env);
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
