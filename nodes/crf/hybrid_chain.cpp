@@ -170,20 +170,36 @@ Status DecodeSums(const std::string& bytes, LikelihoodSlot* s) {
   }
 }
 
+// log θ_j(· → x_t^j) of token `token` (a corpus row): from its table, or from GatherEmissions.
+auto EmissionRow(const HybridCorpus& corpus, const GenerativeParams& theta, const RowMatrixXd* gathered,
+                 int64_t token, int j) {
+  const Eigen::Index labels = corpus.num_labels;
+  return gathered ? gathered->row(token).segment(j * labels, labels)
+                  : theta.log_emission[j].row(corpus.symbols(token, j)).segment(0, labels);
+}
+
 // s of hybrid_chain.h for sentence n into `scores` [T x K].
 void FillScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
-                Eigen::Map<RowMatrixXd> scores) {
+                const RowMatrixXd* gathered, Eigen::Map<RowMatrixXd> scores) {
   const int64_t begin = corpus.offsets[n];
   const Eigen::Index length = scores.rows();
   const Eigen::Index experts = static_cast<Eigen::Index>(corpus.expert_scores.size());
   scores.setZero();
   for (Eigen::Index i = 0; i < experts; ++i)
     scores += gamma(i) * corpus.expert_scores[i].middleRows(begin, length).cast<double>();
-  for (int j = 0; j < theta.num_models(); ++j) {
+  // Each score gets the same terms in the same order either way (log π_j right after token 0's
+  // emission of HMM j): the same bits. The gathered rows are read in memory order.
+  const auto add_hmm = [&](int j, Eigen::Index t) {
     const double weight = gamma(experts + j);
-    const RowMatrixXd& emission = theta.log_emission[j];
-    for (Eigen::Index t = 0; t < length; ++t) scores.row(t) += weight * emission.row(corpus.symbols(begin + t, j));
-    if (length > 0) scores.row(0) += weight * theta.log_initial[j].transpose();
+    scores.row(t) += weight * EmissionRow(corpus, theta, gathered, begin + t, j);
+    if (t == 0) scores.row(0) += weight * theta.log_initial[j].transpose();
+  };
+  if (gathered) {
+    for (Eigen::Index t = 0; t < length; ++t)
+      for (int j = 0; j < theta.num_models(); ++j) add_hmm(j, t);
+  } else {
+    for (int j = 0; j < theta.num_models(); ++j)
+      for (Eigen::Index t = 0; t < length; ++t) add_hmm(j, t);
   }
 }
 
@@ -259,7 +275,7 @@ RowMatrixXd HybridTransition(const ExpertTransitions& experts, const GenerativeP
 void HybridScores(const HybridCorpus& corpus, size_t n, const GenerativeParams& theta, const Eigen::VectorXd& gamma,
                   RowMatrixXd& scores) {
   scores.resize(corpus.offsets[n + 1] - corpus.offsets[n], corpus.num_labels);
-  FillScores(corpus, n, theta, gamma, Eigen::Map<RowMatrixXd>(scores.data(), scores.rows(), scores.cols()));
+  FillScores(corpus, n, theta, gamma, nullptr, Eigen::Map<RowMatrixXd>(scores.data(), scores.rows(), scores.cols()));
 }
 
 double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitions& experts,
@@ -301,7 +317,7 @@ double HybridExpectedCounts(const UnlabeledHybrid& corpus, const ExpertTransitio
       ShardLanes& lanes = slot_lanes[slot];
       RunShard(
           data, block + begin, block + end, transition, true, &lanes,
-          [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(data, n, theta, gamma, rows); },
+          [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(data, n, theta, gamma, nullptr, rows); },
           [&](size_t n) { return marginals.row(data.offsets[n] - base).data(); });
       for (double z : lanes.log_z) slot_log_z[slot] += z;
       transition.AddCounts(lanes.xi.data(), slot_bigrams[slot].data());
@@ -451,7 +467,8 @@ double RelativeParamChange(const GenerativeParams& next, const GenerativeParams&
 
 double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTransitions& experts,
                                       const GenerativeParams& theta, const Eigen::VectorXd& gamma, int threads,
-                                      Eigen::VectorXd* gradient, const ProcessGroup* processes) {
+                                      Eigen::VectorXd* gradient, const ProcessGroup* processes,
+                                      const RowMatrixXd* gathered) {
   const Eigen::Index labels = corpus.num_labels;
   const Eigen::Index experts_n = NumExperts(experts);
   const Eigen::Index models = experts_n + theta.num_models();
@@ -472,7 +489,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
     sums.marginals.resize(corpus.offsets[end] - base, labels);
     RunShard(
         corpus, begin, end, transition, gradient != nullptr, &sums.lanes,
-        [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, rows); },
+        [&](size_t n, Eigen::Map<RowMatrixXd> rows) { FillScores(corpus, n, theta, gamma, gathered, rows); },
         [&](size_t n) { return gradient ? sums.marginals.row(corpus.offsets[n] - base).data() : nullptr; });
     if (gradient) transition.AddCounts(sums.lanes.xi.data(), sums.bigram_difference.data());
     for (size_t n = begin; n < end; ++n) {
@@ -501,7 +518,7 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
           sums.token_terms(i) += row(y) - row.dot(marginals.row(t));
         }
         for (int j = 0; j < theta.num_models(); ++j) {
-          const auto row = theta.log_emission[j].row(corpus.symbols(first + t, j));
+          const auto row = EmissionRow(corpus, theta, gathered, first + t, j);
           sums.token_terms(experts_n + j) += row(y) - row.dot(marginals.row(t));
         }
       }
@@ -542,6 +559,15 @@ double HybridConditionalLogLikelihood(const HybridCorpus& corpus, const ExpertTr
                                    total.initial_difference.dot(theta.log_initial[j]);
   }
   return total.value;
+}
+
+RowMatrixXd GatherEmissions(const HybridCorpus& corpus, const GenerativeParams& theta) {
+  const Eigen::Index labels = corpus.num_labels;
+  RowMatrixXd gathered(corpus.num_tokens(), theta.num_models() * labels);
+  for (int64_t t = 0; t < corpus.num_tokens(); ++t)
+    for (int j = 0; j < theta.num_models(); ++j)
+      gathered.row(t).segment(j * labels, labels) = theta.log_emission[j].row(corpus.symbols(t, j));
+  return gathered;
 }
 
 namespace {

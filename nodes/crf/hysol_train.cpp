@@ -16,7 +16,7 @@
 namespace seqflow {
 
 double CombinationObjective::Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) {
-  double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient, processes_);
+  double value = HybridConditionalLogLikelihood(heldout_, experts_, theta_, gamma, threads_, &gradient, processes_, &gathered_);
   if (xi_prime_ > 0) {
     // log 0 = -inf makes the boundary infeasible; the line search backs off from it.
     value += xi_prime_ * gamma.array().unaryExpr(&Log).sum();

@@ -37,7 +37,8 @@ class CombinationObjective final : public Objective {
         theta_(theta),
         xi_prime_(xi_prime),
         threads_(threads),
-        processes_(processes) {}
+        processes_(processes),
+        gathered_(GatherEmissions(heldout, theta)) {}
 
   double Evaluate(const Eigen::VectorXd& gamma, Eigen::VectorXd& gradient) override;
 
@@ -48,6 +49,7 @@ class CombinationObjective final : public Objective {
   double xi_prime_;
   int threads_;
   const ProcessGroup* processes_;
+  const RowMatrixXd gathered_;  // GatherEmissions(heldout_, theta_)
 };
 
 struct CombinationFit {

@@ -216,6 +216,22 @@ TEST(HybridChain, CorpusKernelsAreBitIdenticalAcrossThreadCounts) {
   }
 }
 
+// The Γ fit's emissions gathered once (GatherEmissions) give the bits of the tables read per token.
+TEST(HybridChain, GatheredEmissionsGiveTheSameLikelihoodAndGradient) {
+  const Problem s = MakeProblem(22, 300, true);
+  const RowMatrixXd gathered = GatherEmissions(s.corpus, s.theta);
+  ASSERT_EQ(gathered.rows(), s.corpus.num_tokens());
+  ASSERT_EQ(gathered.cols(), s.theta.num_models() * s.corpus.num_labels);
+  for (const int threads : {1, 2}) {
+    Eigen::VectorXd per_token, from_gathered;
+    const double value = HybridConditionalLogLikelihood(s.corpus, s.experts, s.theta, s.gamma, threads, &per_token);
+    EXPECT_EQ(HybridConditionalLogLikelihood(s.corpus, s.experts, s.theta, s.gamma, threads, &from_gathered, nullptr,
+                                             &gathered),
+              value);
+    EXPECT_TRUE(from_gathered == per_token) << from_gathered.transpose() << "\n" << per_token.transpose();
+  }
+}
+
 // The unlabeled text streamed block by block (UnlabeledHybrid) gives the resident corpus' bits: the
 // E-step (counts and value) and every expert's log-partition, for 1 and 2 threads, over three blocks.
 TEST(HybridChain, StreamedBlocksGiveTheResidentBits) {
