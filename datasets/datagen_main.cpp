@@ -2,12 +2,17 @@
 //   seqflow-datagen --out DIR [--seed N] [--labeled 300] [--unlabeled 2000] [--test 200]
 // writes DIR/train.conll, DIR/test.conll (word<TAB>field, `runs` encoding) and
 // DIR/unlabeled.txt (one sentence a line). The same flags give the same bytes everywhere.
+//   seqflow-datagen --out DIR --validity anchors [--labeled N --unlabeled N --test N --oracle N]
+// writes the same files (and DIR/oracle.conll, DIR/dictionary.tagged) from a validity case's
+// generator instead.
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "datasets/anchor_hmm_data.h"
 #include "datasets/field_corpus.h"
 #include "datasets/hmm_class_data.h"
 #include "engine/base/env.h"
@@ -22,8 +27,25 @@ struct DatagenOptions {
   size_t labeled = 300;
   size_t unlabeled = 2000;
   size_t test = 200;
-  std::string ji_case;  // "matched" or "mismatched": HMM class data instead (hmm_class_data.h)
+  size_t oracle = 20000;
+  std::string ji_case;   // "matched" or "mismatched": HMM class data instead (hmm_class_data.h)
+  std::string validity;  // "anchors": anchor_hmm_data.h instead of the citation model
 };
+
+// The labeled, test, oracle and unlabeled files of a generator of tagged sentences.
+Status WriteTaggedSplits(const DatagenOptions& opt, const std::vector<std::string>& tags,
+                         const std::function<std::vector<FieldSentence>(FieldSplit, size_t)>& sample, bool oracle) {
+  Env* env = Env::Default();
+  const std::pair<const char*, FieldSplit> kLabeledFiles[] = {
+      {"train.conll", FieldSplit::kLabeled}, {"test.conll", FieldSplit::kTest}, {"oracle.conll", FieldSplit::kOracle}};
+  for (const auto& [file, split] : kLabeledFiles) {
+    const size_t n = split == FieldSplit::kLabeled ? opt.labeled : split == FieldSplit::kTest ? opt.test : opt.oracle;
+    if (split == FieldSplit::kOracle && !oracle) continue;
+    SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(JoinPath(opt.out, file), FormatFieldConll(sample(split, n), tags)));
+  }
+  return env->WriteFileAtomic(JoinPath(opt.out, "unlabeled.txt"),
+                              FormatFieldText(sample(FieldSplit::kUnlabeled, opt.unlabeled)));
+}
 
 Status WriteDataset(const DatagenOptions& opt) {
   Env* env = Env::Default();
@@ -33,15 +55,19 @@ Status WriteDataset(const DatagenOptions& opt) {
     return env->WriteFileAtomic(JoinPath(opt.out, "ji_" + opt.ji_case + ".tsv"),
                                 FormatHmmClassData(SampleHmmClassData(spec, opt.seed)));
   }
+  if (opt.validity == "anchors") {
+    const AnchorHmmSpec spec;
+    const AnchorHmm hmm = BuildAnchorHmm(spec, opt.seed);
+    SEQFLOW_RETURN_IF_ERROR(
+        env->WriteFileAtomic(JoinPath(opt.out, "dictionary.tagged"), FormatTagDictionary(hmm)));
+    return WriteTaggedSplits(
+        opt, hmm.state_names,
+        [&](FieldSplit split, size_t n) { return SampleAnchorHmm(hmm, spec, opt.seed, split, n); }, true);
+  }
   const FieldCorpusModel model;
-  auto sample = [&](FieldSplit split, size_t n) { return SampleFieldCorpus(model, opt.seed, split, n); };
-  SEQFLOW_RETURN_IF_ERROR(
-      env->WriteFileAtomic(JoinPath(opt.out, "train.conll"),
-                           FormatFieldConll(sample(FieldSplit::kLabeled, opt.labeled), model.field_names())));
-  SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(
-      JoinPath(opt.out, "test.conll"), FormatFieldConll(sample(FieldSplit::kTest, opt.test), model.field_names())));
-  return env->WriteFileAtomic(JoinPath(opt.out, "unlabeled.txt"),
-                              FormatFieldText(sample(FieldSplit::kUnlabeled, opt.unlabeled)));
+  return WriteTaggedSplits(
+      opt, model.field_names(),
+      [&](FieldSplit split, size_t n) { return SampleFieldCorpus(model, opt.seed, split, n); }, false);
 }
 
 }  // namespace
@@ -57,6 +83,10 @@ int main(int argc, char** argv) {
   app.add_option("--test", opt.test, "sentences in test.conll");
   app.add_option("--ji-case", opt.ji_case, "write DIR/ji_CASE.tsv (HMM class sequences, datasets/README.md) instead")
       ->check(CLI::IsMember({"matched", "mismatched"}));
+  app.add_option("--validity", opt.validity,
+                 "a validity case's generator instead of the citation model (datasets/README.md)")
+      ->check(CLI::IsMember({"anchors"}));
+  app.add_option("--oracle", opt.oracle, "sentences in oracle.conll (validity cases)");
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);
   if (!status.ok()) {

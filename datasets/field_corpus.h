@@ -31,8 +31,9 @@ struct FieldSentence {
 };
 
 // Which part of a dataset a stream of sentences belongs to. Each split has its own random
-// stream, so changing one split's size leaves the others' sentences unchanged.
-enum class FieldSplit { kLabeled = 0, kUnlabeled = 1, kTest = 2 };
+// stream, so changing one split's size leaves the others' sentences unchanged. kOracle: a large
+// labeled sample for a model that stands in for the generating one (the validity cases).
+enum class FieldSplit { kLabeled = 0, kUnlabeled = 1, kTest = 2, kOracle = 3 };
 
 class FieldCorpusModel {
  public:

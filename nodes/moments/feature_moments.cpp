@@ -30,7 +30,8 @@ FeatureTemplates TemplatesByName(const std::vector<std::string>& names) {
 Result<FeatureMeans> EstimateAnchorFeatureMeans(
     const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
     const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
-    const FeatureTemplates& templates, FeaturePrior prior, const AnchorEmissionOptions& options,
+    const FeatureTemplates& templates, FeaturePrior prior, InterpolatedFeatures interpolated,
+    const AnchorEmissionOptions& options,
     const CancelToken& cancel, const Eigen::MatrixXd* context_projection) {
   const Eigen::Index k = static_cast<Eigen::Index>(anchors.size()), v = moments.num_symbols, nf = phi.cols();
   const Eigen::Index nt = templates.num_templates;
@@ -92,7 +93,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   const Eigen::MatrixXd gram = r.transpose() * r;
   SEQFLOW_ASSIGN_OR_RETURN(SimplexQp unsupervised, SimplexQp::Create(gram, options.qp));
   SEQFLOW_ASSIGN_OR_RETURN(
-      SimplexQp interpolated,
+      SimplexQp toward_labeled,
       SimplexQp::Create((1 - options.lambda) * gram + options.lambda * Eigen::MatrixXd::Identity(kp, kp), options.qp));
   Eigen::MatrixXd gamma_all = Eigen::MatrixXd::Zero(kp, ne);
   std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(ne), kShardFeatures)), shard_missed(shard_qps.size());
@@ -101,7 +102,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   std::atomic<bool> failed{false};
   ParallelShards(static_cast<size_t>(ne), kShardFeatures, options.threads, [&](size_t shard, size_t begin, size_t end) {
     if (failed || cancel.requested()) return;
-    SimplexQp qp0 = unsupervised, qp_lambda = interpolated;
+    SimplexQp qp0 = unsupervised, qp_lambda = toward_labeled;
     Eigen::VectorXd beta(kp), labeled_posterior(kp), gamma(kp);
     for (size_t ji = begin; ji < end; ++ji) {
       const auto j = static_cast<Eigen::Index>(ji);
@@ -113,11 +114,14 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
             seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
         continue;
       }
-      const double lw = seen_labeled ? options.lambda : 0;
+      const bool interpolate =
+          seen_labeled && (interpolated == InterpolatedFeatures::kFeatures ||
+                           (j < nf && templates.template_of[j] == templates.identity_template));
+      const double lw = interpolate ? options.lambda : 0;
       beta = (1 - lw) * feature_fit.col(j) / feature_tokens[j];
-      if (seen_labeled) beta += lw * labeled_posterior;
+      if (interpolate) beta += lw * labeled_posterior;
       gamma = seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-      Result<SimplexQpStats> stats = (seen_labeled ? qp_lambda : qp0).Solve(beta, gamma);
+      Result<SimplexQpStats> stats = (interpolate ? qp_lambda : qp0).Solve(beta, gamma);
       if (!stats.ok()) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!failed) error = stats.status();

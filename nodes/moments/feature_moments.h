@@ -3,9 +3,15 @@
 //   Q̂[:, j] = Σ_w φ_j(w) M[:, w] / Σ_w φ_j(w) n_w                                  (Eq. 20)
 //   γ_j = argmin_{γ ∈ simplex} (1 - λ_j) ||Q̂[:, j] - R̂ γ||² + λ_j ||γ - γ'_j||²     (Eq. 22, 26)
 //   μ[h, j] = Γ[h, j] E[φ_j] / γ̄_h                                                   (Eq. 24)
-// with R̂ as in anchor_emissions.h (optionally projected), γ'_j the labeled posterior of feature j
-// (λ_j = λ for features seen labeled, else 0), E[φ_j] = Σ_w φ_j(w) p̂_w (p̂ over labeled and
-// unlabeled tokens).
+// with R̂ as in anchor_emissions.h (optionally projected), γ'_j the labeled posterior of feature j,
+// E[φ_j] = Σ_w φ_j(w) p̂_w (p̂ over labeled and unlabeled tokens). λ_j = λ for
+//   interpolate = words: the identity features of words seen labeled, as the paper's §6 ("we used
+//     supervised estimates only for words that occur in the labeled corpus"); 0 for every other
+//     feature (affixes, shapes), whose γ_j come from the moments alone;
+//   interpolate = features: every feature seen labeled (an earlier reading: with little labeled
+//     text nearly every affix and shape is seen labeled, so at λ = 1 the moments reach only the
+//     identity features of unlabeled words and the estimate stays at the supervised FHMM's
+//     accuracy however much text there is; docs/validity.md).
 //
 // The prior γ̄_h of Eq. 24. The features come in templates of mutually exclusive features (all
 // w=..., all suf2=..., or one binary feature such as cap); with T̄ a template's complement (the
@@ -34,6 +40,7 @@
 namespace seqflow {
 
 enum class FeaturePrior { kTemplate, kIdentity };
+enum class InterpolatedFeatures { kWords, kFeatures };
 
 struct FeatureMeans {
   Eigen::MatrixXd mu;         // [K x W]; rows of absent labels are zero
@@ -63,7 +70,8 @@ FeatureTemplates TemplatesByName(const std::vector<std::string>& names);
 Result<FeatureMeans> EstimateAnchorFeatureMeans(
     const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
     const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
-    const FeatureTemplates& templates, FeaturePrior prior, const AnchorEmissionOptions& options,
+    const FeatureTemplates& templates, FeaturePrior prior, InterpolatedFeatures interpolated,
+    const AnchorEmissionOptions& options,
     const CancelToken& cancel, const Eigen::MatrixXd* context_projection = nullptr);
 
 // The supervised mean parameters: μ_h = Σ_w n_L(w, h) φ(w) / n_L(h). Labels without labeled

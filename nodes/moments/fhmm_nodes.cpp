@@ -30,6 +30,7 @@ struct FhmmNodeOptions {
   AnchorEmissionOptions emissions;  // lambda and the QPs (anchor_fhmm only)
   MeanSource means = MeanSource::kFeatures;
   FeaturePrior prior = FeaturePrior::kTemplate;  // γ̄ of Eq. 24 (feature_moments.h)
+  InterpolatedFeatures interpolated = InterpolatedFeatures::kWords;
   LogLinearOptions loglinear;
   HmmSmoothing smoothing{1.0, 1.0, 0.0};  // add-one on transitions (section 3.5)
 };
@@ -105,7 +106,7 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
   if (options.means == MeanSource::kFeatures) {
     means = ValueOrThrow(EstimateAnchorFeatureMeans(
         moments->counts, anchors->symbols, labeled_moments, labeled->label_names, features.phi,
-        TemplatesByName(features.names), options.prior, emission_options, ctx.cancellation(), context_projection));
+        TemplatesByName(features.names), options.prior, options.interpolated, emission_options, ctx.cancellation(), context_projection));
     ReportPriors(ctx, labeled->label_names, labeled_moments.word_label, means);
   } else {
     emission_options.emission_floor = 0;
@@ -146,7 +147,7 @@ ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
   ParamTable<O> table;
   table
       .Double("lambda", At(&O::emissions, &AnchorEmissionOptions::lambda),
-              "Eq. 26 interpolation with the labeled p(h|feature), for features seen labeled")
+              "Eq. 26 interpolation with the labeled p(h|feature), for the features `interpolate` names")
       .Min(0)
       .Max(1)
       .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
@@ -159,7 +160,11 @@ ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
             "features: one QP per feature (Eq. 22-24); words: feature means of the anchor HMM's emissions")
       .Enum("prior", &O::prior, {{"template", FeaturePrior::kTemplate}, {"identity", FeaturePrior::kIdentity}},
             "means: features: p(h) of Eq. 24 per feature template by total probability over the template and its "
-            "complement (each template's means a distribution), or one p(h) from the identity features");
+            "complement (each template's means a distribution), or one p(h) from the identity features")
+      .Enum("interpolate", &O::interpolated,
+            {{"words", InterpolatedFeatures::kWords}, {"features", InterpolatedFeatures::kFeatures}},
+            "means: features: which features seen labeled λ pulls to their labeled p(h|feature): the words' identity "
+            "features (the paper's section 6) or every feature (affixes and shapes too)");
   AddLogLinearParams(table);
   return table;
 }
@@ -175,7 +180,7 @@ ParamTable<FhmmNodeOptions> SupervisedFhmmParams() {
 KindSpec AnchorFhmmKind() {
   return KindSpec{
       "moments.anchor_fhmm",
-      "2",
+      "3",
       "The anchor feature HMM (Marinho et al. 2016, Algorithm 2): one simplex QP per word feature (Eq. 22 with "
       "Eq. 26), mean parameters (Eq. 24), log-linear emissions by L-BFGS (Eq. 25) over binary word features "
       "(identity, case, digits, shape, affixes, @/#/URL), transitions from the labeled data; an HmmModel.",

@@ -119,7 +119,7 @@ TEST(FeatureMeans, IdentityFeaturesGiveTheAnchorHmmEmissions) {
   identity.setIdentity();
   Result<FeatureMeans> means = EstimateAnchorFeatureMeans(*m, anchors, labeled, labels, identity,
                                                           FeatureTemplates{std::vector<int32_t>(8, 0), 1, 0},
-                                                          FeaturePrior::kTemplate, options, {});
+                                                          FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {});
   Result<AnchorEmissions> emissions = EstimateAnchorEmissions(*m, anchors, labeled, labels, options, {});
   ASSERT_OK(means);
   ASSERT_OK(emissions);
@@ -130,27 +130,40 @@ TEST(FeatureMeans, IdentityFeaturesGiveTheAnchorHmmEmissions) {
 // exhaustive template pair=lo/hi (even/odd word) and a binary one `odd3` (words 3 and 7 only).
 // Under the template prior the blocks of the exhaustive templates of μ_h sum to 1 exactly, and the
 // means are the true ones; the identity prior gives the same identity block.
-TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
+// Text of two alternating states, A emitting words 0-3 and B words 4-7 uniformly (anchors {0, 1}
+// and {4, 5}), with features w=0..w=7 (0-7), pair=lo (8, the even words), pair=hi (9), odd3 (10).
+struct TwoStateFeatures {
+  MomentCounts moments;
+  Eigen::SparseMatrix<double> phi{8, 11};
+  std::vector<std::string> names;
+};
+
+TwoStateFeatures MakeTwoStateFeatures() {
   std::mt19937_64 rng(9);
   std::vector<std::vector<int32_t>> text(6000);
   for (auto& s : text) {
     s.resize(8);
     for (size_t t = 0; t < s.size(); ++t) s[t] = static_cast<int32_t>((t % 2) * 4 + rng() % 4);
   }
-  Result<MomentCounts> m = CollectMomentCounts(text, 8, 1, CancelToken());
-  ASSERT_OK(m);
-  // Features: w=0..w=7 (0-7), pair=lo (8), pair=hi (9), odd3 (10).
+  TwoStateFeatures out;
+  out.moments = ValueOrThrow(CollectMomentCounts(text, 8, 1, CancelToken()));
   std::vector<Eigen::Triplet<double>> entries;
   for (int w = 0; w < 8; ++w) {
     entries.emplace_back(w, w, 1.0);
     entries.emplace_back(w, w % 2 == 0 ? 8 : 9, 1.0);
     if (w % 4 == 3) entries.emplace_back(w, 10, 1.0);
   }
-  Eigen::SparseMatrix<double> phi(8, 11);
-  phi.setFromTriplets(entries.begin(), entries.end());
-  std::vector<std::string> names;
-  for (int w = 0; w < 8; ++w) names.push_back("w=" + std::to_string(w));
-  names.insert(names.end(), {"pair=lo", "pair=hi", "odd3"});
+  out.phi.setFromTriplets(entries.begin(), entries.end());
+  for (int w = 0; w < 8; ++w) out.names.push_back("w=" + std::to_string(w));
+  out.names.insert(out.names.end(), {"pair=lo", "pair=hi", "odd3"});
+  return out;
+}
+
+TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
+  const TwoStateFeatures problem = MakeTwoStateFeatures();
+  const MomentCounts& moments = problem.moments;
+  const Eigen::SparseMatrix<double>& phi = problem.phi;
+  const std::vector<std::string>& names = problem.names;
   const FeatureTemplates templates = TemplatesByName(names);
   EXPECT_EQ(templates.num_templates, 3);
   const std::vector<std::string> labels = {"A", "B"};
@@ -159,8 +172,8 @@ TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
   labeled.word_label(3, 0) = 1;
   AnchorEmissionOptions options;
   options.lambda = 0;
-  Result<FeatureMeans> means = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
-                                                          FeaturePrior::kTemplate, options, {});
+  Result<FeatureMeans> means = EstimateAnchorFeatureMeans(moments, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                          FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {});
   ASSERT_OK(means);
   for (int h = 0; h < 2; ++h) {
     EXPECT_NEAR(means->mu.row(h).head(8).sum(), 1.0, 1e-12);
@@ -171,39 +184,66 @@ TEST(FeatureMeans, TemplatePriorKeepsEachTemplateADistribution) {
     EXPECT_NEAR(means->eq23_prior[h], 0.5, 0.01);
   }
   // The identity prior gives the same identity block.
-  Result<FeatureMeans> shared = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
-                                                           FeaturePrior::kIdentity, options, {});
+  Result<FeatureMeans> shared = EstimateAnchorFeatureMeans(moments, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                           FeaturePrior::kIdentity, InterpolatedFeatures::kWords, options, {});
   ASSERT_OK(shared);
   EXPECT_LE((shared->mu.leftCols(8) - means->mu.leftCols(8)).cwiseAbs().maxCoeff(), 1e-15);
   // Through an identity context projection the QPs see the same least squares (Eq. 22 on
   // projected contexts).
-  const Eigen::MatrixXd projection = Eigen::MatrixXd::Identity(m->num_contexts(), m->num_contexts());
-  Result<FeatureMeans> projected = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
-                                                              FeaturePrior::kTemplate, options, {}, &projection);
+  const Eigen::MatrixXd projection = Eigen::MatrixXd::Identity(moments.num_contexts(), moments.num_contexts());
+  Result<FeatureMeans> projected = EstimateAnchorFeatureMeans(moments, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                              FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {}, &projection);
   ASSERT_OK(projected);
   EXPECT_LE((projected->mu - means->mu).cwiseAbs().maxCoeff(), 1e-9);
   // A projection P (C x D) gives the fit on the projected counts Pᵀ M, however β is grouped.
   std::mt19937_64 projection_rng(11);
   std::uniform_real_distribution<double> uniform(0, 1);
   const Eigen::MatrixXd p =
-      Eigen::MatrixXd::NullaryExpr(m->num_contexts(), 4, [&] { return uniform(projection_rng); });
-  MomentCounts projected_counts = *m;
-  projected_counts.cooccurrence = (p.transpose() * Eigen::MatrixXd(m->cooccurrence)).sparseView();
-  Result<FeatureMeans> through_p = EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
-                                                              FeaturePrior::kTemplate, options, {}, &p);
+      Eigen::MatrixXd::NullaryExpr(moments.num_contexts(), 4, [&] { return uniform(projection_rng); });
+  MomentCounts projected_counts = moments;
+  projected_counts.cooccurrence = (p.transpose() * Eigen::MatrixXd(moments.cooccurrence)).sparseView();
+  Result<FeatureMeans> through_p = EstimateAnchorFeatureMeans(moments, {{0, 1}, {4, 5}}, labeled, labels, phi, templates,
+                                                              FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {}, &p);
   Result<FeatureMeans> on_projected = EstimateAnchorFeatureMeans(
-      projected_counts, {{0, 1}, {4, 5}}, labeled, labels, phi, templates, FeaturePrior::kTemplate, options, {});
+      projected_counts, {{0, 1}, {4, 5}}, labeled, labels, phi, templates, FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {});
   ASSERT_OK(through_p);
   ASSERT_OK(on_projected);
   EXPECT_LE((through_p->mu - on_projected->mu).cwiseAbs().maxCoeff(), 1e-9);
   // Two features of one template on a word are refused.
   std::vector<std::string> clash = names;
   clash[10] = "pair=odd3";
-  EXPECT_EQ(EstimateAnchorFeatureMeans(*m, {{0, 1}, {4, 5}}, labeled, labels, phi, TemplatesByName(clash),
-                                       FeaturePrior::kTemplate, options, {})
+  EXPECT_EQ(EstimateAnchorFeatureMeans(moments, {{0, 1}, {4, 5}}, labeled, labels, phi, TemplatesByName(clash),
+                                       FeaturePrior::kTemplate, InterpolatedFeatures::kWords, options, {})
                 .status()
                 .code(),
             StatusCode::kInvalid);
+}
+
+// λ = 1 with word 2 (state A, pair=lo) labeled B three times: the word's identity feature takes
+// the labeled posterior either way; pair=lo, seen labeled through word 2 alone, keeps its moment
+// estimate (half A: words 0 and 2 of A, 4 and 6 of B) when only words are interpolated, and
+// becomes all B when every feature seen labeled is.
+TEST(FeatureMeans, LambdaPullsOnlyTheWordsSeenLabeledUnlessEveryFeatureIsAsked) {
+  const TwoStateFeatures problem = MakeTwoStateFeatures();
+  const FeatureTemplates templates = TemplatesByName(problem.names);
+  const std::vector<std::string> labels = {"A", "B"};
+  LabeledMoments labeled{Eigen::MatrixXd::Zero(8, 2), {}};
+  labeled.word_label(2, 1) = 3;
+  AnchorEmissionOptions options;
+  options.lambda = 1;
+  const auto means = [&](InterpolatedFeatures interpolated) {
+    return ValueOrThrow(EstimateAnchorFeatureMeans(problem.moments, {{0, 1}, {4, 5}}, labeled, labels, problem.phi,
+                                                   templates, FeaturePrior::kTemplate, interpolated, options, {}));
+  };
+  const FeatureMeans words = means(InterpolatedFeatures::kWords);
+  const FeatureMeans features = means(InterpolatedFeatures::kFeatures);
+  for (const FeatureMeans* mu : {&words, &features}) {
+    EXPECT_EQ(mu->mu(0, 2), 0.0);
+    EXPECT_GT(mu->mu(1, 2), 0.0);
+  }
+  EXPECT_NEAR(words.mu(0, 8), 0.5, 0.03);
+  EXPECT_EQ(features.mu(0, 8), 0.0);
+  EXPECT_GT(features.mu(1, 8), 0.5);
 }
 
 }  // namespace fhmm_test

@@ -1,0 +1,92 @@
+#include "datasets/anchor_hmm_data.h"
+
+#include <array>
+
+#include "datasets/sampling.h"
+#include "nodes/common/random.h"
+
+namespace seqflow {
+namespace {
+
+constexpr uint64_t kModelStream = 1000;  // apart from the splits' streams (FieldSplit)
+
+// Word i as syllables: the base-20 digits of i + 20, so every word has two or more and no two
+// words share a spelling.
+std::string SyllableWord(size_t i) {
+  static constexpr std::array<const char*, 20> kSyllables = {"ba", "ke", "di", "lo", "mu", "na", "pe",
+                                                             "ri", "so", "tu", "va", "ze", "gi", "ho",
+                                                             "ja", "fu", "xe", "yo", "ce", "wi"};
+  std::string word;
+  for (size_t n = i + kSyllables.size(); n > 0; n /= kSyllables.size())
+    word = kSyllables[n % kSyllables.size()] + word;
+  return word;
+}
+
+}  // namespace
+
+AnchorHmm BuildAnchorHmm(const AnchorHmmSpec& spec, uint64_t seed) {
+  static const std::vector<std::string> kTags = {"NOUN", "VERB", "ADJ", "ADV", "PRON", "DET",
+                                                 "ADP",  "NUM",  "CONJ", "PRT", ".",    "X"};
+  const int k = static_cast<int>(kTags.size()), v = spec.vocabulary;
+  Rng rng = ShardRng(seed, kModelStream);
+  AnchorHmm hmm;
+  hmm.state_names = kTags;
+  hmm.params.initial = RandomStochasticRows(1, k, rng).row(0).transpose();
+  hmm.params.transition = RandomStochasticRows(k, k, rng);
+  hmm.params.emission = Eigen::MatrixXd::Zero(k, v);
+  hmm.anchor_of.assign(v, -1);
+  for (int w = 0; w < v; ++w) {
+    hmm.words.push_back(SyllableWord(static_cast<size_t>(w)));
+    const double zipf = 1.0 / (w + 1);
+    const int home = w % k;
+    hmm.params.emission(home, w) = zipf * (0.5 + Uniform01(rng));
+    if (Bernoulli(spec.anchor_share, rng)) {
+      hmm.anchor_of[w] = home;
+      continue;
+    }
+    const int others = 1 + static_cast<int>(UniformIndex(2, rng));
+    for (int i = 0; i < others; ++i) {
+      const int h = (home + 1 + static_cast<int>(UniformIndex(static_cast<size_t>(k - 1), rng))) % k;
+      hmm.params.emission(h, w) = zipf * (0.5 + Uniform01(rng));
+    }
+  }
+  for (int h = 0; h < k; ++h) hmm.params.emission.row(h) /= hmm.params.emission.row(h).sum();
+  return hmm;
+}
+
+std::vector<FieldSentence> SampleAnchorHmm(const AnchorHmm& hmm, const AnchorHmmSpec& spec, uint64_t seed,
+                                           FieldSplit split, size_t n) {
+  const HmmParams& p = hmm.params;
+  std::vector<std::vector<double>> emission_cdf;
+  for (int h = 0; h < p.num_states(); ++h) {
+    const Eigen::VectorXd row = p.emission.row(h).transpose();
+    emission_cdf.push_back(CumulativeSums(std::vector<double>(row.data(), row.data() + row.size())));
+  }
+  Rng rng = ShardRng(seed, static_cast<uint64_t>(split));
+  std::vector<FieldSentence> out(n);
+  for (FieldSentence& sentence : out) {
+    int state = SampleCategorical(p.initial, rng);
+    do {
+      sentence.fields.push_back(state);
+      sentence.words.push_back(hmm.words[SampleFromCdf(emission_cdf[state], rng)]);
+      state = SampleCategorical(p.transition.row(state).transpose(), rng);
+    } while (Bernoulli(spec.stay, rng));
+  }
+  return out;
+}
+
+std::string FormatTagDictionary(const AnchorHmm& hmm) {
+  std::string out;
+  for (size_t w = 0; w < hmm.words.size(); ++w) {
+    const char* separator = "";
+    for (int h = 0; h < hmm.params.num_states(); ++h) {
+      if (hmm.params.emission(h, static_cast<Eigen::Index>(w)) == 0) continue;
+      out += separator + hmm.words[w] + '|' + hmm.state_names[h];
+      separator = " ";
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace seqflow
