@@ -1,26 +1,13 @@
 #include "datasets/anchor_hmm_data.h"
 
-#include <array>
-
 #include "datasets/sampling.h"
+#include "datasets/syllable_words.h"
 #include "nodes/common/random.h"
 
 namespace seqflow {
 namespace {
 
-constexpr uint64_t kModelStream = 1000;  // apart from the splits' streams (FieldSplit)
-
-// Word i as syllables: the base-20 digits of i + 20, so every word has two or more and no two
-// words share a spelling.
-std::string SyllableWord(size_t i) {
-  static constexpr std::array<const char*, 20> kSyllables = {"ba", "ke", "di", "lo", "mu", "na", "pe",
-                                                             "ri", "so", "tu", "va", "ze", "gi", "ho",
-                                                             "ja", "fu", "xe", "yo", "ce", "wi"};
-  std::string word;
-  for (size_t n = i + kSyllables.size(); n > 0; n /= kSyllables.size())
-    word = kSyllables[n % kSyllables.size()] + word;
-  return word;
-}
+constexpr uint64_t kAnchorHmmModelStream = 1000;  // apart from the splits' streams (FieldSplit)
 
 }  // namespace
 
@@ -28,7 +15,7 @@ AnchorHmm BuildAnchorHmm(const AnchorHmmSpec& spec, uint64_t seed) {
   static const std::vector<std::string> kTags = {"NOUN", "VERB", "ADJ", "ADV", "PRON", "DET",
                                                  "ADP",  "NUM",  "CONJ", "PRT", ".",    "X"};
   const int k = static_cast<int>(kTags.size()), v = spec.vocabulary;
-  Rng rng = ShardRng(seed, kModelStream);
+  Rng rng = ShardRng(seed, kAnchorHmmModelStream);
   AnchorHmm hmm;
   hmm.state_names = kTags;
   hmm.params.initial = RandomStochasticRows(1, k, rng).row(0).transpose();

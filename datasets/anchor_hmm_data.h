@@ -7,7 +7,7 @@
 //           states drawn uniformly; O(h, w) ∝ zipf(w) · u(h, w), u uniform in [0.5, 1.5)
 //   length  1 + a geometric number of further tokens (continue with probability `stay`), the
 //           same for every state, so the end of a sentence says nothing about its tags
-// The model comes from ShardRng(seed, kModelStream), each split's sentences from their own
+// The model comes from ShardRng(seed, kAnchorHmmModelStream), each split's sentences from their own
 // stream, so changing one split's size leaves the others unchanged. Pure functions; the same
 // seed gives the same bytes on every platform.
 #pragma once

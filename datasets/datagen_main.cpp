@@ -4,7 +4,8 @@
 // DIR/unlabeled.txt (one sentence a line). The same flags give the same bytes everywhere.
 //   seqflow-datagen --out DIR --validity anchors [--labeled N --unlabeled N --test N --oracle N]
 // writes the same files (and DIR/oracle.conll, DIR/dictionary.tagged) from a validity case's
-// generator instead.
+// generator instead; --validity multiview writes DIR/corpus.conll, --labeled N sentences with two
+// views a token, for `draw` to split.
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -14,6 +15,7 @@
 
 #include "datasets/anchor_hmm_data.h"
 #include "datasets/field_corpus.h"
+#include "datasets/two_view_data.h"
 #include "datasets/hmm_class_data.h"
 #include "engine/base/env.h"
 #include "engine/base/status.h"
@@ -55,6 +57,9 @@ Status WriteDataset(const DatagenOptions& opt) {
     return env->WriteFileAtomic(JoinPath(opt.out, "ji_" + opt.ji_case + ".tsv"),
                                 FormatHmmClassData(SampleHmmClassData(spec, opt.seed)));
   }
+  if (opt.validity == "multiview")
+    return env->WriteFileAtomic(JoinPath(opt.out, "corpus.conll"),
+                                SampleTwoViewConll(TwoViewSpec(), opt.seed, opt.labeled));
   if (opt.validity == "anchors") {
     const AnchorHmmSpec spec;
     const AnchorHmm hmm = BuildAnchorHmm(spec, opt.seed);
@@ -85,7 +90,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,
                  "a validity case's generator instead of the citation model (datasets/README.md)")
-      ->check(CLI::IsMember({"anchors"}));
+      ->check(CLI::IsMember({"anchors", "multiview"}));
   app.add_option("--oracle", opt.oracle, "sentences in oracle.conll (validity cases)");
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);
