@@ -18,6 +18,7 @@ AnchorHmm BuildAnchorHmm(const AnchorHmmSpec& spec, uint64_t seed) {
   Rng rng = ShardRng(seed, kAnchorHmmModelStream);
   AnchorHmm hmm;
   hmm.state_names = kTags;
+  hmm.stay = spec.stay;
   hmm.params.initial = RandomStochasticRows(1, k, rng).row(0).transpose();
   hmm.params.transition = RandomStochasticRows(k, k, rng);
   hmm.params.emission = Eigen::MatrixXd::Zero(k, v);
@@ -39,27 +40,6 @@ AnchorHmm BuildAnchorHmm(const AnchorHmmSpec& spec, uint64_t seed) {
   }
   for (int h = 0; h < k; ++h) hmm.params.emission.row(h) /= hmm.params.emission.row(h).sum();
   return hmm;
-}
-
-std::vector<FieldSentence> SampleAnchorHmm(const AnchorHmm& hmm, const AnchorHmmSpec& spec, uint64_t seed,
-                                           FieldSplit split, size_t n) {
-  const HmmParams& p = hmm.params;
-  std::vector<std::vector<double>> emission_cdf;
-  for (int h = 0; h < p.num_states(); ++h) {
-    const Eigen::VectorXd row = p.emission.row(h).transpose();
-    emission_cdf.push_back(CumulativeSums(std::vector<double>(row.data(), row.data() + row.size())));
-  }
-  Rng rng = ShardRng(seed, static_cast<uint64_t>(split));
-  std::vector<FieldSentence> out(n);
-  for (FieldSentence& sentence : out) {
-    int state = SampleCategorical(p.initial, rng);
-    do {
-      sentence.fields.push_back(state);
-      sentence.words.push_back(hmm.words[SampleFromCdf(emission_cdf[state], rng)]);
-      state = SampleCategorical(p.transition.row(state).transpose(), rng);
-    } while (Bernoulli(spec.stay, rng));
-  }
-  return out;
 }
 
 std::string FormatTagDictionary(const AnchorHmm& hmm) {

@@ -5,8 +5,8 @@
 //   words   V synthetic syllable words with Zipf(1) frequencies; word w belongs to state
 //           w mod K and, unless it is an anchor (probability `anchor_share`), to one or two more
 //           states drawn uniformly; O(h, w) ∝ zipf(w) · u(h, w), u uniform in [0.5, 1.5)
-//   length  1 + a geometric number of further tokens (continue with probability `stay`), the
-//           same for every state, so the end of a sentence says nothing about its tags
+//   length  1 + a geometric number of further tokens (continue with probability `stay`);
+//           sentences come from SampleTaggedHmm (tagged_hmm.h)
 // The model comes from ShardRng(seed, kAnchorHmmModelStream), each split's sentences from their own
 // stream, so changing one split's size leaves the others unchanged. Pure functions; the same
 // seed gives the same bytes on every platform.
@@ -16,8 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/field_corpus.h"
-#include "nodes/hmm/hmm_params.h"
+#include "datasets/tagged_hmm.h"
 
 namespace seqflow {
 
@@ -27,18 +26,11 @@ struct AnchorHmmSpec {
   double stay = 14.0 / 15.0;  // mean sentence length 15
 };
 
-struct AnchorHmm {
-  HmmParams params;
-  std::vector<std::string> state_names;  // [K]
-  std::vector<std::string> words;        // [V]
-  std::vector<int32_t> anchor_of;        // [V] the state of an anchor word, -1 for the others
+struct AnchorHmm : TaggedHmm {
+  std::vector<int32_t> anchor_of;  // [V] the state of an anchor word, -1 for the others
 };
 
 AnchorHmm BuildAnchorHmm(const AnchorHmmSpec& spec, uint64_t seed);
-
-// `n` sentences of one split (words and their states).
-std::vector<FieldSentence> SampleAnchorHmm(const AnchorHmm& hmm, const AnchorHmmSpec& spec, uint64_t seed,
-                                           FieldSplit split, size_t n);
 
 // The complete tag dictionary (read.tagged): a line per word, `word|TAG` for each state that
 // emits it, so the anchors are the words listed with one tag.

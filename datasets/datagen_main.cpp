@@ -4,8 +4,8 @@
 // DIR/unlabeled.txt (one sentence a line). The same flags give the same bytes everywhere.
 //   seqflow-datagen --out DIR --validity anchors [--labeled N --unlabeled N --test N --oracle N]
 // writes the same files (and DIR/oracle.conll, DIR/dictionary.tagged) from a validity case's
-// generator instead; --validity multiview writes DIR/corpus.conll, --labeled N sentences with two
-// views a token, for `draw` to split.
+// generator instead (em-lambda: without the oracle); --validity multiview writes DIR/corpus.conll,
+// --labeled N sentences with two views a token, for `draw` to split.
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -60,6 +60,12 @@ Status WriteDataset(const DatagenOptions& opt) {
   if (opt.validity == "multiview")
     return env->WriteFileAtomic(JoinPath(opt.out, "corpus.conll"),
                                 SampleTwoViewConll(TwoViewSpec(), opt.seed, opt.labeled));
+  if (opt.validity == "em-lambda") {
+    const TaggedHmm hmm = SmallRandomHmm(3, 30, 0.1, opt.seed);
+    return WriteTaggedSplits(
+        opt, hmm.state_names, [&](FieldSplit split, size_t n) { return SampleTaggedHmm(hmm, opt.seed, split, n); },
+        false);
+  }
   if (opt.validity == "anchors") {
     const AnchorHmmSpec spec;
     const AnchorHmm hmm = BuildAnchorHmm(spec, opt.seed);
@@ -67,7 +73,7 @@ Status WriteDataset(const DatagenOptions& opt) {
         env->WriteFileAtomic(JoinPath(opt.out, "dictionary.tagged"), FormatTagDictionary(hmm)));
     return WriteTaggedSplits(
         opt, hmm.state_names,
-        [&](FieldSplit split, size_t n) { return SampleAnchorHmm(hmm, spec, opt.seed, split, n); }, true);
+        [&](FieldSplit split, size_t n) { return SampleTaggedHmm(hmm, opt.seed, split, n); }, true);
   }
   const FieldCorpusModel model;
   return WriteTaggedSplits(
@@ -90,7 +96,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,
                  "a validity case's generator instead of the citation model (datasets/README.md)")
-      ->check(CLI::IsMember({"anchors", "multiview"}));
+      ->check(CLI::IsMember({"anchors", "em-lambda", "multiview"}));
   app.add_option("--oracle", opt.oracle, "sentences in oracle.conll (validity cases)");
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);

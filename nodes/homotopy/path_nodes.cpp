@@ -1,4 +1,5 @@
 // homotopy.em_lambda_path (Algorithm 1 and beyond) and homotopy.select (§5.2's criteria).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -145,6 +146,9 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   // 0 when the trace stopped short of lambda_end (max_steps, a step below min_step, the curve back
   // below λ = 0); the artifact's `stop` says which.
   ctx.Metric("reached_end", result.stop == PathStop::kReachedEnd ? 1 : 0);
+  double residual_max = 0;  // how far from the curve the worst point is: ‖F(Θ̃, λ)‖_∞
+  for (const HomotopyPoint& p : path->points) residual_max = std::max(residual_max, p.metrics.at("residual"));
+  ctx.Metric("residual.max", residual_max);
   ctx.Metric("reentries", result.reentries);
   ctx.Metric("params", layout.num_params());
   ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
@@ -269,7 +273,7 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "5",
+                  "6",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
                   "arc length (Haffari & Sarkar 2008, Algorithm 1): HOMPACK's normal flow through the folds, or "
                   "Euler steps with a Newton corrector and adaptive steps; "

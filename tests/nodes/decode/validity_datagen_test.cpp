@@ -60,7 +60,7 @@ TEST(AnchorHmmData, SplitsHaveTheirOwnStreamsAndPinnedBytes) {
   const AnchorHmmSpec spec;
   const AnchorHmm hmm = BuildAnchorHmm(spec, 1);
   auto conll = [&](FieldSplit split, size_t n) {
-    return FormatFieldConll(SampleAnchorHmm(hmm, spec, 1, split, n), hmm.state_names);
+    return FormatFieldConll(SampleTaggedHmm(hmm, 1, split, n), hmm.state_names);
   };
   const std::string labeled = conll(FieldSplit::kLabeled, 150);
   EXPECT_EQ(conll(FieldSplit::kLabeled, 300).substr(0, labeled.size()), labeled);
