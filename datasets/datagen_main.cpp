@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "datasets/anchor_hmm_data.h"
+#include "datasets/chunk_hmm_data.h"
 #include "datasets/field_corpus.h"
 #include "datasets/two_view_data.h"
 #include "datasets/hmm_class_data.h"
@@ -60,6 +61,15 @@ Status WriteDataset(const DatagenOptions& opt) {
   if (opt.validity == "multiview")
     return env->WriteFileAtomic(JoinPath(opt.out, "corpus.conll"),
                                 SampleTwoViewConll(TwoViewSpec(), opt.seed, opt.labeled));
+  if (opt.validity == "hysol") {
+    const ChunkHmmSpec spec;
+    SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(JoinPath(opt.out, "train.conll"),
+                                                 SampleChunkConll(spec, opt.seed, FieldSplit::kLabeled, opt.labeled)));
+    SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(JoinPath(opt.out, "test.conll"),
+                                                 SampleChunkConll(spec, opt.seed, FieldSplit::kTest, opt.test)));
+    return env->WriteFileAtomic(JoinPath(opt.out, "unlabeled.txt"),
+                                SampleChunkText(spec, opt.seed, FieldSplit::kUnlabeled, opt.unlabeled));
+  }
   if (opt.validity == "em-lambda") {
     const TaggedHmm hmm = SmallRandomHmm(3, 30, 0.1, opt.seed);
     return WriteTaggedSplits(
@@ -96,7 +106,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,
                  "a validity case's generator instead of the citation model (datasets/README.md)")
-      ->check(CLI::IsMember({"anchors", "em-lambda", "multiview"}));
+      ->check(CLI::IsMember({"anchors", "em-lambda", "hysol", "multiview"}));
   app.add_option("--oracle", opt.oracle, "sentences in oracle.conll (validity cases)");
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);

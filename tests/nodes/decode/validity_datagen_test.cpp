@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "datasets/anchor_hmm_data.h"
+#include "datasets/chunk_hmm_data.h"
 #include "datasets/two_view_data.h"
 
 namespace seqflow {
@@ -100,6 +101,31 @@ TEST(TwoViewData, ViewsAreDrawnApartGivenTheLabel) {
   }
   EXPECT_EQ(Fnv1a(SampleTwoViewConll(TwoViewSpec(), 1, 100)), 0xb73bdf306bf9fe7aULL)
       << std::hex << "0x" << Fnv1a(SampleTwoViewConll(TwoViewSpec(), 1, 100));
+}
+
+// The chunk HMM writes valid IOB2 (an I- tag only after a tag of its chunk), three columns, and
+// its text split the same sentences' words without tags.
+TEST(ChunkHmmData, ValidIob2AndPinnedBytes) {
+  const ChunkHmmSpec spec;
+  const std::string conll = SampleChunkConll(spec, 1, FieldSplit::kLabeled, 300);
+  std::istringstream lines(conll);
+  std::string line, previous = "O";
+  std::set<std::string> chunks;
+  while (std::getline(lines, line)) {
+    if (line.empty()) {
+      previous = "O";
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string word, pos, chunk;
+    ASSERT_TRUE(fields >> word >> pos >> chunk) << line;
+    if (chunk.rfind("I-", 0) == 0) EXPECT_EQ(previous.substr(2), chunk.substr(2)) << line;
+    chunks.insert(chunk);
+    previous = chunk;
+  }
+  EXPECT_EQ(chunks.size(), 6u);
+  EXPECT_EQ(SampleChunkText(spec, 1, FieldSplit::kUnlabeled, 5).find('\t'), std::string::npos);
+  EXPECT_EQ(Fnv1a(conll), 0x99ca341cfc2fe35fULL) << std::hex << "0x" << Fnv1a(conll);
 }
 
 }  // namespace validity_datagen_test
