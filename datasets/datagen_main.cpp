@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +33,8 @@ struct DatagenOptions {
   size_t test = 200;
   size_t oracle = 20000;
   std::string ji_case;   // "matched" or "mismatched": HMM class data instead (hmm_class_data.h)
+  std::vector<int> ji_states;  // the classes' state counts, replacing the case's (misspecification sweeps)
+  double ji_label_noise = 0;
   std::string validity;  // "anchors": anchor_hmm_data.h instead of the citation model
 };
 
@@ -54,7 +57,9 @@ Status WriteDataset(const DatagenOptions& opt) {
   Env* env = Env::Default();
   SEQFLOW_RETURN_IF_ERROR(env->CreateDirs(opt.out));
   if (!opt.ji_case.empty()) {
-    const HmmClassDataSpec spec = opt.ji_case == "matched" ? MatchedHmmClassSpec() : MismatchedHmmClassSpec();
+    HmmClassDataSpec spec = opt.ji_case == "matched" ? MatchedHmmClassSpec() : MismatchedHmmClassSpec();
+    if (!opt.ji_states.empty()) spec.states = opt.ji_states;
+    spec.label_noise = opt.ji_label_noise;
     return env->WriteFileAtomic(JoinPath(opt.out, "ji_" + opt.ji_case + ".tsv"),
                                 FormatHmmClassData(SampleHmmClassData(spec, opt.seed)));
   }
@@ -102,6 +107,11 @@ int main(int argc, char** argv) {
   app.add_option("--labeled", opt.labeled, "sentences in train.conll");
   app.add_option("--unlabeled", opt.unlabeled, "sentences in unlabeled.txt");
   app.add_option("--test", opt.test, "sentences in test.conll");
+  app.add_option("--ji-states", opt.ji_states, "--ji-case: each class's HMM states, e.g. 6,6 (default: the case's)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  app.add_option("--ji-label-noise", opt.ji_label_noise, "--ji-case: probability of flipping a sequence's class")
+      ->check(CLI::Range(0.0, 0.5));
   app.add_option("--ji-case", opt.ji_case, "write DIR/ji_CASE.tsv (HMM class sequences, datasets/README.md) instead")
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,

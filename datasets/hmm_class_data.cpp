@@ -1,5 +1,6 @@
 #include "datasets/hmm_class_data.h"
 
+#include "datasets/sampling.h"
 #include "nodes/common/random.h"
 
 namespace seqflow {
@@ -29,6 +30,12 @@ HmmClassData SampleHmmClassData(const HmmClassDataSpec& spec, uint64_t seed) {
       data.labels.push_back(static_cast<int32_t>(y));
     }
     data.truth.push_back(std::move(h));
+  }
+  if (spec.label_noise > 0) {
+    Rng noise_rng = ShardRng(seed, 200);
+    const auto classes = static_cast<int32_t>(spec.states.size());
+    for (int32_t& label : data.labels)
+      if (Bernoulli(spec.label_noise, noise_rng)) label = (label + 1) % classes;
   }
   return data;
 }

@@ -24,6 +24,9 @@ struct HmmClassDataSpec {
   int length = 5;
   int per_class = 500;
   double floor = 0.0;
+  // Each sequence's class label replaced by the other class's with this probability (2 classes),
+  // from its own stream, so the sequences stay those of the noiseless data.
+  double label_noise = 0.0;
 };
 
 HmmClassDataSpec MatchedHmmClassSpec();     // §V-B

@@ -9,6 +9,7 @@
 
 #include "datasets/anchor_hmm_data.h"
 #include "datasets/chunk_hmm_data.h"
+#include "datasets/hmm_class_data.h"
 #include "datasets/two_view_data.h"
 
 namespace seqflow {
@@ -126,6 +127,23 @@ TEST(ChunkHmmData, ValidIob2AndPinnedBytes) {
   EXPECT_EQ(chunks.size(), 6u);
   EXPECT_EQ(SampleChunkText(spec, 1, FieldSplit::kUnlabeled, 5).find('\t'), std::string::npos);
   EXPECT_EQ(Fnv1a(conll), 0x99ca341cfc2fe35fULL) << std::hex << "0x" << Fnv1a(conll);
+}
+
+// Ji et al.'s class sequences with misspecification knobs: more states per class, and label noise
+// that flips a tenth of the labels and leaves every sequence as it was.
+TEST(HmmClassData, LabelNoiseFlipsLabelsOnlyAndStatesAreTheSpecs) {
+  HmmClassDataSpec spec = MismatchedHmmClassSpec();
+  const HmmClassData clean = SampleHmmClassData(spec, 1);
+  spec.label_noise = 0.1;
+  const HmmClassData noisy = SampleHmmClassData(spec, 1);
+  EXPECT_EQ(noisy.sequences, clean.sequences);
+  size_t flipped = 0;
+  for (size_t i = 0; i < clean.labels.size(); ++i) flipped += noisy.labels[i] != clean.labels[i];
+  EXPECT_GT(flipped, clean.labels.size() * 7 / 100);
+  EXPECT_LT(flipped, clean.labels.size() * 13 / 100);
+  spec.states = {6, 6};
+  const HmmClassData six = SampleHmmClassData(spec, 1);
+  for (const HmmParams& truth : six.truth) EXPECT_EQ(truth.num_states(), 6);
 }
 
 }  // namespace validity_datagen_test
