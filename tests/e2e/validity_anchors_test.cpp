@@ -7,29 +7,23 @@
 // labeled estimate). Measured (seed 1): oracle .8251; supervised HMM .6258 / .6358; anchor HMM
 // λ = 0 .5057 / .8009; anchor FHMM λ = 0 .5043 / .7688; anchor FHMM λ = 1 .5635 / .7291, with
 // every feature pulled .6276 / .6595. About 10 s on 2 cores.
-#include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "tests/e2e/cli_runner.h"
+#include "tests/e2e/validity_case.h"
 
 namespace seqflow::testutil {
 namespace validity_anchors_test {
 
 TEST(ValidityAnchors, EstimatesApproachTheGeneratingHmmAsTheTextGrows) {
-  const std::string dir = MakeTempDir("seqflow-validity-anchors");
-  const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir +
-                              "/data --validity anchors --seed 1 --labeled 150 --test 1000 --unlabeled 70000";
-  ASSERT_EQ(std::system(datagen.c_str()), 0);
+  const std::string dir =
+      GenerateValidityData("anchors", "--validity anchors --seed 1 --labeled 150 --test 1000 --unlabeled 70000");
   const std::string pipeline = dir + "/anchors.yaml";
   std::ofstream(pipeline) << "include: " << PipelinePath("validity/anchors.yaml")
                           << "\nablations:\n  text: {raw.max_sentences: [700, 70000]}\n";
-  CliResult r = RunSeqflow({"run", pipeline, "--set", "validity_data=" + dir + "/data", "--cache", dir + "/cache",
-                            "--out", dir + "/out", "-j", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json summary = ReadSummary(dir + "/out");
+  const nlohmann::json summary = RunOnValidityData(pipeline, dir);
   auto accuracy = [&](const std::string& model, size_t run) {
     return MetricOf(summary, model + "_score", "accuracy", run);
   };

@@ -6,25 +6,19 @@
 // start converges to another, higher fixed point (L = -16.6128 against the end's -16.6168; test
 // accuracy .5395 against .5153). About 2 s.
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "tests/e2e/cli_runner.h"
+#include "tests/e2e/validity_case.h"
 
 namespace seqflow::testutil {
 namespace validity_em_lambda_test {
 
 TEST(ValidityEmLambda, TheTrackerFollowsARegularCurveToLambdaOne) {
-  const std::string dir = MakeTempDir("seqflow-validity-em-lambda");
-  const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir +
-                              "/data --validity em-lambda --seed 1 --labeled 20 --unlabeled 200 --test 500";
-  ASSERT_EQ(std::system(datagen.c_str()), 0);
-  CliResult r = RunSeqflow({"run", PipelinePath("validity/em_lambda.yaml"), "--set", "validity_data=" + dir + "/data",
-                            "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json s = ReadSummary(dir + "/out");
+  const std::string dir =
+      GenerateValidityData("em-lambda", "--validity em-lambda --seed 1 --labeled 20 --unlabeled 200 --test 500");
+  const nlohmann::json s = RunOnValidityData(PipelinePath("validity/em_lambda.yaml"), dir);
   EXPECT_EQ(MetricOf(s, "path", "reached_end"), 1);
   EXPECT_EQ(MetricOf(s, "path", "lambda.final"), 1.0);
   EXPECT_EQ(MetricOf(s, "path", "reentries"), 0);

@@ -5,25 +5,19 @@
 // experts, so its HMMs must add to the CRFs: HySOL above LOP-CRF and the CRF, with the HMMs holding
 // a real share of the combination weight. Measured (seed 1): F1 CRF .6486, LOP-CRF .7125, HySOL
 // without HMMs .7161, HySOL .7402 (HMMs' Γ 0.27), HySOL without priors .8411. About 10 s.
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "tests/e2e/cli_runner.h"
+#include "tests/e2e/validity_case.h"
 
 namespace seqflow::testutil {
 namespace validity_hysol_test {
 
 TEST(ValidityHysol, TheHmmsAddToTheCrfsWhereTheWordsCarryTheChunk) {
-  const std::string dir = MakeTempDir("seqflow-validity-hysol");
-  const std::string datagen = std::string(SEQFLOW_DATAGEN) + " --out " + dir +
-                              "/data --validity hysol --seed 1 --labeled 300 --test 1000 --unlabeled 5000";
-  ASSERT_EQ(std::system(datagen.c_str()), 0);
-  CliResult r = RunSeqflow({"run", PipelinePath("validity/hysol.yaml"), "--set", "validity_data=" + dir + "/data",
-                            "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json s = ReadSummary(dir + "/out");
+  const std::string dir =
+      GenerateValidityData("hysol", "--validity hysol --seed 1 --labeled 300 --test 1000 --unlabeled 5000");
+  const nlohmann::json s = RunOnValidityData(PipelinePath("validity/hysol.yaml"), dir);
   const double crf = MetricOf(s, "crf", "f1"), lop = MetricOf(s, "lop_crf", "f1");
   const double hysol = MetricOf(s, "hysol_crf", "f1"), no_hmm = MetricOf(s, "hysol_no_hmm", "f1");
   EXPECT_GE(hysol, 0.73);
