@@ -14,6 +14,19 @@
 #include "engine/base/log.h"
 #include "engine/exec/exec_context.h"
 
+// Under AddressSanitizer the sanitizer's allocator serves every malloc: glibc's arenas are not in
+// use, and malloc_trim walking them from several threads at once crashed (SEGV in mtrim).
+#if defined(__SANITIZE_ADDRESS__)
+#define SEQFLOW_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SEQFLOW_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+#ifndef SEQFLOW_SANITIZER_ALLOCATOR
+#define SEQFLOW_SANITIZER_ALLOCATOR 0
+#endif
+
 namespace seqflow {
 namespace {
 
@@ -206,7 +219,7 @@ void Finish(RunState& run, int index) {
     if (run.unread[source].fetch_sub(1, std::memory_order_acq_rel) == 1) run.artifacts[source].reset();
   if (run.unread[index].load(std::memory_order_acquire) == 0) run.artifacts[index].reset();
   run.memo.Release(run.dag, index);
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !SEQFLOW_SANITIZER_ALLOCATOR
   // glibc keeps what a node freed in its arenas (one per thread) and reuses it only there: the
   // process's resident memory would stay at its highest, and the next large node would add to it
   // (CoNLL-2000 HySOL: 2.1 GB resident where 1.6 GB were live, bench/RESULTS.md).
