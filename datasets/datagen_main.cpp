@@ -4,8 +4,8 @@
 // DIR/unlabeled.txt (one sentence a line). The same flags give the same bytes everywhere.
 //   seqflow-datagen --out DIR --validity anchors [--labeled N --unlabeled N --test N --oracle N]
 // writes the same files (and DIR/oracle.conll, DIR/dictionary.tagged) from a validity case's
-// generator instead (em-lambda: without the oracle); --validity multiview writes DIR/corpus.conll,
-// --labeled N sentences with two views a token, for `draw` to split.
+// generator instead (em-lambda: without the oracle); --validity multiview [--view-noise X] writes
+// DIR/corpus.conll, --labeled N sentences with two views a token, for `draw` to split.
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -36,6 +36,7 @@ struct DatagenOptions {
   std::vector<int> ji_states;  // the classes' state counts, replacing the case's (misspecification sweeps)
   double ji_label_noise = 0;
   std::string validity;  // "anchors": anchor_hmm_data.h instead of the citation model
+  double view_noise = 0;  // --validity multiview: TwoViewSpec::noise
 };
 
 // The labeled, test, oracle and unlabeled files of a generator of tagged sentences.
@@ -65,7 +66,7 @@ Status WriteDataset(const DatagenOptions& opt) {
   }
   if (opt.validity == "multiview")
     return env->WriteFileAtomic(JoinPath(opt.out, "corpus.conll"),
-                                SampleTwoViewConll(TwoViewSpec(), opt.seed, opt.labeled));
+                                SampleTwoViewConll(TwoViewSpec{.noise = opt.view_noise}, opt.seed, opt.labeled));
   if (opt.validity == "hysol") {
     const ChunkHmmSpec spec;
     SEQFLOW_RETURN_IF_ERROR(env->WriteFileAtomic(JoinPath(opt.out, "train.conll"),
@@ -117,6 +118,9 @@ int main(int argc, char** argv) {
   app.add_option("--validity", opt.validity,
                  "a validity case's generator instead of the citation model (datasets/README.md)")
       ->check(CLI::IsMember({"anchors", "em-lambda", "hysol", "multiview"}));
+  app.add_option("--view-noise", opt.view_noise,
+                 "--validity multiview: weight of a value outside its home label (0: each view names the label)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--oracle", opt.oracle, "sentences in oracle.conll (validity cases)");
   CLI11_PARSE(app, argc, argv);
   seqflow::Status status = seqflow::WriteDataset(opt);

@@ -72,6 +72,7 @@ struct ViewsNodeOptions {
   int min_count = 1;
   ViewSplit split = ViewSplit::kTokenSurface;
   uint64_t seed = 1;
+  std::vector<std::string> second_view;
 };
 
 ArtifactPtr RunViews(NodeContext& ctx, const ViewsNodeOptions& options) {
@@ -82,7 +83,7 @@ ArtifactPtr RunViews(NodeContext& ctx, const ViewsNodeOptions& options) {
       ValueOrThrow(FeatureDictionary::Compile(ValueOrThrow(TemplatesOf(options.features)), corpora[0]->columns)));
   ThrowIfError(dictionary->Fit(corpora, options.min_count));
   auto out = std::make_shared<FeatureViews>();
-  out->view = ValueOrThrow(AssignViews(*dictionary, options.split, options.seed));
+  out->view = ValueOrThrow(AssignViews(*dictionary, options.split, options.seed, options.second_view));
   out->split = ViewSplitName(options.split);
   out->dictionary = std::move(dictionary);
   ctx.Metric("attributes", out->dictionary->num_attributes());
@@ -97,10 +98,12 @@ ParamTable<ViewsNodeOptions> ViewsParams() {
   table.Include(&O::features, TemplateParams())
       .Int("min_count", &O::min_count, "occurrences an attribute needs to be kept")
       .Min(1)
-      .Enum("split", &O::split, {ViewSplit::kTokenSurface, ViewSplit::kRandom, ViewSplit::kOddEven}, ViewSplitName,
+      .Enum("split", &O::split,
+            {ViewSplit::kTokenSurface, ViewSplit::kRandom, ViewSplit::kOddEven, ViewSplit::kTemplates}, ViewSplitName,
             "token_surface: templates of shape() classes vs the rest; random: a seeded coin per attribute; "
-            "odd_even: attribute ids by parity")
-      .Int("seed", &O::seed, "seed of the random split");
+            "odd_even: attribute ids by parity; templates: second_view's templates vs the rest")
+      .Int("seed", &O::seed, "seed of the random split")
+      .StringList("second_view", &O::second_view, "split templates: the templates whose attributes form view 2");
   return table;
 }
 
@@ -108,8 +111,8 @@ KindSpec ViewsKind() {
   return KindSpec{"features.views",
                   "1",
                   "Attributes from feature templates fitted on all inputs, split into two disjoint views: "
-                  "token and letter strings vs surface clues (shape classes), a seeded random split, or odd/even "
-                  "attribute ids (Brefeld et al. 2005, section 6).",
+                  "token and letter strings vs surface clues (shape classes), a seeded random split, odd/even "
+                  "attribute ids (Brefeld et al. 2005, section 6), or named templates vs the rest.",
                   std::string(FeatureViews::kType),
                   {PortSpec{"data", std::string(Corpus::kType), true, false,
                             "corpora the dictionary is fitted on (labeled and unlabeled)"}},

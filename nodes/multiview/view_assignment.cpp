@@ -1,5 +1,6 @@
 #include "nodes/multiview/view_assignment.h"
 
+#include <algorithm>
 #include <string>
 
 namespace seqflow {
@@ -30,6 +31,8 @@ const char* ViewSplitName(ViewSplit split) {
       return "random";
     case ViewSplit::kOddEven:
       return "odd_even";
+    case ViewSplit::kTemplates:
+      return "templates";
   }
   return "?";
 }
@@ -44,11 +47,25 @@ bool IsSurfaceTemplate(const std::string& text) {
   }
 }
 
-Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, ViewSplit split, uint64_t seed) {
+Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, ViewSplit split, uint64_t seed,
+                                         const std::vector<std::string>& second_view) {
   const int32_t A = dictionary.num_attributes();
   std::vector<int32_t> view(static_cast<size_t>(A), 0);
-  std::vector<bool> surface;
-  for (const FeatureTemplate& t : dictionary.templates()) surface.push_back(IsSurfaceTemplate(t.text));
+  std::vector<bool> surface, named;
+  std::string template_list;
+  for (const FeatureTemplate& t : dictionary.templates()) {
+    surface.push_back(IsSurfaceTemplate(t.text));
+    named.push_back(std::find(second_view.begin(), second_view.end(), Trimmed(t.text)) != second_view.end());
+    template_list += (template_list.empty() ? "" : ", ") + t.text;
+  }
+  if (split == ViewSplit::kTemplates)
+    for (const std::string& text : second_view) {
+      bool found = false;
+      for (const FeatureTemplate& t : dictionary.templates()) found |= Trimmed(t.text) == text;
+      if (!found)
+        return Status::Invalid("features.views: second_view names '" + text +
+                               "', which is not one of the templates (" + template_list + ")");
+    }
   const uint64_t key = Mix(seed);
   for (int32_t a = 0; a < A; ++a) {
     switch (split) {
@@ -61,6 +78,9 @@ Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, Vi
       case ViewSplit::kOddEven:
         view[a] = a % 2;
         break;
+      case ViewSplit::kTemplates:
+        view[a] = named[static_cast<size_t>(dictionary.attribute_template(a))] ? 1 : 0;
+        break;
     }
   }
   int32_t in_view1 = 0;
@@ -68,7 +88,10 @@ Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, Vi
   if (in_view1 == 0 || in_view1 == A)
     return Status::Invalid(std::string("features.views: the ") + ViewSplitName(split) +
                            " split leaves a view without attributes" +
-                           (split == ViewSplit::kTokenSurface ? " (the surface view needs shape() templates)" : ""));
+                           (split == ViewSplit::kTokenSurface ? " (the surface view needs shape() templates)"
+                            : split == ViewSplit::kTemplates
+                                ? " (second_view must name some of the templates, not all)"
+                                : ""));
   return view;
 }
 

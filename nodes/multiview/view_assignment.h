@@ -12,10 +12,13 @@
 //   odd_even       attribute ids in first-occurrence order: even ids view 0, odd ids view 1, so each
 //                  view holds about half of every template's attributes ("half of the Boolean token
 //                  features as well as half of the surface clues")
+//   templates      view 1: the attributes of the templates named in `second_view`; view 0: the rest
+//                  (views that are not shape classes, such as a second token column)
 // Thread safety: pure functions.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/base/status.h"
@@ -23,14 +26,16 @@
 
 namespace seqflow {
 
-enum class ViewSplit { kTokenSurface, kRandom, kOddEven };
-const char* ViewSplitName(ViewSplit split);  // "token_surface", "random", "odd_even"
+enum class ViewSplit { kTokenSurface, kRandom, kOddEven, kTemplates };
+const char* ViewSplitName(ViewSplit split);  // "token_surface", "random", "odd_even", "templates"
 
 // True when every atom of the template text reads a shape() class.
 bool IsSurfaceTemplate(const std::string& text);
 
 // [A] view of each attribute. Status::Invalid when a view would be empty (e.g. token_surface with
-// no shape() template), naming the split.
-Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, ViewSplit split, uint64_t seed);
+// no shape() template), naming the split, and when `second_view` names a template the dictionary
+// does not have (split templates; the other splits ignore it).
+Result<std::vector<int32_t>> AssignViews(const FeatureDictionary& dictionary, ViewSplit split, uint64_t seed,
+                                         const std::vector<std::string>& second_view = {});
 
 }  // namespace seqflow

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/cli_runner.h"
 
@@ -19,10 +20,15 @@ inline std::string GenerateValidityData(const std::string& name, const std::stri
   return dir;
 }
 
-// `seqflow run PIPELINE` with validity_data = DIR/data, its cache and output in DIR: the summary.
-inline nlohmann::json RunOnValidityData(const std::string& pipeline, const std::string& dir) {
-  CliResult r = RunSeqflow({"run", pipeline, "--set", "validity_data=" + dir + "/data", "--cache", dir + "/cache",
-                            "--out", dir + "/out", "-j", "2"});
+// `seqflow run PIPELINE [ARGS]` with validity_data = DIR/data, its cache and output in DIR: the
+// summary.
+inline nlohmann::json RunOnValidityData(const std::string& pipeline, const std::string& dir,
+                                        const std::vector<std::string>& args = {}) {
+  std::vector<std::string> command = {"run",   pipeline,          "--set", "validity_data=" + dir + "/data",
+                                      "--cache", dir + "/cache", "--out", dir + "/out",
+                                      "-j",      "2"};
+  command.insert(command.end(), args.begin(), args.end());
+  CliResult r = RunSeqflow(command);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return ReadSummary(dir + "/out");
 }

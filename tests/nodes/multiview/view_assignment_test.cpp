@@ -80,6 +80,24 @@ TEST(AssignViews, OddEvenAlternatesAndRandomIsSeededAndMixed) {
   EXPECT_LT(ones, 3 * A / 4);
 }
 
+TEST(AssignViews, TemplatesPutTheNamedTemplatesInViewTwo) {
+  const FeatureDictionary dict = Fitted({"word[0]", "lower(word[0])", "suffix2(word[0])"});
+  Result<std::vector<int32_t>> views = AssignViews(dict, ViewSplit::kTemplates, 1, {"lower(word[0])", "suffix2(word[0])"});
+  ASSERT_OK(views);
+  for (int32_t a = 0; a < dict.num_attributes(); ++a) {
+    const std::string& text = dict.templates()[dict.attribute_template(a)].text;
+    EXPECT_EQ(views.value()[a], text == "word[0]" ? 0 : 1) << dict.attribute_name(a);
+  }
+  Result<std::vector<int32_t>> unknown = AssignViews(dict, ViewSplit::kTemplates, 1, {"surf[0]"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().ToString().find("'surf[0]', which is not one of the templates"), std::string::npos)
+      << unknown.status().ToString();
+  Result<std::vector<int32_t>> all = AssignViews(dict, ViewSplit::kTemplates, 1,
+                                                 {"word[0]", "lower(word[0])", "suffix2(word[0])"});
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().ToString().find("not all"), std::string::npos) << all.status().ToString();
+}
+
 TEST(AssignViews, AnEmptyViewIsAnError) {
   const FeatureDictionary dict = Fitted({"word[0]", "lower(word[0])"});
   Result<std::vector<int32_t>> views = AssignViews(dict, ViewSplit::kTokenSurface, 1);
