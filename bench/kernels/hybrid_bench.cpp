@@ -3,6 +3,8 @@
 //   BM_HybridExpectedCounts/threads        one E-step of step 4.1 (merged potentials, forward-
 //                                          backward, expected HMM counts)
 //   BM_HybridConditionalLikelihood/threads Eq. 3 with its Γ gradient (one evaluation of step 4.2)
+//   BM_HybridConditionalLikelihoodGathered/threads  the same with the HMMs' emission rows gathered
+//                                          once (GatherEmissions), as the Γ fit evaluates it
 //   BM_MaximizeGenerative                  the M-step over all 18 HMMs
 //   BM_ExpertLogPartition/threads          Σ_n log Z_i(x_n) of one expert (forward pass only)
 // Throughput is reported as tokens/s. Data: $SEQFLOW_DATA, else ../shared/data.
@@ -41,6 +43,17 @@ void BM_HybridConditionalLikelihood(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * w.corpus.num_tokens());
 }
 BENCHMARK(BM_HybridConditionalLikelihood)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_HybridConditionalLikelihoodGathered(benchmark::State& state) {
+  const HybridWorkload& w = Data();
+  const RowMatrixXd gathered = GatherEmissions(w.corpus, w.theta);
+  Eigen::VectorXd gradient;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(HybridConditionalLogLikelihood(
+        w.corpus, w.experts, w.theta, w.gamma, static_cast<int>(state.range(0)), &gradient, nullptr, &gathered));
+  state.SetItemsProcessed(state.iterations() * w.corpus.num_tokens());
+}
+BENCHMARK(BM_HybridConditionalLikelihoodGathered)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MaximizeGenerative(benchmark::State& state) {
   const HybridWorkload& w = Data();
