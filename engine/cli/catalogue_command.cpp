@@ -152,6 +152,15 @@ int CacheGcCommand(const std::string& cache_dir, double keep_days) {
 }
 
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind) {
+  if (TheRegistry().FindKind(kind) == nullptr) {
+    std::vector<std::string> kinds;
+    for (const KindSpec* spec : TheRegistry().Kinds()) kinds.push_back(spec->name);
+    const std::string near = NearestName(kind, kinds);
+    LogError("cache rm '" + kind + "': no node kind of that name" +
+             (near.empty() ? "" : " — did you mean '" + near + "'?") +
+             " (seqflow kinds lists them; entries of a kind seqflow no longer has go with cache gc once unused)");
+    return 2;
+  }
   Cache cache(CacheDir(cache_dir), &TheRegistry(), Env::Default());
   if (!IsCacheOrLog(cache, "rm")) return 2;
   CacheLeases leases(cache.dir(), cache.env());

@@ -33,6 +33,7 @@ struct RunArgs {
   ExecutorArgs executor;
   double checkpoint_seconds = 30;  // between checkpoints of an iterative node
   int64_t memory_mb = -1;          // the local executor's memory budget; -1: the machine's memory, 0: none
+  std::vector<std::string> command_line;  // argv, for the run record
 };
 
 // One node instance, computed from inputs already in the cache (the unit a cluster task runs).

@@ -1,9 +1,14 @@
 // seqflow: run, plan and inspect YAML pipelines of semi-supervised sequence-labeling experiments.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "engine/api/registry.h"
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/huge_pages.h"
@@ -25,6 +30,30 @@ void AddRunOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--cache", a.cache_dir, "cache directory (default $SEQFLOW_CACHE or .seqflow/cache)");
 }
 
+// The index of the first word from `first` on that is not one of `group`'s options or their values
+// (argc when there is none).
+int FirstWord(const CLI::App& group, int argc, char** argv, int first) {
+  for (int i = first; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind('-', 0) != 0) return i;
+    const CLI::Option* option = group.get_option_no_throw(word);
+    if (word.find('=') == std::string::npos && option != nullptr && option->get_expected_min() > 0) ++i;
+  }
+  return argc;
+}
+
+// An error naming `word` and the nearest of `group`'s commands when `word` is none of them: CLI11
+// would say only that a subcommand is required.
+std::optional<std::string> UnknownCommand(const CLI::App& group, const std::string& word) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : group.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), word) != names.end()) return std::nullopt;
+  const std::string near = seqflow::NearestName(word, names);
+  return "unknown command '" + word + "'" + (near.empty() ? "" : " — did you mean '" + near + "'?") + " (" +
+         (group.get_parent() == nullptr ? "seqflow" : "seqflow " + group.get_name()) + " --help lists them)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,6 +69,7 @@ int main(int argc, char** argv) {
   int code = 0;
 
   RunArgs run;
+  run.command_line.assign(argv, argv + argc);
   CLI::App* run_cmd = app.add_subcommand("run", "run a pipeline (cached nodes are loaded, not run)");
   AddRunOptions(run_cmd, run);
   run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
@@ -125,7 +155,8 @@ int main(int argc, char** argv) {
   CLI::App* cache_cmd = app.add_subcommand("cache", "inspect or prune the cache");
   cache_cmd->add_option("--cache", cache_dir, "cache directory");
   cache_cmd->require_subcommand(1);
-  cache_cmd->add_subcommand("ls", "list entries")->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
+  CLI::App* ls = cache_cmd->add_subcommand("ls", "list entries");
+  ls->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
   CLI::App* gc = cache_cmd->add_subcommand(
       "gc", "remove entries unused for N days, and stale run histories (exit 3 while a run uses the cache)");
   gc->add_option("--keep-days", keep_days, "keep entries used (and run histories written) within this many days");
@@ -133,6 +164,8 @@ int main(int argc, char** argv) {
   CLI::App* rm = cache_cmd->add_subcommand("rm", "remove every entry of a kind");
   rm->add_option("kind", rm_kind, "node kind")->required();
   rm->callback([&] { code = seqflow::cli::CacheRmCommand(cache_dir, rm_kind); });
+  // `cache ls --cache DIR` as well as `cache --cache DIR ls`.
+  for (CLI::App* sub : {ls, gc, rm}) sub->fallthrough();
 
   seqflow::cli::ReportArgs report;
   CLI::App* report_cmd = app.add_subcommand("report", "tables (and plots) of a run record written with --out");
@@ -144,6 +177,17 @@ int main(int argc, char** argv) {
   report_cmd->add_flag("--html", report.html, "DIR/report.html: graph, tables, plots and node times in one file");
   report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
 
+  std::optional<std::string> unknown;
+  if (const int command = FirstWord(app, argc, argv, 1); command < argc) {
+    unknown = UnknownCommand(app, argv[command]);
+    if (std::string(argv[command]) == "cache")
+      if (const int sub = FirstWord(*cache_cmd, argc, argv, command + 1); sub < argc)
+        unknown = UnknownCommand(*cache_cmd, argv[sub]);
+  }
+  if (unknown) {
+    std::fprintf(stderr, "error: %s\n", unknown->c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

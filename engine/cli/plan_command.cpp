@@ -31,6 +31,10 @@ int PlanCommand(const RunArgs& args) {
   FileHasher hasher(env);
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
+  if (Status forced = CheckForcedNodes(*pipeline, args.force); !forced.ok()) {
+    LogError(forced.ToString());
+    return 2;
+  }
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   const FinalStates final_states(cache.dir(), env);
   for (const auto& run : pipeline->runs) {

@@ -14,10 +14,12 @@
 #include "engine/cache/cache_leases.h"
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/invocation.h"
 #include "engine/cli/progress_display.h"
 #include "engine/cli/sweep_command.h"
 #include "engine/exec/executor.h"
 #include "engine/record/plan_explain.h"
+#include "engine/record/resolved_pipeline.h"
 #include "engine/record/summary.h"
 
 namespace seqflow::cli {
@@ -86,6 +88,10 @@ int RunCommand(const RunArgs& args) {
   FileHasher hasher(env);
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
   if (!pipeline) return 2;
+  if (Status forced = CheckForcedNodes(*pipeline, args.force); !forced.ok()) {
+    LogError(forced.ToString());
+    return 2;
+  }
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   // A cache that cannot be written (a shared, archived one) is served as it is: its tag is its
   // owner's business, and a failed store says all there is to say about it.
@@ -109,7 +115,9 @@ int RunCommand(const RunArgs& args) {
   ArtifactMemo memo(dags);  // holds an artifact only while a run still to finish uses it
   PipelineRecord record;
   std::vector<RunResult> results;  // results[i] holds the attachments of record.runs[i]
+  std::vector<std::string> resolved;  // resolved[i]: the pipeline as record.runs[i] ran it
   record.pipeline = pipeline->name;
+  if (!args.out_dir.empty()) record.invocation = StartInvocation(args.command_line, args.pipeline.path);
   record.build = BuildDescription();
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
@@ -139,6 +147,7 @@ int RunCommand(const RunArgs& args) {
     Status saved = cache.StoreRunHistory(RunId(pipeline->name, run.variant.assignment), HistoryOf(run.dag));
     if (!saved.ok()) cache_warnings.HistoryFailed(saved);
     AppendRun(record, run.dag, result, run.variant.assignment, run.variant.axes);
+    if (!args.out_dir.empty()) resolved.push_back(ResolvedPipelineYaml(pipeline->name, run.dag));
     results.push_back(std::move(result));
   }
   live.reset();
@@ -146,7 +155,8 @@ int RunCommand(const RunArgs& args) {
     LogInfo(fmt::format("{} more cache reads or writes failed for a cause reported above", cache_warnings.repeats()));
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!args.out_dir.empty()) {
-    Status written = WriteRunRecord(args.out_dir, record, results, env);
+    record.invocation.finished = UtcNow();
+    Status written = WriteRunRecord(args.out_dir, record, results, resolved, env);
     if (!written.ok()) {
       LogError(written.ToString());
       return 1;

@@ -47,6 +47,21 @@ std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, Fi
   return std::move(pipeline).value();
 }
 
+Status CheckForcedNodes(const Pipeline& pipeline, const std::set<std::string>& forced) {
+  if (pipeline.runs.empty()) return Status::Ok();
+  // Ablations change kinds and parameters, never names: the first run has every node.
+  const Dag& dag = pipeline.runs.front().dag;
+  for (const std::string& name : forced) {
+    if (dag.Find(name) >= 0) continue;
+    std::vector<std::string> names;
+    for (const DagNode& node : dag.nodes) names.push_back(node.name);
+    const std::string near = NearestName(name, names);
+    return Status::Invalid("--force '" + name + "': pipeline '" + pipeline.name + "' has no node of that name" +
+                           (near.empty() ? "" : " — did you mean '" + near + "'?"));
+  }
+  return Status::Ok();
+}
+
 std::string CacheDir(const std::string& flag) { return flag.empty() ? Cache::DefaultDir() : flag; }
 
 }  // namespace seqflow::cli

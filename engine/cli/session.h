@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ const Registry& TheRegistry();
 Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher);
 // LoadPipeline that logs the error; nullopt then (exit code 2).
 std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher);
+
+// Status::Invalid naming the first of `forced` (--force NODE) that is no node of the pipeline, with
+// the nearest name; a typo would otherwise force nothing.
+Status CheckForcedNodes(const Pipeline& pipeline, const std::set<std::string>& forced);
 
 // --cache DIR, else $SEQFLOW_CACHE, else .seqflow/cache in the working directory.
 std::string CacheDir(const std::string& flag);

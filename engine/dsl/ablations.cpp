@@ -192,6 +192,15 @@ Result<std::vector<RunVariant>> ExpandAblations(PipelineSpec spec, const std::st
     for (const AblationAxis* a : chosen) selected.push_back(*a);
   }
   SEQFLOW_RETURN_IF_ERROR(dsl::CheckExpansion(spec.nodes.size(), selected, spec.repeat, max_instances));
+  for (const AblationAxis& a : selected)
+    for (const AblationTarget& target : a.targets) {
+      const std::string field = target.node + "." + target.field;
+      if (std::find(spec.set_fields.begin(), spec.set_fields.end(), field) != spec.set_fields.end())
+        return Status::Invalid("--set " + field + " would be ignored: ablation axis '" + a.name +
+                                   "' sets " + field + " in every run; drop the --set, or run another axis with "
+                                   "--ablation",
+                               target.loc);
+    }
   // A run's spec keeps no axes or seeds: they are applied, and a copy of repeat:'s N seeds in each
   // of the N runs took 12 GB for repeat: 20000.
   const std::optional<RepeatSpec> repeat = std::move(spec.repeat);

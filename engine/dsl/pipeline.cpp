@@ -45,6 +45,7 @@ Status ApplyNodeOverrides(std::vector<dsl::SetOverride>& sets, VarScope& vars, P
     if (set.node.empty()) continue;
     SEQFLOW_RETURN_IF_ERROR(ExpandRaw(set.value, vars));
     dsl::ApplyField(*spec.FindNode(set.node), set.field, set.value);
+    spec.set_fields.push_back(set.node + "." + set.field);
   }
   return Status::Ok();
 }

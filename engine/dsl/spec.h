@@ -90,6 +90,9 @@ struct PipelineSpec {
   std::vector<NodeSpec> nodes;              // in file order
   std::vector<AblationAxis> ablations;
   std::optional<RepeatSpec> repeat;
+  // The node fields --set gave ("NODE.FIELD"), so that an axis that would replace one is an error
+  // rather than a --set silently ignored.
+  std::vector<std::string> set_fields;
 
   const NodeSpec* FindNode(const std::string& name) const;
   NodeSpec* FindNode(const std::string& name);

@@ -39,6 +39,7 @@ Json NodeJson(const NodeRecord& node) {
             {"status", NodeStatusName(node.status)},
             {"seconds", FiniteOrNull(node.seconds)},
             {"key", node.key},
+            {"params", node.params},
             {"metrics", metrics},
             {"attachments", node.attachments}};
   if (!node.error.empty()) j["error"] = node.error;
@@ -92,6 +93,13 @@ std::string RunRecordJson(const PipelineRecord& record) {
   Json j = {{"pipeline", record.pipeline}, {"seconds", FiniteOrNull(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
   if (!record.repeat_axis.empty()) j["repeat_axis"] = record.repeat_axis;
   if (!record.build.empty()) j["build"] = record.build;
+  const RunInvocation& call = record.invocation;
+  if (!call.command.empty()) {
+    Json invocation = {{"command", call.command}, {"started", call.started}, {"finished", call.finished},
+                       {"host", call.host}, {"pipeline_file", call.pipeline_file}};
+    if (!call.git_commit.empty()) invocation["git_commit"] = call.git_commit, invocation["git_tree"] = call.git_tree;
+    j["invocation"] = invocation;
+  }
   return j.dump(2) + "\n";
 }
 

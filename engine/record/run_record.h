@@ -6,14 +6,22 @@
 // summary.json:
 //   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set), "build": TEXT (the
 //    binary, its numerics and kernel variant: engine/cli/build_info.h),
+//    "invocation": {"command": [ARG, ...], "started": UTC, "finished": UTC, "host": NAME,
+//                   "pipeline_file": PATH, "git_commit": SHA, "git_tree": "clean" | "dirty"}
+//                  (times as 2026-12-07T06:30:00Z; the git fields only when the pipeline file
+//                  lies in a git work tree),
 //    "kinds": {KIND: {"role": ROLE, "headline": [METRIC, ...], "chosen_lambda": METRIC,
 //                     "attachments": [{"suffix", "type", "x", "x_label", "y", "y_fallback",
 //                                      "mark_max", "x_is_lambda"}]}},
 //    "runs": [{"ablation": {NODE.FIELD: V}, "axes": {AXIS: V}, "ok": B, "seconds": S,
-//              "nodes": {NAME: {"kind", "status", "seconds", "key", "metrics": {METRIC: X},
+//              "nodes": {NAME: {"kind", "status", "seconds", "key", "params": {PARAM: TEXT},
+//                               "metrics": {METRIC: X},
 //                               "attachments": [SUFFIX, ...], "error" (failed nodes only)}},
 //              "graph": {"nodes": [{"name", "kind"}] in topological order,
 //                        "edges": [{"from", "to", "port"}] by node name}}]}
+// A node's "params" are every parameter it ran with, defaults included, as canonical text (the
+// text its cache key hashes; paths absolute). Each run's folder also holds resolved.yaml: the
+// pipeline as that run ran it (summary.h).
 // "kinds" holds the declarations (engine/api/record_spec.h) of every kind the runs use: the
 // report acts on those, never on a kind's, metric's or column's name. Non-finite numbers are
 // written as null and read back as NaN.
@@ -46,6 +54,7 @@ struct NodeRecord {
   std::map<std::string, double> metrics;
   std::vector<std::string> attachments;  // suffixes of the files it attached, in attach order
   std::string error;                     // failed nodes: what went wrong
+  std::map<std::string, std::string> params;  // name -> canonical text (FormatParamValue)
 
   bool operator==(const NodeRecord&) const = default;
 };
@@ -62,8 +71,21 @@ struct RunRecord {
   bool operator==(const RunRecord& other) const;
 };
 
+// What was invoked, when and where.
+struct RunInvocation {
+  std::vector<std::string> command;  // argv
+  std::string started, finished;     // UTC, ISO 8601 to the second
+  std::string host;
+  std::string pipeline_file;  // absolute
+  std::string git_commit;     // of the work tree holding the pipeline file; "" outside one
+  std::string git_tree;       // "clean" or "dirty" (tracked files changed); "" outside one
+
+  bool operator==(const RunInvocation&) const = default;
+};
+
 struct PipelineRecord {
   std::string pipeline;  // the pipeline's name
+  RunInvocation invocation;
   double seconds = 0;    // wall time of the whole invocation
   std::string build;     // the binary and its kernel variant (engine/cli/build_info.h); "" if unknown
   // The axis whose values are repetitions (seeds) of one setting — "repeat" when the pipeline

@@ -124,6 +124,7 @@ NodeRecord ReadNode(const Json& j, const std::string& path) {
   node.status = ReadStatus(*Find(j, path, "status", true), Key(path, "status"));
   Optional(j, path, "seconds", node.seconds, Number);
   Optional(j, path, "key", node.key, String);
+  Optional(j, path, "params", node.params, StringMap);
   Optional(j, path, "attachments", node.attachments, Strings);
   Optional(j, path, "error", node.error, String);
   if (const Json* metrics = Find(j, path, "metrics", false))
@@ -172,6 +173,19 @@ RunRecord ReadRun(const Json& j, const std::string& path) {
   return run;
 }
 
+RunInvocation ReadInvocation(const Json& j, const std::string& path) {
+  Object(j, path);
+  RunInvocation call;
+  Optional(j, path, "command", call.command, Strings);
+  Optional(j, path, "started", call.started, String);
+  Optional(j, path, "finished", call.finished, String);
+  Optional(j, path, "host", call.host, String);
+  Optional(j, path, "pipeline_file", call.pipeline_file, String);
+  Optional(j, path, "git_commit", call.git_commit, String);
+  Optional(j, path, "git_tree", call.git_tree, String);
+  return call;
+}
+
 PipelineRecord ReadPipeline(const Json& j) {
   Object(j, "");
   PipelineRecord record;
@@ -179,6 +193,7 @@ PipelineRecord ReadPipeline(const Json& j) {
   Optional(j, "", "seconds", record.seconds, Number);
   Optional(j, "", "repeat_axis", record.repeat_axis, String);
   Optional(j, "", "build", record.build, String);
+  Optional(j, "", "invocation", record.invocation, ReadInvocation);
   if (const Json* kinds = Find(j, "", "kinds", false))
     for (const auto& [name, spec] : Object(*kinds, "/kinds").items())
       record.kinds[name] = ReadKind(spec, Key("/kinds", name));

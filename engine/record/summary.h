@@ -1,6 +1,7 @@
 // Writing the run record of an invocation (format in run_record.h): the executor's results
-// become RunRecords, and `seqflow run --out DIR` writes DIR/summary.json plus each node's
-// attachments as DIR/<node>.<suffix> (DIR/run-<i>/… when the invocation has several runs).
+// become RunRecords, and `seqflow run --out DIR` writes DIR/summary.json plus, per run, the
+// resolved pipeline as DIR/resolved.yaml and each node's attachments as DIR/<node>.<suffix>
+// (DIR/run-<i>/… when the invocation has several runs).
 #pragma once
 
 #include <map>
@@ -19,10 +20,11 @@ namespace seqflow {
 void AppendRun(PipelineRecord& record, const Dag& dag, const RunResult& result,
                const std::map<std::string, std::string>& ablation, const std::map<std::string, std::string>& axes);
 
-// Writes summary.json and the attachments under `out_dir` (created if missing); results[i] is
-// the run recorded as record.runs[i] (the record keeps attachment names, the results their
-// contents). REQUIRES: results.size() == record.runs.size().
+// Writes summary.json, the resolved pipelines and the attachments under `out_dir` (created if
+// missing); results[i] is the run recorded as record.runs[i] (the record keeps attachment names,
+// the results their contents) and resolved[i] its ResolvedPipelineYaml.
+// REQUIRES: results.size() == resolved.size() == record.runs.size().
 Status WriteRunRecord(const std::string& out_dir, const PipelineRecord& record, const std::vector<RunResult>& results,
-                      Env* env);
+                      const std::vector<std::string>& resolved, Env* env);
 
 }  // namespace seqflow

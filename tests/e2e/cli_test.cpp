@@ -57,6 +57,13 @@ TEST(PipelineTests, EveryTestPipelineRunsTwiceSecondFullyCached) {
       for (const auto& [node, status] : NodeStatuses(b, r)) EXPECT_EQ(status, "cached") << entry.path() << " " << node;
       for (const auto& [node, value] : a["runs"][r]["nodes"].items())
         EXPECT_EQ(value["metrics"], b["runs"][r]["nodes"][node]["metrics"]) << node;
+      // The run's resolved.yaml is the pipeline it ran: planned on the same cache, all cached.
+      const std::string resolved =
+          dir + "/b/" + (b["runs"].size() == 1 ? "" : "run-" + std::to_string(r) + "/") + "resolved.yaml";
+      CliResult plan = RunSeqflow({"plan", resolved, "--cache", dir + "/cache"});
+      ASSERT_EQ(plan.exit_code, 0) << resolved << "\n" << plan.err;
+      for (const std::string reason : {"new", "not in cache", "changed"})
+        EXPECT_EQ(plan.out.find(reason), std::string::npos) << resolved << "\n" << plan.out;
     }
   }
   EXPECT_GE(pipelines, 1);
@@ -151,6 +158,71 @@ TEST_F(CliTest, InvalidPipelineExitsWithTwoAndALocatedMessage) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(path + ":4:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'decode.viterbi'"), std::string::npos) << r.err;
+}
+
+// What used to do nothing and exit 0 (or give CLI11's bare "A subcommand is required"): each an
+// error naming the word and the nearest right one, exit 2.
+TEST_F(CliTest, TyposAndIgnoredSettingsAreErrorsNotSilentNoOps) {
+  for (const std::string command : {"run", "plan"}) {
+    CliResult r = RunSeqflow({command, PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--force", "hmmm"});
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.err.find("--force 'hmmm': pipeline 'tiny-hmm' has no node of that name — did you mean 'hmm'?"),
+              std::string::npos)
+        << r.err;
+  }
+  CliResult set = RunSeqflow({"plan", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--set",
+                              "predicted.kind=decode.sms"});
+  EXPECT_EQ(set.exit_code, 2);
+  EXPECT_NE(set.err.find("--set predicted.kind would be ignored: ablation axis 'decoder' sets predicted.kind"),
+            std::string::npos)
+      << set.err;
+  EXPECT_NE(set.err.find("tiny_hmm.yaml:15:"), std::string::npos) << set.err;
+  CliResult rm = RunSeqflow({"cache", "--cache", cache_, "rm", "hmm.supervisd"});
+  EXPECT_EQ(rm.exit_code, 2);
+  EXPECT_NE(rm.err.find("did you mean 'hmm.supervised'?"), std::string::npos) << rm.err;
+  CliResult command = RunSeqflow({"rnu", PipelinePath("tests/tiny_hmm.yaml")});
+  EXPECT_EQ(command.exit_code, 2);
+  EXPECT_NE(command.err.find("unknown command 'rnu' — did you mean 'run'?"), std::string::npos) << command.err;
+  CliResult sub = RunSeqflow({"cache", "--cache", cache_, "lss"});
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_NE(sub.err.find("unknown command 'lss' — did you mean 'ls'? (seqflow cache --help"), std::string::npos)
+      << sub.err;
+  // Options where users type them: after the cache subcommand too.
+  ASSERT_EQ(RunTiny("out").exit_code, 0);
+  CliResult ls = RunSeqflow({"cache", "ls", "--cache", cache_});
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("hmm.supervised"), std::string::npos) << ls.out;
+}
+
+// The record says what ran: the command, times, host and git state, every node's parameters
+// (defaults included), and per run a resolved.yaml that is the pipeline as that run ran it —
+// planned again with the same cache, every node of it is cached.
+TEST_F(CliTest, TheRecordSaysWhatRanAndItsResolvedPipelineIsFullyCached) {
+  ASSERT_EQ(RunTiny("out", {"--set", "hmm.smoothing.emission=0.07"}).exit_code, 0);
+  const nlohmann::json s = ReadSummary(dir_ + "/out");
+  const nlohmann::json& call = s["invocation"];
+  ASSERT_TRUE(call.is_object()) << s.dump(2);
+  EXPECT_EQ(call["command"][1], "run");
+  EXPECT_NE(std::find(call["command"].begin(), call["command"].end(), "hmm.smoothing.emission=0.07"),
+            call["command"].end());
+  EXPECT_EQ(call["started"].get<std::string>().size(), 20u) << call;  // 2026-12-07T06:30:00Z
+  EXPECT_LE(call["started"].get<std::string>(), call["finished"].get<std::string>());
+  EXPECT_FALSE(call["host"].get<std::string>().empty());
+  EXPECT_EQ(call["pipeline_file"], fs::path(PipelinePath("tests/tiny_hmm.yaml")).lexically_normal().string());
+  const nlohmann::json& hmm = s["runs"][0]["nodes"]["hmm"]["params"];
+  EXPECT_EQ(hmm["smoothing.emission"], "0.070000000000000007");
+  EXPECT_EQ(hmm["smoothing.transition"], "0.20000000000000001");
+  for (const std::string run : {"run-0", "run-1"}) {
+    const std::string resolved = dir_ + "/out/" + run + "/resolved.yaml";
+    const std::string text = Slurp(resolved);
+    EXPECT_NE(text.find("    smoothing:\n      emission: 0.07\n"), std::string::npos) << text;
+    CliResult plan = RunSeqflow({"plan", resolved, "--cache", cache_});
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    for (const std::string reason : {"new", "not in cache", "changed"})
+      EXPECT_EQ(plan.out.find(reason), std::string::npos) << reason << "\n" << plan.out;
+    EXPECT_NE(plan.out.find("cached"), std::string::npos) << plan.out;
+  }
+  EXPECT_NE(Slurp(dir_ + "/out/run-1/resolved.yaml").find("kind: decode.sms"), std::string::npos);
 }
 
 TEST_F(CliTest, FailingNodeStopsTheRunAndNamesTheNode) {

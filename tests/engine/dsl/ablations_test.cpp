@@ -46,6 +46,30 @@ TEST_F(AblationTest, AxesAreParsedWithTheirPlaces) {
   EXPECT_EQ(axis.targets[1].values[1].loc.ToString(), dir_ + "/p.yaml:7:23");
 }
 
+TEST_F(AblationTest, ASetFieldThatARunningAxisReplacesIsAnError) {
+  const std::string text =
+      "nodes:\n"
+      "  model: {kind: t.double, factor: 1}\n"
+      "  predicted: {kind: decode.viterbi, in: [model]}\n"
+      "ablations:\n"
+      "  factor: {model.factor: [1, 2]}\n"
+      "  decoder: {predicted.kind: [decode.viterbi, decode.sms]}\n";
+  Result<PipelineSpec> spec = Parse(text, {"model.factor=3"});
+  ASSERT_OK(spec);
+  auto grid = ExpandAblations(*spec, "");
+  ASSERT_FALSE(grid.ok());
+  EXPECT_EQ(grid.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(grid.status().ToString().find(dir_ + "/p.yaml:5:12"), std::string::npos) << grid.status().ToString();
+  EXPECT_NE(grid.status().ToString().find("--set model.factor would be ignored: ablation axis 'factor'"),
+            std::string::npos)
+      << grid.status().ToString();
+  // With only the other axis running, the --set holds in every run.
+  auto decoder = ExpandAblations(*spec, "decoder");
+  ASSERT_OK(decoder);
+  ASSERT_EQ(decoder->size(), 2u);
+  for (const RunVariant& run : *decoder) EXPECT_EQ(run.spec.FindNode("model")->params.at("factor").scalar, "3");
+}
+
 TEST_F(AblationTest, NoAxesIsOneBaseRun) {
   PipelineSpec spec = ParseOk("");
   auto runs = ExpandAblations(spec, "");

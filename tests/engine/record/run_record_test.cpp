@@ -20,6 +20,8 @@ PipelineRecord FullRecord() {
   record.pipeline = "round-trip";
   record.seconds = 12.25;
   record.repeat_axis = "repeat";
+  record.invocation = {{"seqflow", "run", "p.yaml", "--set", "x=1"}, "2026-12-07T06:30:00Z", "2026-12-07T06:31:02Z",
+                       "node7", "/work/p.yaml", "0123abcd", "dirty"};
   record.kinds["eval.segments"] = {
       NodeRole::kEvaluator, {"f1", "accuracy"}, {AttachmentSpec::SentenceCounts("sentences.csv")}, ""};
   AttachmentSpec path{"path.csv", AttachmentType::kTable, "lambda", "λ", {"*.f1", "entropy"}, {"entropy"}, true, true};
@@ -41,6 +43,7 @@ PipelineRecord FullRecord() {
                           {{"f1", 0.8279}, {"accuracy", 0.93}},
                           {"sentences.csv"},
                           r ? "node 'score': bad \"labels\"" : ""};
+    run.nodes["score"].params = {{"scheme", "conlleval"}, {"weights", "[0.5,1]"}};
     run.graph.nodes = {{"path", "homotopy.em_lambda_path"}, {"pick", "homotopy.select"}, {"score", "eval.segments"}};
     run.graph.edges = {{0, 1, "path"}, {1, 2, "predicted"}};
     record.runs.push_back(std::move(run));
