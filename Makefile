@@ -22,8 +22,9 @@ DEPS := cmake make ninja-build g++ pkg-config python3 ccache \
         libgraphviz-dev libopenmpi-dev openmpi-bin
 # Only `make test` needs these: a headless browser (tests/e2e/html_report_test.cpp), the JSON
 # Schema validator that checks `seqflow schema` against every pipeline (tests/pipeline_schema_test.sh),
+# pandas, which must read the long-format metrics table in one call (tests/e2e/report_test.cpp),
 # and Slurm with munge, its authentication, for the one-node test cluster (tests/slurm/cluster.sh).
-TEST_DEPS := chromium python3-yaml python3-jsonschema slurm-wlm munge
+TEST_DEPS := chromium python3-yaml python3-jsonschema python3-pandas slurm-wlm munge
 
 # `make sanitize` and `make fuzz` share one clang build (SANITIZE_BUILD): every library and test
 # carries ASan, UBSan and libFuzzer's coverage hooks, so CI compiles the sources once for both.
@@ -66,9 +67,8 @@ FUZZ_TARGETS := pipeline_fuzz corpus_reader_fuzz artifact_fuzz rewrite_rules_fuz
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target seqflow seqflow-datagen
 	$(BUILD)/seqflow-datagen --out $(BUILD)/demo-data --seed 1
-	$(BUILD)/seqflow run pipelines/demo.yaml --set demo_data=$(abspath $(BUILD))/demo-data \
-	  --cache $(BUILD)/cache --out $(BUILD)/demo-out
-	$(BUILD)/seqflow report $(BUILD)/demo-out --plots
+	$(BUILD)/seqflow run pipelines/demo.yaml --set demo_data=$(abspath $(BUILD))/demo-data --cache $(BUILD)/cache
+	$(BUILD)/seqflow report out/demo/latest --plots
 
 test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900

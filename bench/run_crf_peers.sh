@@ -18,6 +18,6 @@ for threads in 2 1; do
     --cache "$tmp/run/cache" --out "$tmp/run/out" -j "$threads" > "$tmp/log" 2>&1
   echo "seqflow -j$threads: $(grep 'computed crf' "$tmp/log" | sed 's/.*computed //'); $(grep -m1 ' f1=' "$tmp/log" | xargs);" \
     "peak $(awk -F': ' '/Maximum resident/ {printf "%.0f MB", $2/1024}' "$tmp/time");" \
-    "last iteration,objective,...: $(tail -1 "$tmp/run/out/run-0/crf.objective.csv")"
+    "last iteration,objective,...: $(tail -1 "$tmp/run/out/run-1/crf.objective.csv")"
 done
 bash "$here/../../shared/bench/peers/crf_crfsuite_npm.sh" "$data/conll2000"

@@ -76,12 +76,19 @@ const AttachmentSpec& ObjectiveTrace();
 struct RecordSpec {
   NodeRole role = NodeRole::kOther;
   // Metrics shown by `seqflow report` (as columns "<node>.<metric>") and after `seqflow run`, in
-  // order; for evaluators.
+  // order; for evaluators (per system when per_system is set).
   std::vector<std::string> headline;
   std::vector<AttachmentSpec> attachments;
   // kSelector: the metric holding the λ it chose, marked on every x_is_lambda table of the nodes
   // it reads.
   std::string chosen_lambda;
+  // An evaluator of several systems in one node (eval.compare) reports each headline metric once
+  // per system, as "<metric>.<system>" (f1.sms), and, when system_p_prefix is set, the p-value of
+  // each system against the reference system (its first, which has none) as
+  // "<system_p_prefix><metric>.<system>" (p_f1.sms). The report then shows a column
+  // "<node>.<metric>.<system>" per system, or with `--rows systems` a row per system.
+  bool per_system = false;
+  std::string system_p_prefix;
 
   // The first declared attachment of `type`, or null.
   const AttachmentSpec* FindAttachment(AttachmentType type) const;

@@ -60,6 +60,12 @@ KindSpec&& KindSpec::ChoosingLambda(std::string metric) && {
   return std::move(*this);
 }
 
+KindSpec&& KindSpec::PerSystem(std::string p_value_prefix) && {
+  record.per_system = true;
+  record.system_p_prefix = std::move(p_value_prefix);
+  return std::move(*this);
+}
+
 const char* PortUseName(PortUse use) {
   switch (use) {
     case PortUse::kReads:

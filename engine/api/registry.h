@@ -119,6 +119,9 @@ struct KindSpec {
   KindSpec&& Attaching(AttachmentSpec attachment) &&;
   // For selectors: the metric holding the chosen λ (RecordSpec::chosen_lambda).
   KindSpec&& ChoosingLambda(std::string metric) &&;
+  // For evaluators of several systems: the headline metrics come per system, with p-values
+  // named by `p_value_prefix` (RecordSpec::per_system, system_p_prefix).
+  KindSpec&& PerSystem(std::string p_value_prefix) &&;
   // Declares what the kind does with the named ports' data (PortUse); throws StatusError for a
   // port the kind does not have.
   KindSpec&& Fitting(const std::vector<std::string>& ports) &&;

@@ -76,6 +76,12 @@ class Env {
   virtual Status CreateExclusive(const std::string& path, std::string_view data, bool* created) = 0;
   // Renames within one filesystem (atomic; replaces an existing `to`).
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // Makes `path` a symbolic link to `target` (a path relative to `path`'s folder, or absolute),
+  // replacing whatever link is there atomically: a reader finds the old link or the new one. The
+  // run records' `latest` is one. The default refuses, for Envs without links.
+  virtual Status PointLink(const std::string& path, const std::string& target) {
+    return Status::Io("cannot link " + path + " to " + target + ": this Env has no symbolic links");
+  }
   // Sets the file's modification time to now; the cache records an entry's last use this way
   // (for gc). The default does nothing, for Envs that keep no times.
   virtual Status Touch(const std::string& path) { return Status::Ok(); }

@@ -195,6 +195,20 @@ class PosixEnv final : public Env {
     return Status::Ok();
   }
 
+  // A link beside `path` under a name of its own, renamed over it: rename replaces a link as it
+  // replaces a file.
+  Status PointLink(const std::string& path, const std::string& target) override {
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    calls_->Unlink(tmp);
+    if (::symlink(target.c_str(), tmp.c_str()) != 0) return ErrnoStatus("cannot create link", tmp);
+    if (calls_->Rename(tmp, path) != 0) {
+      Status s = ErrnoStatus("cannot rename onto", path);
+      calls_->Unlink(tmp);
+      return s;
+    }
+    return Status::Ok();
+  }
+
   Status Touch(const std::string& path) override {
     if (calls_->Utimens(path) != 0) return ErrnoStatus("cannot touch", path);
     return Status::Ok();

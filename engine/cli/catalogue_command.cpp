@@ -23,6 +23,9 @@ void PrintRecordSpec(const RecordSpec& spec) {
     return out;
   };
   if (!spec.headline.empty()) line += "; reports " + join(spec.headline);
+  if (spec.per_system && spec.system_p_prefix.empty()) line += " per system (METRIC.SYSTEM)";
+  if (spec.per_system && !spec.system_p_prefix.empty())
+    line += " per system (METRIC.SYSTEM; p-value against the first as " + spec.system_p_prefix + "METRIC.SYSTEM)";
   if (!spec.chosen_lambda.empty()) line += "; chosen λ in metric " + spec.chosen_lambda;
   for (const AttachmentSpec& a : spec.attachments)
     line += "; attaches " + a.suffix + " (" + AttachmentTypeName(a.type) +

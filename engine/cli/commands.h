@@ -27,7 +27,9 @@ struct ExecutorArgs {
 struct RunArgs {
   PipelineArgs pipeline;
   std::set<std::string> force;
-  std::string out_dir;
+  std::string out_dir;       // the record's folder; "" for <records root>/<pipeline>/<time>-<id>/
+  bool replace_out = false;  // an earlier record in out_dir may be removed
+  std::string records_root;  // "" for $SEQFLOW_RECORDS or out (record_folder.h)
   std::string cache_dir;
   int threads = 0;  // 0 = all cores
   ExecutorArgs executor;
@@ -49,11 +51,29 @@ struct RunNodeArgs {
 };
 
 struct ReportArgs {
-  std::string dir;       // an --out DIR of `seqflow run`
+  std::vector<std::string> records;  // record folders or ids (record_history.h); several: one table
+  std::string records_root;          // "" for $SEQFLOW_RECORDS or out
   std::string md_file;   // default DIR/report.md
   std::string csv_file;  // default DIR/report.csv
   bool plots = false;    // an SVG beside every table the record's kinds declare (paths, traces)
   bool html = false;     // DIR/report.html: graph, tables, plots and node timings in one file
+  std::string rows = "settings";  // the table's rows: "settings", or "systems" (engine/record/report.h)
+};
+
+// `seqflow runs`: the run records under a records root (record_history.h).
+struct RunsArgs {
+  std::vector<std::string> pipelines;  // only these pipelines' records; all when empty
+  std::string records_root;            // "" for $SEQFLOW_RECORDS or out
+  int limit = 0;                       // the newest this many runs; 0 for all
+  bool json = false;
+};
+
+// `seqflow diff A B`.
+struct DiffArgs {
+  std::string a, b;          // record folders or ids
+  std::string records_root;  // "" for $SEQFLOW_RECORDS or out
+  std::string format = "text";  // text, md, json or html
+  std::string file;             // "" for stdout
 };
 
 int RunCommand(const RunArgs& args);
@@ -70,5 +90,7 @@ int CacheLsCommand(const std::string& cache_dir);
 int CacheGcCommand(const std::string& cache_dir, double keep_days);
 int CacheRmCommand(const std::string& cache_dir, const std::string& kind);
 int ReportCommand(const ReportArgs& args);
+int RunsCommand(const RunsArgs& args);
+int DiffCommand(const DiffArgs& args);
 
 }  // namespace seqflow::cli

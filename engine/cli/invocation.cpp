@@ -41,9 +41,11 @@ std::string UtcNow() {
   return text.data();
 }
 
-RunInvocation StartInvocation(const std::vector<std::string>& command, const std::string& pipeline_path) {
+RunInvocation StartInvocation(const std::vector<std::string>& command, const std::vector<std::string>& sets,
+                              const std::string& pipeline_path) {
   RunInvocation call;
   call.command = command;
+  call.sets = sets;
   call.started = UtcNow();
   std::array<char, 256> host{};
   if (::gethostname(host.data(), host.size() - 1) == 0) call.host = host.data();

@@ -12,7 +12,8 @@ namespace seqflow::cli {
 
 // The invocation as it starts: `finished` empty. git is asked where the pipeline file lies; no git,
 // or a file outside a work tree, leaves the git fields empty.
-RunInvocation StartInvocation(const std::vector<std::string>& command, const std::string& pipeline_path);
+RunInvocation StartInvocation(const std::vector<std::string>& command, const std::vector<std::string>& sets,
+                              const std::string& pipeline_path);
 
 // The current UTC time as 2026-12-07T06:30:00Z.
 std::string UtcNow();

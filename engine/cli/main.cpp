@@ -72,7 +72,12 @@ int main(int argc, char** argv) {
   run.command_line.assign(argv, argv + argc);
   CLI::App* run_cmd = app.add_subcommand("run", "run a pipeline (cached nodes are loaded, not run)");
   AddRunOptions(run_cmd, run);
-  run_cmd->add_option("--out", run.out_dir, "write DIR/summary.json and node attachments");
+  run_cmd->add_option("--out", run.out_dir,
+                      "write the run record (summary.json, resolved pipelines, attachments) to DIR (default: a new "
+                      "folder ROOT/PIPELINE/TIME-ID)");
+  run_cmd->add_flag("--replace", run.replace_out, "with --out: remove the earlier record DIR holds");
+  run_cmd->add_option("--records", run.records_root,
+                      "ROOT of the run records written without --out (default $SEQFLOW_RECORDS or out)");
   run_cmd->add_option("-j,--threads", run.threads, "worker threads (default: all cores)");
   run_cmd->add_option("--checkpoint-seconds", run.checkpoint_seconds,
                       "save an iterative node's state this often, to resume after a kill (0: every iteration)")
@@ -169,13 +174,41 @@ int main(int argc, char** argv) {
 
   seqflow::cli::ReportArgs report;
   CLI::App* report_cmd = app.add_subcommand("report", "tables (and plots) of a run record written with --out");
-  report_cmd->add_option("dir", report.dir, "the run's --out directory")->required();
+  report_cmd
+      ->add_option("record", report.records,
+                   "a run record: its folder, or its id under the records root (seqflow runs); several: one table")
+      ->required();
+  report_cmd->add_option("--records", report.records_root, "ROOT of the records (default $SEQFLOW_RECORDS or out)");
   report_cmd->add_option("--md", report.md_file, "Markdown table file (default DIR/report.md)");
   report_cmd->add_option("--csv", report.csv_file, "CSV table file (default DIR/report.csv)");
   report_cmd->add_flag("--plots", report.plots,
                        "an SVG beside every path table and training trace, and learning curves");
   report_cmd->add_flag("--html", report.html, "DIR/report.html: graph, tables, plots and node times in one file");
+  report_cmd
+      ->add_option("--rows", report.rows,
+                   "the table's rows: settings (one per ablation setting), or systems (one per setting and "
+                   "evaluator, and per system of eval.compare; a column per metric)")
+      ->check(CLI::IsMember({"settings", "systems"}));
   report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
+
+  seqflow::cli::RunsArgs runs;
+  CLI::App* runs_cmd = app.add_subcommand("runs", "the run records kept so far, newest first (a line per run)");
+  runs_cmd->add_option("pipeline", runs.pipelines, "only these pipelines (by name)");
+  runs_cmd->add_option("--records", runs.records_root, "ROOT of the records (default $SEQFLOW_RECORDS or out)");
+  runs_cmd->add_option("-n,--limit", runs.limit, "only the newest N runs")->check(CLI::NonNegativeNumber);
+  runs_cmd->add_flag("--json", runs.json, "every field as JSON, for other tools");
+  runs_cmd->callback([&] { code = seqflow::cli::RunsCommand(runs); });
+
+  seqflow::cli::DiffArgs diff;
+  CLI::App* diff_cmd = app.add_subcommand(
+      "diff", "what differs between two run records: parameters, metrics side by side with deltas and p-values");
+  diff_cmd->add_option("a", diff.a, "a run record: its folder, or its id (seqflow runs)")->required();
+  diff_cmd->add_option("b", diff.b, "the record to compare it with")->required();
+  diff_cmd->add_option("--records", diff.records_root, "ROOT of the records (default $SEQFLOW_RECORDS or out)");
+  diff_cmd->add_option("--format", diff.format, "text, md, json or html")
+      ->check(CLI::IsMember({"text", "md", "json", "html"}));
+  diff_cmd->add_option("-o,--output", diff.file, "write to FILE instead of stdout");
+  diff_cmd->callback([&] { code = seqflow::cli::DiffCommand(diff); });
 
   std::optional<std::string> unknown;
   if (const int command = FirstWord(app, argc, argv, 1); command < argc) {

@@ -1,15 +1,21 @@
-// `seqflow report DIR`: the comparison table of a run record on stdout, as Markdown and CSV
-// files, with --plots an SVG beside every table attachment the record's kinds declare (homotopy
-// paths, training traces) plus the learning curves, and with --html DIR/report.html.
+// `seqflow report DIR`: the comparison table of a run record on stdout (with `--rows systems`
+// one row per setting and evaluator), as Markdown and CSV files, the record's metrics as a long
+// table (DIR/metrics.csv, DIR/metrics.json), with --plots an SVG beside every table attachment
+// the record's kinds declare (homotopy paths, training traces) plus the learning curves, and
+// with --html DIR/report.html.
 #include <cstdio>
 
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
 #include "engine/record/html_report.h"
+#include "engine/record/record_folder.h"
+#include "engine/record/record_history.h"
+#include "engine/record/record_merge.h"
 #include "engine/record/report.h"
 #include "engine/record/run_record.h"
 #include "engine/record/selection_markers.h"
 #include "engine/record/svg_plot.h"
+#include "engine/record/tidy_table.h"
 
 namespace seqflow::cli {
 namespace {
@@ -64,15 +70,6 @@ bool WritePlots(const std::string& dir, const PipelineRecord& record, const Repo
   return ok;
 }
 
-// The evaluators' per-sentence count files of the record, by path relative to DIR; unreadable
-// ones are left out (their rows get no p-value).
-SentenceFiles ReadSentenceFiles(const std::string& dir, const PipelineRecord& record, Env* env) {
-  SentenceFiles files;
-  for (const DeclaredAttachment& a : AttachmentsOf(record, AttachmentType::kSentenceCounts))
-    if (Result<std::string> text = env->ReadFile(JoinPath(dir, a.path)); text.ok()) files[a.path] = *text;
-  return files;
-}
-
 // DIR/report.html with the plots of every table attachment. Returns false if the page or any
 // plot could not be made (each failure logged; the page is written without that plot).
 bool WriteHtml(const std::string& dir, const PipelineRecord& record, const ReportTable& table,
@@ -97,32 +94,70 @@ bool WriteHtml(const std::string& dir, const PipelineRecord& record, const Repor
   return ok;
 }
 
+// Writes each (path, text); false, the failure logged, at the first that cannot be written.
+bool WriteAll(const std::vector<std::pair<std::string, std::string>>& files, Env* env) {
+  for (const auto& [path, text] : files) {
+    Status written = env->WriteFileAtomic(path, text);
+    if (!written.ok()) {
+      LogError(written.ToString());
+      return false;
+    }
+  }
+  return true;
+}
+
+// The records of `seqflow report A B ...` in one table, on stdout and in the --md and --csv files
+// asked for (the plots and the page belong to one record's folder).
+int ReportSeveral(const ReportArgs& args, const std::vector<NamedRecord>& records, Env* env) {
+  if (args.plots || args.html) {
+    LogError("--plots and --html draw one record, in its folder: give one record, or leave them out");
+    return 2;
+  }
+  const MergedRecord merged = MergeRecords(records);
+  const ReportTable table = args.rows == "systems" ? BuildSystemsReport(merged.record, merged.sentences)
+                                                   : BuildReport(merged.record, merged.sentences);
+  std::printf("%s", RenderText(table).c_str());
+  std::fflush(stdout);
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!args.md_file.empty()) files.emplace_back(args.md_file, RenderMarkdown(table));
+  if (!args.csv_file.empty()) files.emplace_back(args.csv_file, RenderCsv(table));
+  return WriteAll(files, env) ? 0 : 1;
+}
+
 }  // namespace
 
 int ReportCommand(const ReportArgs& args) {
   Env* env = Env::Default();
-  Result<PipelineRecord> record = ReadRunRecord(args.dir, env);
-  if (!record.ok()) {
-    const bool unreadable = record.status().code() != StatusCode::kInvalid;
-    LogError(record.status().ToString() +
-             (unreadable ? " (is " + args.dir + " the --out DIR of `seqflow run`?)" : std::string()));
-    return 2;
-  }
-  const SentenceFiles sentences = ReadSentenceFiles(args.dir, *record, env);
-  const ReportTable table = BuildReport(*record, sentences);
-  std::printf("%s", RenderText(table).c_str());
-  std::fflush(stdout);
-  std::string md = args.md_file.empty() ? JoinPath(args.dir, "report.md") : args.md_file;
-  std::string csv = args.csv_file.empty() ? JoinPath(args.dir, "report.csv") : args.csv_file;
-  for (const auto& [path, text] : {std::pair{md, RenderMarkdown(table)}, std::pair{csv, RenderCsv(table)}}) {
-    Status written = env->WriteFileAtomic(path, text);
-    if (!written.ok()) {
-      LogError(written.ToString());
-      return 1;
+  std::vector<NamedRecord> records;
+  std::string dir;  // the last record's folder
+  for (const std::string& ref : args.records) {
+    Result<FoundRecord> found = ResolveRecord(ref, RecordsRoot(args.records_root), env);
+    if (!found.ok()) {
+      LogError(found.status().ToString());
+      return 2;
     }
+    dir = found->dir;
+    SentenceFiles sentences = ReadSentenceFiles(found->dir, found->record, env);
+    records.push_back({ref, std::move(found->record), std::move(sentences)});
   }
-  bool ok = !args.plots || WritePlots(args.dir, *record, table, env);
-  if (args.html) ok = WriteHtml(args.dir, *record, table, sentences, env) && ok;
+  if (records.size() > 1) return ReportSeveral(args, records, env);
+  const PipelineRecord& record = records.front().record;
+  const SentenceFiles& sentences = records.front().sentences;
+  const ReportTable table = BuildReport(record, sentences);  // the plots' and the page's
+  const ReportTable shown = args.rows == "systems" ? BuildSystemsReport(record, sentences) : table;
+  std::printf("%s", RenderText(shown).c_str());
+  std::fflush(stdout);
+  std::string md = args.md_file.empty() ? JoinPath(dir, "report.md") : args.md_file;
+  std::string csv = args.csv_file.empty() ? JoinPath(dir, "report.csv") : args.csv_file;
+  const TidyTable tidy = BuildTidyTable(record);
+  if (!WriteAll({{md, RenderMarkdown(shown)},
+                 {csv, RenderCsv(shown)},
+                 {JoinPath(dir, "metrics.csv"), TidyCsv(tidy)},
+                 {JoinPath(dir, "metrics.json"), TidyJson(tidy)}},
+                env))
+    return 1;
+  bool ok = !args.plots || WritePlots(dir, record, table, env);
+  if (args.html) ok = WriteHtml(dir, record, table, sentences, env) && ok;
   return ok ? 0 : 1;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "engine/base/log.h"
@@ -19,6 +20,7 @@
 #include "engine/cli/sweep_command.h"
 #include "engine/exec/executor.h"
 #include "engine/record/plan_explain.h"
+#include "engine/record/record_folder.h"
 #include "engine/record/resolved_pipeline.h"
 #include "engine/record/summary.h"
 
@@ -70,14 +72,45 @@ void PrintResults(const PipelineRecord& record) {
           node.status == NodeStatus::kSkipped)
         continue;
       std::string line = fmt::format("  {:<16}", shape.name);
-      for (const std::string& name : declared.headline) {
-        auto it = node.metrics.find(name);
-        if (it != node.metrics.end()) line += fmt::format(" {}={:.4f}", name, it->second);
-      }
+      // A per-system evaluator (eval.compare) reports each headline metric as METRIC.SYSTEM.
+      for (const std::string& name : declared.headline)
+        for (const auto& [metric, value] : node.metrics)
+          if (metric == name || (declared.per_system && metric.starts_with(name + ".")))
+            line += fmt::format(" {}={:.4f}", metric, value);
       std::printf("%s\n", line.c_str());
     }
   }
   std::fflush(stdout);
+}
+
+// Where this invocation's record goes: --out, checked before anything runs so that a long run
+// does not end in a refusal, or a new folder under the records root.
+struct RecordPlace {
+  std::string dir;
+  std::string latest_link;  // <root>/<pipeline>/latest when dir is a new folder there, else ""
+  bool replace = false;     // an earlier record in dir goes
+};
+
+Result<RecordPlace> PlaceRecord(const RunArgs& args, const std::string& pipeline, const std::string& started,
+                                Env* env) {
+  if (!args.out_dir.empty()) {
+    SEQFLOW_RETURN_IF_ERROR(CheckRecordFolder(args.out_dir, args.replace_out, env));
+    return RecordPlace{args.out_dir, "", args.replace_out};
+  }
+  if (args.replace_out) return Status::Invalid("--replace goes with --out: without it each run's record is new");
+  const std::string folder = JoinPath(RecordsRoot(args.records_root), pipeline);
+  const std::string name = RecordFolderName(started, std::random_device{}());
+  return RecordPlace{JoinPath(folder, name), JoinPath(folder, kLatestRecord), false};
+}
+
+// The earlier record that --replace lets go is removed only now, when the new one is ready.
+Status WriteRecord(const RecordPlace& place, const PipelineRecord& record, const std::vector<RunResult>& results,
+                   const std::vector<std::string>& resolved, Env* env) {
+  if (place.replace) SEQFLOW_RETURN_IF_ERROR(ClearRecordFolder(place.dir, env));
+  SEQFLOW_RETURN_IF_ERROR(WriteRunRecord(place.dir, record, results, resolved, env));
+  if (!place.latest_link.empty()) SEQFLOW_RETURN_IF_ERROR(env->PointLink(place.latest_link, BaseName(place.dir)));
+  LogInfo("record: " + place.dir);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -114,10 +147,15 @@ int RunCommand(const RunArgs& args) {
   for (const PlannedRun& run : pipeline->runs) dags.push_back(&run.dag);
   ArtifactMemo memo(dags);  // holds an artifact only while a run still to finish uses it
   PipelineRecord record;
+  record.invocation = StartInvocation(args.command_line, args.pipeline.sets, args.pipeline.path);
+  const Result<RecordPlace> place = PlaceRecord(args, pipeline->name, record.invocation.started, env);
+  if (!place.ok()) {
+    LogError(place.status().ToString());
+    return 2;
+  }
   std::vector<RunResult> results;  // results[i] holds the attachments of record.runs[i]
   std::vector<std::string> resolved;  // resolved[i]: the pipeline as record.runs[i] ran it
   record.pipeline = pipeline->name;
-  if (!args.out_dir.empty()) record.invocation = StartInvocation(args.command_line, args.pipeline.path);
   record.build = BuildDescription();
   if (pipeline->repeated) record.repeat_axis = kRepeatAxis;
   bool ok = true;
@@ -147,20 +185,17 @@ int RunCommand(const RunArgs& args) {
     Status saved = cache.StoreRunHistory(RunId(pipeline->name, run.variant.assignment), HistoryOf(run.dag));
     if (!saved.ok()) cache_warnings.HistoryFailed(saved);
     AppendRun(record, run.dag, result, run.variant.assignment, run.variant.axes);
-    if (!args.out_dir.empty()) resolved.push_back(ResolvedPipelineYaml(pipeline->name, run.dag));
+    resolved.push_back(ResolvedPipelineYaml(pipeline->name, run.dag));
     results.push_back(std::move(result));
   }
   live.reset();
   if (cache_warnings.repeats() > 0)
     LogInfo(fmt::format("{} more cache reads or writes failed for a cause reported above", cache_warnings.repeats()));
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!args.out_dir.empty()) {
-    record.invocation.finished = UtcNow();
-    Status written = WriteRunRecord(args.out_dir, record, results, resolved, env);
-    if (!written.ok()) {
-      LogError(written.ToString());
-      return 1;
-    }
+  record.invocation.finished = UtcNow();
+  if (Status written = WriteRecord(*place, record, results, resolved, env); !written.ok()) {
+    LogError(written.ToString());
+    return 1;
   }
   PrintResults(record);
   if (!ok) {

@@ -1,4 +1,5 @@
 // ParsePipelineFile / ParsePipelineText: includes, --set, ${var} expansion, checks.
+#include <cctype>
 #include <filesystem>
 
 #include "engine/dsl/document.h"
@@ -50,9 +51,30 @@ Status ApplyNodeOverrides(std::vector<dsl::SetOverride>& sets, VarScope& vars, P
   return Status::Ok();
 }
 
+// The name is a folder of the run records (out/<name>/...): a '/' or a leading '.' would put them
+// outside it.
+bool IsPipelineName(const std::string& name) {
+  if (name.empty() || name[0] == '.' || name[0] == '-') return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
+  return true;
+}
+
 Result<std::string> PipelineName(const dsl::VarDef& name, const std::string& path, VarScope& vars) {
-  if (name.text.empty()) return std::filesystem::path(path).stem().string();
-  return vars.Expand(name.text, name.loc);
+  if (name.text.empty()) {
+    std::string stem = std::filesystem::path(path).stem().string();
+    if (IsPipelineName(stem)) return stem;
+    return Status::Invalid("the pipeline is named after its file, '" + stem +
+                               "', which names the folder of its run records: give it a 'name:' of letters, digits, "
+                               "'.', '_' and '-'",
+                           SourceLoc{path});
+  }
+  SEQFLOW_ASSIGN_OR_RETURN(std::string expanded, vars.Expand(name.text, name.loc));
+  if (IsPipelineName(expanded)) return expanded;
+  return Status::Invalid("pipeline name '" + expanded +
+                             "' may hold only letters, digits, '.', '_' and '-', not first '.' or '-' (it names the "
+                             "folder of its run records)",
+                         name.loc);
 }
 
 }  // namespace

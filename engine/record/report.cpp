@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "engine/record/report_rows.h"
 #include "engine/record/report_significance.h"
 
 namespace seqflow {
@@ -14,45 +15,33 @@ namespace {
 constexpr size_t kMaxLabelWidth = 40;
 constexpr size_t kGap = 2;  // spaces between text columns
 
-struct RunGroup {
-  std::string label;      // runs with equal labels share a row
-  std::string repeat_id;  // which repetition of its row the run is
-};
+using report::EvaluatorMetric;
 
-// The run's axis values (or, in records without axes, its NODE.FIELD assignment) without the
-// repetition keys — the record's `repeat_axis` when it names one, else IsRepetitionKey — whose
-// values identify the repetition.
-RunGroup GroupOf(const RunRecord& run, const std::string& repeat_axis) {
-  std::map<std::string, std::string> kept, repeat;
-  for (const auto& [k, v] : run.axes.empty() ? run.ablation : run.axes) {
-    bool repetition = repeat_axis.empty() ? IsRepetitionKey(k) : k == repeat_axis;
-    (repetition ? repeat : kept)[k] = v;
-  }
-  return {SettingLabel(kept), SettingLabel(repeat)};
+// The metrics a node's columns show: its kind's headline, per system for a per-system evaluator
+// ("f1.base", "f1.sms", "accuracy.base", ...).
+std::vector<std::string> ShownMetrics(const RecordSpec& spec, const NodeRecord& node) {
+  if (!spec.per_system) return spec.headline;
+  std::vector<std::string> metrics;
+  const std::vector<std::string> systems = report::SystemsOf(spec, node).names;
+  for (const std::string& metric : spec.headline)
+    for (const std::string& system : systems) metrics.push_back(metric + "." + system);
+  return metrics;
 }
 
-// The node's value of `metric` when its kind is a declared evaluator and the value is finite.
-std::optional<double> EvaluatorMetric(const PipelineRecord& record, const NodeRecord& node, const std::string& metric) {
-  if (record.Declared(node.kind).role != NodeRole::kEvaluator) return std::nullopt;
-  auto it = node.metrics.find(metric);
-  if (it == node.metrics.end() || !std::isfinite(it->second)) return std::nullopt;
-  return it->second;
-}
-
-// "<node>.<metric>" for every headline metric an evaluator reports in some run; nodes in name
+// "<node>.<metric>" for every shown metric an evaluator reports in some run; nodes in name
 // order, metrics in the order their kinds' headlines list them.
 std::vector<std::string> Columns(const PipelineRecord& record) {
-  std::map<std::string, std::vector<std::string>> headlines;  // node -> its kinds' headlines, merged
+  std::map<std::string, std::vector<std::string>> shown;  // node -> its shown metrics, merged over runs
   std::set<std::pair<std::string, std::string>> reported;
   for (const RunRecord& run : record.runs)
     for (const auto& [name, node] : run.nodes)
-      for (const std::string& metric : record.Declared(node.kind).headline) {
-        std::vector<std::string>& list = headlines[name];
+      for (const std::string& metric : ShownMetrics(record.Declared(node.kind), node)) {
+        std::vector<std::string>& list = shown[name];
         if (std::find(list.begin(), list.end(), metric) == list.end()) list.push_back(metric);
         if (EvaluatorMetric(record, node, metric)) reported.insert({name, metric});
       }
   std::vector<std::string> columns;
-  for (const auto& [node, metrics] : headlines)
+  for (const auto& [node, metrics] : shown)
     for (const std::string& metric : metrics)
       if (reported.count({node, metric})) columns.push_back(node + "." + metric);
   return columns;
@@ -63,32 +52,6 @@ std::optional<double> MetricOf(const PipelineRecord& record, const RunRecord& ru
   auto it = run.nodes.find(node);
   return it == run.nodes.end() ? std::nullopt : EvaluatorMetric(record, it->second, metric);
 }
-
-std::optional<ReportCell> Summarise(const std::vector<double>& values) {
-  if (values.empty()) return std::nullopt;
-  ReportCell cell;
-  cell.n = values.size();
-  for (double v : values) cell.mean += v;
-  cell.mean /= static_cast<double>(cell.n);
-  if (cell.n < 2) return cell;
-  double ss = 0;
-  for (double v : values) ss += (v - cell.mean) * (v - cell.mean);
-  cell.stddev = std::sqrt(ss / static_cast<double>(cell.n - 1));
-  return cell;
-}
-
-void MarkBest(ReportTable& table) {
-  for (size_t c = 0; c < table.columns.size(); ++c) {
-    std::optional<double> best;
-    size_t with_value = 0;
-    for (const ReportRow& row : table.rows)
-      if (row.cells[c]) ++with_value, best = std::max(best.value_or(row.cells[c]->mean), row.cells[c]->mean);
-    if (with_value < 2) continue;
-    for (ReportRow& row : table.rows)
-      if (row.cells[c] && row.cells[c]->mean == *best) row.cells[c]->best = true;
-  }
-}
-
 
 std::string PText(const std::optional<ReportCell>& cell) { return cell ? PValueText(*cell) : ""; }
 
@@ -136,33 +99,95 @@ std::vector<std::vector<std::string>> TextCells(const ReportTable& table) {
   return cells;
 }
 
-// One block of the text table: the label and n columns, then columns [first, last).
+// The columns that name a row after its setting ("run"): with systems as rows, "node" and
+// "system".
+std::vector<std::string> NameHeaders(const ReportTable& table) {
+  if (table.rows_by == ReportRows::kSettings) return {};
+  return {"node", "system"};
+}
+
+// The row's entries under NameHeaders, its reference system marked.
+std::vector<std::string> NameTexts(const ReportTable& table, const ReportRow& row) {
+  if (table.rows_by == ReportRows::kSettings) return {};
+  const bool reference = !row.system.empty() && row.system == row.reference;
+  return {row.node, row.system + (reference ? " (ref)" : "")};
+}
+
+// Widths of the text table's columns: the setting, the row's names, n, then the metrics.
+struct TextLayout {
+  size_t label = 3;  // "run"
+  std::vector<size_t> names;
+  size_t n = 1;
+  std::vector<size_t> metrics;
+
+  // The columns before the metrics, with their gaps.
+  size_t Fixed() const {
+    size_t used = label + kGap + n;
+    for (size_t w : names) used += kGap + w;
+    return used;
+  }
+};
+
+TextLayout LayOut(const ReportTable& table, const std::vector<std::vector<std::string>>& cells) {
+  TextLayout layout;
+  for (const std::string& header : NameHeaders(table)) layout.names.push_back(DisplayWidth(header));
+  for (const ReportRow& row : table.rows) {
+    layout.label = std::max(layout.label, DisplayWidth(row.label));
+    layout.n = std::max(layout.n, std::to_string(row.runs).size());
+    std::vector<std::string> names = NameTexts(table, row);
+    for (size_t i = 0; i < names.size(); ++i) layout.names[i] = std::max(layout.names[i], DisplayWidth(names[i]));
+  }
+  layout.label = std::min(layout.label, kMaxLabelWidth);
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    layout.metrics.push_back(DisplayWidth(table.columns[c]));
+    for (const auto& row : cells) layout.metrics[c] = std::max(layout.metrics[c], DisplayWidth(row[c]));
+  }
+  return layout;
+}
+
+// One block of the text table: the setting, the row's names and n, then columns [first, last).
 void AppendTextBlock(const ReportTable& table, const std::vector<std::vector<std::string>>& cells,
-                     const std::vector<size_t>& widths, size_t label_width, size_t first, size_t last,
-                     std::string& out) {
+                     const TextLayout& layout, size_t first, size_t last, std::string& out) {
   const std::string gap(kGap, ' ');
-  std::string header = Pad("run", label_width) + gap + "n";
-  std::string rule = std::string(label_width, '-') + gap + "-";
+  std::string header = Pad("run", layout.label), rule = std::string(layout.label, '-');
+  const std::vector<std::string> name_headers = NameHeaders(table);
+  for (size_t i = 0; i < name_headers.size(); ++i)
+    header += gap + Pad(name_headers[i], layout.names[i]), rule += gap + std::string(layout.names[i], '-');
+  header += gap + Pad("n", layout.n), rule += gap + std::string(layout.n, '-');
   for (size_t c = first; c < last; ++c) {
-    header += gap + Pad(table.columns[c], widths[c]);
-    rule += gap + std::string(widths[c], '-');
+    header += gap + Pad(table.columns[c], layout.metrics[c]);
+    rule += gap + std::string(layout.metrics[c], '-');
   }
   out += header + "\n" + rule + "\n";
   for (size_t r = 0; r < table.rows.size(); ++r) {
-    std::vector<std::string> label = WrapLabel(table.rows[r].label, label_width);
-    std::string line = Pad(label[0], label_width) + gap + std::to_string(table.rows[r].runs);
-    for (size_t c = first; c < last; ++c) line += gap + Pad(cells[r][c], widths[c]);
+    std::vector<std::string> label = WrapLabel(table.rows[r].label, layout.label);
+    std::string line = Pad(label[0], layout.label);
+    std::vector<std::string> names = NameTexts(table, table.rows[r]);
+    for (size_t i = 0; i < names.size(); ++i) line += gap + Pad(names[i], layout.names[i]);
+    line += gap + Pad(std::to_string(table.rows[r].runs), layout.n);
+    for (size_t c = first; c < last; ++c) line += gap + Pad(cells[r][c], layout.metrics[c]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
     for (size_t i = 1; i < label.size(); ++i) out += label[i] + "\n";
   }
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+// The lines that say what the p-values are tested against: the best row, and for per-system
+// rows their evaluator's reference system.
+std::string PValueLegend(const ReportTable& table) {
+  bool against_best = false, against_reference = false;
+  for (const ReportRow& row : table.rows)
+    for (const auto& cell : row.cells)
+      if (cell && cell->p) (row.reference.empty() ? against_best : against_reference) = true;
+  const std::string level = "; † p < " + FixedText(kSignificanceLevel, 2) + "\n";
+  std::string out;
+  if (against_best)
+    out += "p: paired " +
+           std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
+           (table.rows_by == ReportRows::kSettings ? " vs the best row" : " vs the best single-system row") +
+           " over sentences, R = " + std::to_string(table.test.samples) + level;
+  if (against_reference) out += "p of a system: its evaluator's own test against its reference system (ref)" + level;
+  return out;
 }
 
 std::string Precise(double v) {
@@ -172,6 +197,13 @@ std::string Precise(double v) {
 }
 
 }  // namespace
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
 
 bool IsRepetitionKey(std::string_view key) {
   return key == "repeat" || key.rfind("repeat.", 0) == 0 || key.ends_with(".seed");
@@ -207,72 +239,60 @@ ReportTable BuildReport(const PipelineRecord& record, const SentenceFiles& sente
   table.runs = record.runs.size();
   table.columns = Columns(record);
   table.test = test;
-  std::vector<std::vector<size_t>> members;  // row -> run indices
-  std::vector<report::RowRepeats> repeats;   // row -> repeat id -> run index
-  std::map<std::string, size_t> row_of;
-  for (size_t i = 0; i < record.runs.size(); ++i) {
-    RunGroup group = GroupOf(record.runs[i], record.repeat_axis);
-    auto [it, inserted] = row_of.emplace(group.label, table.rows.size());
-    if (inserted)
-      table.rows.push_back({group.label, 0, {}}), members.emplace_back(), repeats.emplace_back(std::in_place);
-    ++table.rows[it->second].runs;
-    members[it->second].push_back(i);
-    report::RowRepeats& row = repeats[it->second];
-    if (row && !row->emplace(group.repeat_id, i).second) row.reset();
-  }
-  for (size_t r = 0; r < table.rows.size(); ++r)
+  std::vector<report::RowRepeats> repeats;
+  for (const report::Setting& setting : report::SettingsOf(record)) {
+    ReportRow row{setting.label, setting.runs.size(), {}, "", "", ""};
     for (const std::string& column : table.columns) {
       std::vector<double> values;
-      for (size_t i : members[r])
+      for (size_t i : setting.runs)
         if (std::optional<double> v = MetricOf(record, record.runs[i], column)) values.push_back(*v);
-      table.rows[r].cells.push_back(Summarise(values));
+      row.cells.push_back(report::Summarise(values));
     }
-  MarkBest(table);
-  report::AddPValues(record, repeats, sentences, table);
+    table.rows.push_back(std::move(row));
+    repeats.push_back(setting.repeats);
+  }
+  report::MarkBest(table);
+  auto source = [&table](size_t, size_t column) {
+    auto [node, metric] = SplitColumn(table.columns[column]);
+    return std::optional<report::CellSource>({node, metric});
+  };
+  report::AddPValues(record, repeats, source, sentences, table);
   return table;
 }
 
 std::string RenderText(const ReportTable& table, size_t width) {
   std::vector<std::vector<std::string>> cells = TextCells(table);
-  std::vector<size_t> widths;
-  for (size_t c = 0; c < table.columns.size(); ++c) {
-    widths.push_back(DisplayWidth(table.columns[c]));
-    for (const auto& row : cells) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
-  }
-  size_t label_width = 3;  // "run"
-  for (const ReportRow& row : table.rows) label_width = std::max(label_width, DisplayWidth(row.label));
-  label_width = std::min(label_width, kMaxLabelWidth);
-  size_t n_width = 1;
-  for (const ReportRow& row : table.rows) n_width = std::max(n_width, std::to_string(row.runs).size());
+  const TextLayout layout = LayOut(table, cells);
   std::string out = table.pipeline + ": " + std::to_string(table.runs) + " runs, " + std::to_string(table.rows.size()) +
-                    " rows (mean ± sd over repetitions; * = best)\n";
-  if (table.has_p)
-    out += "p: paired " +
-           std::string(table.test.test == PairedTest::kBootstrap ? "bootstrap" : "approximate randomization") +
-           " vs the best row over sentences, R = " + std::to_string(table.test.samples) + "; † p < " +
-           FixedText(kSignificanceLevel, 2) + "\n";
-  out += "\n";
+                    " rows (mean ± sd over repetitions; * = best)\n" + PValueLegend(table) + "\n";
   if (table.columns.empty()) out += "(no evaluator metrics)\n\n";
   size_t first = 0;
   do {
-    size_t used = label_width + kGap + n_width, last = first;
-    while (last < table.columns.size() && (last == first || used + kGap + widths[last] <= width))
-      used += kGap + widths[last++];
+    size_t used = layout.Fixed(), last = first;
+    while (last < table.columns.size() && (last == first || used + kGap + layout.metrics[last] <= width))
+      used += kGap + layout.metrics[last++];
     if (first > 0) out += "\n";
-    AppendTextBlock(table, cells, widths, label_width, first, last, out);
+    AppendTextBlock(table, cells, layout, first, last, out);
     first = last;
   } while (first < table.columns.size());
   return out;
 }
 
 std::string RenderMarkdown(const ReportTable& table) {
-  std::string header = "| run | n |", rule = "| --- | ---: |";
+  auto escaped = [](const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::string header = "| run |", rule = "| --- |";
+  for (const std::string& name : NameHeaders(table)) header += " " + name + " |", rule += " --- |";
+  header += " n |", rule += " ---: |";
   for (const std::string& column : table.columns) header += " " + column + " |", rule += " ---: |";
   std::string out = header + "\n" + rule + "\n";
   for (const ReportRow& row : table.rows) {
-    std::string label;
-    for (char c : row.label) label += c == '|' ? std::string("\\|") : std::string(1, c);
-    out += "| " + label + " | " + std::to_string(row.runs) + " |";
+    out += "| " + escaped(row.label) + " |";
+    for (const std::string& name : NameTexts(table, row)) out += " " + escaped(name) + " |";
+    out += " " + std::to_string(row.runs) + " |";
     for (const auto& cell : row.cells) {
       std::string text = cell ? CellText(*cell, row.runs) : "";
       out += " " + (cell && cell->best ? "**" + text + "**" : text) + PText(cell) + " |";
@@ -283,13 +303,16 @@ std::string RenderMarkdown(const ReportTable& table) {
 }
 
 std::string RenderCsv(const ReportTable& table) {
-  std::string out = "run,n";
+  const bool systems = table.rows_by == ReportRows::kSystems;
+  std::string out = systems ? "run,node,system,reference,n" : "run,n";
   for (const std::string& column : table.columns)
     out += "," + CsvField(column) + "," + CsvField(column + ".std") + "," + CsvField(column + ".n") + "," +
            CsvField(column + ".p");
   out += "\n";
   for (const ReportRow& row : table.rows) {
-    out += CsvField(row.label) + "," + std::to_string(row.runs);
+    out += CsvField(row.label) + ",";
+    if (systems) out += CsvField(row.node) + "," + CsvField(row.system) + "," + CsvField(row.reference) + ",";
+    out += std::to_string(row.runs);
     for (const auto& cell : row.cells) {
       if (!cell) {
         out += ",,,,";

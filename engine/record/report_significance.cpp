@@ -23,7 +23,7 @@ class StatsCache {
     if (found == record_.runs[run].nodes.end()) return std::nullopt;
     const AttachmentSpec* spec = record_.Declared(found->second.kind).FindAttachment(AttachmentType::kSentenceCounts);
     if (spec == nullptr) return std::nullopt;
-    auto file = files_.find(AttachmentPath(run, record_.runs.size(), node, spec->suffix));
+    auto file = files_.find(AttachmentFile(record_, run, node, spec->suffix));
     if (file == files_.end()) return std::nullopt;
     Result<SentenceStatsTable> table = ParseSentenceStats(file->second);
     return table.ok() ? std::optional(std::move(table).value()) : std::nullopt;
@@ -39,17 +39,18 @@ struct Tested {
   bool segments = true;  // every paired table has the segment columns
 };
 
-// The test of `node` between two rows, seed by seed; nullopt when they cannot be paired.
-std::optional<Tested> TestRows(const RowRepeats& a, const RowRepeats& b, const std::string& node,
-                               const SignificanceOptions& options, StatsCache& cache) {
+// The test of node `node_a` of row a against `node_b` of row b, seed by seed; nullopt when they
+// cannot be paired.
+std::optional<Tested> TestRows(const RowRepeats& a, const std::string& node_a, const RowRepeats& b,
+                               const std::string& node_b, const SignificanceOptions& options, StatsCache& cache) {
   if (!a || !b || a->size() != b->size()) return std::nullopt;
   std::vector<PairedScores> strata;
   Tested tested;
   for (const auto& [id, run_a] : *a) {
     auto run_b = b->find(id);
     if (run_b == b->end()) return std::nullopt;
-    const SentenceStatsTable* ta = cache.Get(run_a, node);
-    const SentenceStatsTable* tb = cache.Get(run_b->second, node);
+    const SentenceStatsTable* ta = cache.Get(run_a, node_a);
+    const SentenceStatsTable* tb = cache.Get(run_b->second, node_b);
     if (ta == nullptr || tb == nullptr || ta->gold_fingerprint != tb->gold_fingerprint ||
         ta->sentences.size() != tb->sentences.size())
       return std::nullopt;
@@ -62,29 +63,35 @@ std::optional<Tested> TestRows(const RowRepeats& a, const RowRepeats& b, const s
   return tested;
 }
 
-std::optional<size_t> BestRow(const ReportTable& table, size_t column) {
-  for (size_t r = 0; r < table.rows.size(); ++r)
-    if (table.rows[r].cells[column] && table.rows[r].cells[column]->best) return r;
-  return std::nullopt;
+// The first row with the highest mean of `column` among the rows with a source.
+std::optional<size_t> ReferenceRow(const ReportTable& table, size_t column, const CellSourceOf& source) {
+  std::optional<size_t> best;
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const std::optional<ReportCell>& cell = table.rows[r].cells[column];
+    if (cell && source(r, column) && (!best || cell->mean > table.rows[*best].cells[column]->mean)) best = r;
+  }
+  return best;
 }
 
 }  // namespace
 
-void AddPValues(const PipelineRecord& record, const std::vector<RowRepeats>& rows, const SentenceFiles& files,
-                ReportTable& table) {
+void AddPValues(const PipelineRecord& record, const std::vector<RowRepeats>& rows, const CellSourceOf& source,
+                const SentenceFiles& files, ReportTable& table) {
   if (files.empty()) return;
   StatsCache cache(record, files);
-  std::map<std::tuple<std::string, size_t, size_t>, std::optional<Tested>> tests;  // (node, best, row)
+  // (reference row, its node, row, its node) -> the test
+  std::map<std::tuple<size_t, std::string, size_t, std::string>, std::optional<Tested>> tests;
   for (size_t c = 0; c < table.columns.size(); ++c) {
-    auto [node, metric] = SplitColumn(table.columns[c]);
-    std::optional<Statistic> statistic = StatisticNamed(metric);
-    std::optional<size_t> best = BestRow(table, c);
-    if (!statistic || !best) continue;
+    std::optional<size_t> best = ReferenceRow(table, c, source);
+    if (!best) continue;
+    const std::string best_node = source(*best, c)->node;
     for (size_t r = 0; r < table.rows.size(); ++r) {
       std::optional<ReportCell>& cell = table.rows[r].cells[c];
-      if (r == *best || !cell) continue;
-      auto [it, inserted] = tests.try_emplace({node, *best, r});
-      if (inserted) it->second = TestRows(rows[*best], rows[r], node, table.test, cache);
+      std::optional<CellSource> from = source(r, c);
+      std::optional<Statistic> statistic = from ? StatisticNamed(from->metric) : std::nullopt;
+      if (r == *best || !cell || !statistic) continue;
+      auto [it, inserted] = tests.try_emplace({*best, best_node, r, from->node});
+      if (inserted) it->second = TestRows(rows[*best], best_node, rows[r], from->node, table.test, cache);
       const std::optional<Tested>& tested = it->second;
       if (!tested || (!tested->segments && *statistic != Statistic::kAccuracy)) continue;
       cell->p = tested->result.p[static_cast<size_t>(*statistic)];

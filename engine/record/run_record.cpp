@@ -29,10 +29,19 @@ Json KindJson(const RecordSpec& spec) {
   for (const AttachmentSpec& a : spec.attachments) attachments.push_back(AttachmentJson(a));
   Json j = {{"role", NodeRoleName(spec.role)}, {"headline", spec.headline}, {"attachments", attachments}};
   if (!spec.chosen_lambda.empty()) j["chosen_lambda"] = spec.chosen_lambda;
+  if (spec.per_system) j["per_system"] = {{"p_prefix", spec.system_p_prefix}};
   return j;
 }
 
-Json NodeJson(const NodeRecord& node) {
+// The node's `files` when it lists one per attachment, else where AttachmentPath puts them.
+std::vector<std::string> FilesOf(const NodeRecord& node, size_t run, size_t num_runs, const std::string& name) {
+  if (node.files.size() == node.attachments.size()) return node.files;
+  std::vector<std::string> files;
+  for (const std::string& suffix : node.attachments) files.push_back(AttachmentPath(run, num_runs, name, suffix));
+  return files;
+}
+
+Json NodeJson(const NodeRecord& node, std::vector<std::string> files) {
   Json metrics = Json::object();
   for (const auto& [name, value] : node.metrics) metrics[name] = FiniteOrNull(value);
   Json j = {{"kind", node.kind},
@@ -41,7 +50,8 @@ Json NodeJson(const NodeRecord& node) {
             {"key", node.key},
             {"params", node.params},
             {"metrics", metrics},
-            {"attachments", node.attachments}};
+            {"attachments", node.attachments},
+            {"files", std::move(files)}};
   if (!node.error.empty()) j["error"] = node.error;
   return j;
 }
@@ -54,9 +64,9 @@ Json GraphJson(const GraphShape& graph) {
   return {{"nodes", nodes}, {"edges", edges}};
 }
 
-Json RunJson(const RunRecord& run) {
+Json RunJson(const RunRecord& run, size_t index, size_t num_runs) {
   Json nodes = Json::object();
-  for (const auto& [name, node] : run.nodes) nodes[name] = NodeJson(node);
+  for (const auto& [name, node] : run.nodes) nodes[name] = NodeJson(node, FilesOf(node, index, num_runs, name));
   return {{"ablation", run.ablation},       {"axes", run.axes}, {"ok", run.ok},
           {"seconds", FiniteOrNull(run.seconds)}, {"nodes", nodes},   {"graph", GraphJson(run.graph)}};
 }
@@ -89,13 +99,13 @@ std::string RunRecordJson(const PipelineRecord& record) {
   Json kinds = Json::object();
   for (const auto& [name, spec] : record.kinds) kinds[name] = KindJson(spec);
   Json runs = Json::array();
-  for (const RunRecord& run : record.runs) runs.push_back(RunJson(run));
+  for (size_t r = 0; r < record.runs.size(); ++r) runs.push_back(RunJson(record.runs[r], r, record.runs.size()));
   Json j = {{"pipeline", record.pipeline}, {"seconds", FiniteOrNull(record.seconds)}, {"kinds", kinds}, {"runs", runs}};
   if (!record.repeat_axis.empty()) j["repeat_axis"] = record.repeat_axis;
   if (!record.build.empty()) j["build"] = record.build;
   const RunInvocation& call = record.invocation;
   if (!call.command.empty()) {
-    Json invocation = {{"command", call.command}, {"started", call.started}, {"finished", call.finished},
+    Json invocation = {{"command", call.command}, {"set", call.sets}, {"started", call.started}, {"finished", call.finished},
                        {"host", call.host}, {"pipeline_file", call.pipeline_file}};
     if (!call.git_commit.empty()) invocation["git_commit"] = call.git_commit, invocation["git_tree"] = call.git_tree;
     j["invocation"] = invocation;
@@ -104,7 +114,18 @@ std::string RunRecordJson(const PipelineRecord& record) {
 }
 
 std::string AttachmentPath(size_t run, size_t num_runs, const std::string& node, const std::string& suffix) {
-  return (num_runs == 1 ? "" : "run-" + std::to_string(run) + "/") + node + "." + suffix;
+  return (num_runs == 1 ? "" : "run-" + std::to_string(run + 1) + "/") + node + "." + suffix;
+}
+
+std::string AttachmentFile(const PipelineRecord& record, size_t run, const std::string& node,
+                           const std::string& suffix) {
+  auto found = record.runs[run].nodes.find(node);
+  if (found != record.runs[run].nodes.end() && found->second.files.size() == found->second.attachments.size()) {
+    const std::vector<std::string>& attached = found->second.attachments;
+    auto it = std::find(attached.begin(), attached.end(), suffix);
+    if (it != attached.end()) return found->second.files[static_cast<size_t>(it - attached.begin())];
+  }
+  return AttachmentPath(run, record.runs.size(), node, suffix);
 }
 
 std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, AttachmentType type) {
@@ -115,7 +136,7 @@ std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, Atta
         bool attached =
             std::find(node.attachments.begin(), node.attachments.end(), spec.suffix) != node.attachments.end();
         if (spec.type == type && attached)
-          out.push_back({r, name, &spec, AttachmentPath(r, record.runs.size(), name, spec.suffix)});
+          out.push_back({r, name, &spec, AttachmentFile(record, r, name, spec.suffix)});
       }
   return out;
 }

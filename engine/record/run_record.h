@@ -1,27 +1,33 @@
 // The run record (DESIGN §8) as one type: what `seqflow run --out DIR` writes to
 // DIR/summary.json, and what `seqflow report`, its HTML page and its path-plot markers read back.
 // One writer (RunRecordJson) and one reader (ParseRunRecord), so the two cannot drift:
-// ParseRunRecord(RunRecordJson(r)) == r whenever r's numbers are finite.
+// ParseRunRecord(RunRecordJson(r)) == r whenever r's numbers are finite and every node that
+// attached files lists them (NodeRecord::files; for one that does not, as in the record `seqflow
+// run` builds, the writer lists AttachmentPath's paths, and those are what is read back).
 //
 // summary.json:
 //   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set), "build": TEXT (the
 //    binary, its numerics and kernel variant: engine/cli/build_info.h),
-//    "invocation": {"command": [ARG, ...], "started": UTC, "finished": UTC, "host": NAME,
+//    "invocation": {"command": [ARG, ...], "set": [OVERRIDE, ...], "started": UTC, "finished": UTC, "host": NAME,
 //                   "pipeline_file": PATH, "git_commit": SHA, "git_tree": "clean" | "dirty"}
 //                  (times as 2026-12-07T06:30:00Z; the git fields only when the pipeline file
 //                  lies in a git work tree),
 //    "kinds": {KIND: {"role": ROLE, "headline": [METRIC, ...], "chosen_lambda": METRIC,
+//                     "per_system": {"p_prefix": PREFIX} (only for per-system evaluators),
 //                     "attachments": [{"suffix", "type", "x", "x_label", "y", "y_fallback",
 //                                      "mark_max", "x_is_lambda"}]}},
 //    "runs": [{"ablation": {NODE.FIELD: V}, "axes": {AXIS: V}, "ok": B, "seconds": S,
 //              "nodes": {NAME: {"kind", "status", "seconds", "key", "params": {PARAM: TEXT},
 //                               "metrics": {METRIC: X},
-//                               "attachments": [SUFFIX, ...], "error" (failed nodes only)}},
+//                               "attachments": [SUFFIX, ...], "files": [PATH, ...],
+//                               "error" (failed nodes only)}},
 //              "graph": {"nodes": [{"name", "kind"}] in topological order,
 //                        "edges": [{"from", "to", "port"}] by node name}}]}
 // A node's "params" are every parameter it ran with, defaults included, as canonical text (the
 // text its cache key hashes; paths absolute). Each run's folder also holds resolved.yaml: the
-// pipeline as that run ran it (summary.h).
+// pipeline as that run ran it (summary.h). A node's "files" say where its "attachments" are, one
+// path per suffix in the same order, relative to the record's folder ("compare.compare.md",
+// "run-2/score.sentences.csv"), so a reader need not know the naming rule (AttachmentPath).
 // "kinds" holds the declarations (engine/api/record_spec.h) of every kind the runs use: the
 // report acts on those, never on a kind's, metric's or column's name. Non-finite numbers are
 // written as null and read back as NaN.
@@ -55,6 +61,10 @@ struct NodeRecord {
   std::vector<std::string> attachments;  // suffixes of the files it attached, in attach order
   std::string error;                     // failed nodes: what went wrong
   std::map<std::string, std::string> params;  // name -> canonical text (FormatParamValue)
+  // Where each attachment is, relative to the record's folder, parallel to `attachments`; empty
+  // when not listed (a record being made, or read from a summary.json written before "files"):
+  // AttachmentFile then gives AttachmentPath's.
+  std::vector<std::string> files;
 
   bool operator==(const NodeRecord&) const = default;
 };
@@ -74,6 +84,7 @@ struct RunRecord {
 // What was invoked, when and where.
 struct RunInvocation {
   std::vector<std::string> command;  // argv
+  std::vector<std::string> sets;     // the --set overrides, as given (NAME=V, NODE.FIELD=V)
   std::string started, finished;     // UTC, ISO 8601 to the second
   std::string host;
   std::string pipeline_file;  // absolute
@@ -107,15 +118,20 @@ Result<PipelineRecord> ParseRunRecord(std::string_view json, const std::string& 
 Result<PipelineRecord> ReadRunRecord(const std::string& dir, Env* env);
 
 // Where run `run` of `num_runs` keeps the attachment `suffix` of `node`, relative to the record's
-// folder: "<node>.<suffix>", or "run-<run>/<node>.<suffix>" when there are several runs.
+// folder: "<node>.<suffix>", or "run-<run + 1>/<node>.<suffix>" when there are several runs (folders
+// count from 1, as the progress lines "[run 1/4]" do).
 std::string AttachmentPath(size_t run, size_t num_runs, const std::string& node, const std::string& suffix);
+// Where the record says run `run`'s node `node` keeps its attachment `suffix`: its listed file
+// (NodeRecord::files), else AttachmentPath. REQUIRES: run < record.runs.size().
+std::string AttachmentFile(const PipelineRecord& record, size_t run, const std::string& node,
+                           const std::string& suffix);
 
 // A file of the record that a node attached and its kind declares.
 struct DeclaredAttachment {
   size_t run = 0;
   std::string node;
   const AttachmentSpec* spec = nullptr;  // points into the record's `kinds`
-  std::string path;                      // AttachmentPath(run, runs, node, spec->suffix)
+  std::string path;                      // AttachmentFile(record, run, node, spec->suffix)
 };
 // Every declared attachment of `type` in the record, by run, then node name, then declaration.
 std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, AttachmentType type);

@@ -104,6 +104,11 @@ RecordSpec ReadKind(const Json& j, const std::string& path) {
   spec.role = *named;
   Optional(j, path, "headline", spec.headline, Strings);
   Optional(j, path, "chosen_lambda", spec.chosen_lambda, String);
+  if (const Json* systems = Find(j, path, "per_system", false)) {
+    spec.per_system = true;
+    const std::string at = Key(path, "per_system");
+    Optional(Object(*systems, at), at, "p_prefix", spec.system_p_prefix, String);
+  }
   if (const Json* list = Find(j, path, "attachments", false))
     for (size_t i = 0; i < Array(*list, Key(path, "attachments")).size(); ++i)
       spec.attachments.push_back(ReadAttachment((*list)[i], Key(Key(path, "attachments"), std::to_string(i))));
@@ -126,6 +131,10 @@ NodeRecord ReadNode(const Json& j, const std::string& path) {
   Optional(j, path, "key", node.key, String);
   Optional(j, path, "params", node.params, StringMap);
   Optional(j, path, "attachments", node.attachments, Strings);
+  Optional(j, path, "files", node.files, Strings);
+  if (!node.files.empty() && node.files.size() != node.attachments.size())
+    Fail(Key(path, "files"), "lists " + std::to_string(node.files.size()) + " files for " +
+                                 std::to_string(node.attachments.size()) + " attachments");
   Optional(j, path, "error", node.error, String);
   if (const Json* metrics = Find(j, path, "metrics", false))
     for (const auto& [name, value] : Object(*metrics, Key(path, "metrics")).items())
@@ -177,6 +186,7 @@ RunInvocation ReadInvocation(const Json& j, const std::string& path) {
   Object(j, path);
   RunInvocation call;
   Optional(j, path, "command", call.command, Strings);
+  Optional(j, path, "set", call.sets, Strings);
   Optional(j, path, "started", call.started, String);
   Optional(j, path, "finished", call.finished, String);
   Optional(j, path, "host", call.host, String);

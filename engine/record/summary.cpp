@@ -16,7 +16,7 @@ NodeRecord RecordOf(const NodeOutcome& outcome) {
 }
 
 std::string AttachmentDir(const std::string& out_dir, size_t run, size_t num_runs) {
-  return num_runs == 1 ? out_dir : JoinPath(out_dir, "run-" + std::to_string(run));
+  return num_runs == 1 ? out_dir : JoinPath(out_dir, "run-" + std::to_string(run + 1));
 }
 
 }  // namespace

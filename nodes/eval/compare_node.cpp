@@ -122,7 +122,8 @@ void RegisterCompareNode(Registry& registry) {
        PortSpec{"gold", std::string(Corpus::kType), false, false, "the labeled corpus that was decoded"}},
       CompareParams(),
       RunCompare}
-                       .As(NodeRole::kEvaluator));
+                       .As(NodeRole::kEvaluator, {"f1", "accuracy"})
+                       .PerSystem("p_"));
 }
 
 }  // namespace seqflow

@@ -59,7 +59,7 @@ TEST(PipelineTests, EveryTestPipelineRunsTwiceSecondFullyCached) {
         EXPECT_EQ(value["metrics"], b["runs"][r]["nodes"][node]["metrics"]) << node;
       // The run's resolved.yaml is the pipeline it ran: planned on the same cache, all cached.
       const std::string resolved =
-          dir + "/b/" + (b["runs"].size() == 1 ? "" : "run-" + std::to_string(r) + "/") + "resolved.yaml";
+          dir + "/b/" + (b["runs"].size() == 1 ? "" : "run-" + std::to_string(r + 1) + "/") + "resolved.yaml";
       CliResult plan = RunSeqflow({"plan", resolved, "--cache", dir + "/cache"});
       ASSERT_EQ(plan.exit_code, 0) << resolved << "\n" << plan.err;
       for (const std::string reason : {"new", "not in cache", "changed"})
@@ -212,7 +212,7 @@ TEST_F(CliTest, TheRecordSaysWhatRanAndItsResolvedPipelineIsFullyCached) {
   const nlohmann::json& hmm = s["runs"][0]["nodes"]["hmm"]["params"];
   EXPECT_EQ(hmm["smoothing.emission"], "0.070000000000000007");
   EXPECT_EQ(hmm["smoothing.transition"], "0.20000000000000001");
-  for (const std::string run : {"run-0", "run-1"}) {
+  for (const std::string run : {"run-1", "run-2"}) {
     const std::string resolved = dir_ + "/out/" + run + "/resolved.yaml";
     const std::string text = Slurp(resolved);
     EXPECT_NE(text.find("    smoothing:\n      emission: 0.07\n"), std::string::npos) << text;
@@ -222,7 +222,51 @@ TEST_F(CliTest, TheRecordSaysWhatRanAndItsResolvedPipelineIsFullyCached) {
       EXPECT_EQ(plan.out.find(reason), std::string::npos) << reason << "\n" << plan.out;
     EXPECT_NE(plan.out.find("cached"), std::string::npos) << plan.out;
   }
-  EXPECT_NE(Slurp(dir_ + "/out/run-1/resolved.yaml").find("kind: decode.sms"), std::string::npos);
+  EXPECT_NE(Slurp(dir_ + "/out/run-2/resolved.yaml").find("kind: decode.sms"), std::string::npos);
+}
+
+TEST_F(CliTest, EachRunWithoutOutKeepsARecordOfItsOwnAndLatestIsTheNewest) {
+  const std::string records = dir_ + "/records";
+  std::vector<std::string> args = {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--records", records};
+  CliResult first = RunSeqflow(args), second = RunSeqflow(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  std::vector<fs::path> folders;
+  for (const auto& e : fs::directory_iterator(records + "/tiny-hmm"))
+    if (!e.is_symlink()) folders.push_back(e.path());
+  ASSERT_EQ(folders.size(), 2u);
+  // The second run, all cached, did not touch the first, computing run's record.
+  int computed = 0, cached = 0;
+  for (const fs::path& folder : folders) {
+    const std::map<std::string, std::string> status = NodeStatuses(ReadSummary(folder.string()));
+    const bool all_cached = std::all_of(status.begin(), status.end(), [](auto& s) { return s.second == "cached"; });
+    (all_cached ? cached : computed) += 1;
+    EXPECT_NE((all_cached ? second : first).err.find("record: " + folder.string()), std::string::npos);
+    if (all_cached) {
+      EXPECT_EQ(fs::read_symlink(records + "/tiny-hmm/latest"), folder.filename());
+    }
+  }
+  EXPECT_EQ(computed, 1);
+  EXPECT_EQ(cached, 1);
+}
+
+TEST_F(CliTest, AnOutFolderWithAnEarlierRecordIsReplacedOnlyWhenAsked) {
+  ASSERT_EQ(RunTiny("out").exit_code, 0);
+  const std::string computed = Slurp(dir_ + "/out/summary.json");
+  CliResult refused = RunTiny("out");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("holds the record of an earlier run of 'tiny-hmm'"), std::string::npos) << refused.err;
+  EXPECT_EQ(Slurp(dir_ + "/out/summary.json"), computed);
+  std::ofstream(dir_ + "/out/run-1/notes.txt") << "mine";
+  CliResult kept = RunTiny("out", {"--replace"});
+  EXPECT_EQ(kept.exit_code, 2);
+  EXPECT_NE(kept.err.find("run-1/notes.txt, which is not part of it"), std::string::npos) << kept.err;
+  fs::remove(dir_ + "/out/run-1/notes.txt");
+  ASSERT_EQ(RunSeqflow({"report", dir_ + "/out", "--plots"}).exit_code, 0);
+  ASSERT_EQ(RunTiny("out", {"--replace", "--set", "hmm.smoothing.emission=0.03"}).exit_code, 0);
+  EXPECT_EQ(NodeStatuses(ReadSummary(dir_ + "/out"))["hmm"], "computed");
+  EXPECT_FALSE(fs::exists(dir_ + "/out/report.md")) << "the earlier record goes whole";
+  EXPECT_FALSE(fs::exists(dir_ + "/out/run-1/score.sentences.svg"));
 }
 
 TEST_F(CliTest, FailingNodeStopsTheRunAndNamesTheNode) {

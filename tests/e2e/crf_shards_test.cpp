@@ -27,7 +27,7 @@ class CrfShardsE2e : public ::testing::Test {
                   const std::string& ablation = "") {
     sets.push_back("crf.max_iterations=6");
     std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", cache_.string(), "-j", "2",
-                                     "--out", (dir_ / "out").string()};
+                                     "--out", (dir_ / "out").string(), "--replace"};
     if (!ablation.empty()) args.insert(args.end(), {"--ablation", ablation});
     for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
     CliResult run = RunSeqflow(args);

@@ -31,7 +31,8 @@ TEST(GcBesideRuns, NoRunOrSweepFailsWhileGcRunsInALoop) {
   const fs::path dir = MakeTempDir("seqflow-gc-beside");
   const std::string cache = (dir / "cache").string();
   auto run = [&](const std::string& pipeline, const std::string& out, bool swept) {
-    std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", cache, "--out", (dir / out).string()};
+    std::vector<std::string> args = {"run", PipelinePath(pipeline), "--cache", cache, "--out", (dir / out).string(),
+                                     "--replace"};
     if (swept) args.insert(args.end(), {"--executor", "processes", "--max-jobs", "2", "--poll-seconds", "0.05"});
     return RunSeqflow(args);
   };

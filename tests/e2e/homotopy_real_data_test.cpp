@@ -44,7 +44,7 @@ TEST(RealData, CitationsEmLambdaSweepHasThePapersShape) {
   CliResult r = RunSeqflow({"run", PipelinePath("citations_em_lambda.yaml"), "--ablation", "start", "--cache",
                             dir + "/cache", "--out", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* run : {"run-0", "run-1"}) {
+  for (const char* run : {"run-1", "run-2"}) {
     auto accuracy = Column(dir + "/out/" + run + "/sweep.path.csv", "test.accuracy");
     ASSERT_EQ(accuracy.size(), 41u) << run;
     EXPECT_NEAR(accuracy[0.0], 0.8998, 1e-4) << run;
@@ -103,7 +103,7 @@ TEST(RealData, CitationsHomotopyTableOne) {
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 0), 0.5531, 1e-4);  // Viterbi
   EXPECT_NEAR(MetricOf(s, "supervised_score", "f1", 1), 0.5962, 1e-4);  // SMS
   // The fold is recorded on the path: λ turns back where det(I − λJ) changes sign.
-  std::ifstream csv(dir + "/out/run-0/path.path.csv");
+  std::ifstream csv(dir + "/out/run-1/path.path.csv");
   std::string line;
   std::getline(csv, line);
   int negative_det = 0, turning = 0;

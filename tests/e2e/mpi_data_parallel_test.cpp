@@ -86,7 +86,7 @@ class MpiTest : public ::testing::Test {
   std::string RunLocally(const Target& target, const std::vector<std::string>& extra_sets = {}) {
     std::vector<std::string> args = {"run"};
     for (const std::string& a : PipelineArgs(target, extra_sets)) args.push_back(a);
-    args.insert(args.end(), {"--cache", cache_.string(), "-j", "1", "--out", (dir_ / "out").string()});
+    args.insert(args.end(), {"--cache", cache_.string(), "-j", "1", "--out", (dir_ / "out").string(), "--replace"});
     CliResult local = RunSeqflow(args);
     EXPECT_EQ(local.exit_code, 0) << local.err;
     return ReadSummary((dir_ / "out").string())["runs"][0]["nodes"][target.node]["key"].get<std::string>();

@@ -27,7 +27,8 @@ class ProcessSweepTest : public ::testing::Test {
     std::vector<std::string> args = {"run",        PipelinePath("citations_em_lambda.yaml"),
                                      "--ablation", "start",
                                      "--cache",    (dir_ / cache).string(),
-                                     "--out",      (dir_ / out).string()};
+                                     "--out",      (dir_ / out).string(),
+                                     "--replace"};  // reruns record into the same folder
     if (swept) args.insert(args.end(), {"--executor", "processes", "--max-jobs", "2", "--poll-seconds", "0.1"});
     return args;
   }

@@ -89,7 +89,7 @@ TEST(RealData, Conll2000Crf) {
   EXPECT_LE(p, 1.0);
   // The written predictions, scored by the peers' conlleval, give eval.segments' counts.
   for (size_t run = 0; run < 2; ++run) {
-    const nlohmann::json peer = ConllevalJson(dir + "/out/run-" + std::to_string(run) + "/conll.conll");
+    const nlohmann::json peer = ConllevalJson(dir + "/out/run-" + std::to_string(run + 1) + "/conll.conll");
     EXPECT_EQ(peer["correct_chunks"].get<double>(), MetricOf(s, "score", "correct_segments", run));
     EXPECT_EQ(peer["found_chunks"].get<double>(), MetricOf(s, "score", "predicted_segments", run));
     EXPECT_NEAR(peer["f1"].get<double>(), 100 * MetricOf(s, "score", "f1", run), 1e-4);

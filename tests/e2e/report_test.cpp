@@ -67,9 +67,9 @@ TEST(ReportE2eTest, RepeatsShareSeedFreeNodesAndReportPValues) {
     for (const char* node : {"train", "hmm", "sms", "predicted"})
       EXPECT_EQ(status[node], computed_when(r < 3)) << node << " run " << r;
     for (const char* node : {"score", "tokens", "compare"}) EXPECT_EQ(status[node], "computed") << node << " run " << r;
-    EXPECT_TRUE(fs::exists(dir + "/out/run-" + std::to_string(r) + "/score.sentences.csv"));
+    EXPECT_TRUE(fs::exists(dir + "/out/run-" + std::to_string(r + 1) + "/score.sentences.csv"));
   }
-  EXPECT_NE(Slurp(dir + "/out/run-0/compare.compare.md").find("| predicted |"), std::string::npos);
+  EXPECT_NE(Slurp(dir + "/out/run-1/compare.compare.md").find("| predicted |"), std::string::npos);
 
   CliResult report = RunSeqflow({"report", dir + "/out"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
@@ -85,9 +85,9 @@ TEST(ReportE2eTest, RepeatsShareSeedFreeNodesAndReportPValues) {
 
 TEST(ReportE2eTest, PlotsBesideEveryPathTable) {
   std::string dir = MakeTempDir("seqflow-report-plots");
-  CliResult run = RunSeqflow(
+  CliResult ran = RunSeqflow(
       {"run", PipelinePath("tests/tiny_homotopy.yaml"), "--cache", dir + "/cache", "--out", dir + "/out", "-j", "2"});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
   // The tiny curve's normal-flow trace lands on λ = 1 in every run (the real citations' stops short).
   nlohmann::json summary = ReadSummary(dir + "/out");
   for (size_t run = 0; run < summary["runs"].size(); ++run) {

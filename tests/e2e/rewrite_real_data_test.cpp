@@ -58,7 +58,8 @@ TEST(RealData, RewriteRuleFileContentIsInTheCacheKey) {
                 DataDir() + "/news_raw_en/reuters21578.sentences.txt.gz\", "
             "max_sentences: 2000, rewrite: rules.rewrite}\n");
   auto run = [&] {
-    CliResult r = RunSeqflow({"run", pipeline, "-j", "1", "--cache", dir + "/cache", "--out", dir + "/out"});
+    CliResult r =
+        RunSeqflow({"run", pipeline, "-j", "1", "--cache", dir + "/cache", "--out", dir + "/out", "--replace"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return ReadSummary(dir + "/out");
   };

@@ -25,7 +25,8 @@ class ShardedCorpusE2e : public ::testing::Test {
 
   CliResult Run(const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"run", PipelinePath("citations_em_5000_shards.yaml"), "--set", "em.max_iter=2",
-                                     "--cache", cache_.string(), "-j", "2", "--out", (dir_ / "out").string()};
+                                     "--cache", cache_.string(), "-j", "2", "--out", (dir_ / "out").string(),
+                                     "--replace"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunSeqflow(args);
   }

@@ -78,6 +78,7 @@ TEST_F(SlurmSweepTest, TheCriteriaGridGivesTheLocalExecutorsMetricsBitForBit) {
   for (const auto& [node, value] : expected) EXPECT_EQ(got[node], value) << node;
 
   // Nothing left to compute: a second sweep submits no task.
+  swept.push_back("--replace");
   CliResult again = RunSeqflow(swept);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("sweep: 0 computed by 0 tasks in 0 waves, 173 cached"), std::string::npos) << again.err;
@@ -108,7 +109,7 @@ TEST_F(SlurmSweepTest, ACancelledTaskIsReportedAndARerunCompletesIt) {
   // checks): long enough to be cancelled mid-way.
   const std::vector<std::string> args =
       OnSlurm({"run", PipelinePath("conll2000_crf.yaml"), "--ablation", "decoder", "--set", "crf.max_iterations=30",
-               "--cache", cache.string(), "--out", (dir_ / "out").string()});
+               "--cache", cache.string(), "--out", (dir_ / "out").string(), "--replace"});
   CliResult first;
   std::thread driver([&] { first = RunSeqflow(args); });
   // Cancel the CRF's training once its task runs and holds the key's lock.

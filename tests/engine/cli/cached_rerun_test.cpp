@@ -19,6 +19,7 @@ RunArgs Conll2000Hmm() {
   args.pipeline.sets = {"data=" + testutil::DataDir()};
   args.cache_dir = dir + "/cache";
   args.out_dir = dir + "/out";
+  args.replace_out = true;  // each run records into the same folder
   args.threads = 2;
   return args;
 }

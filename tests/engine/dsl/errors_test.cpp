@@ -99,6 +99,17 @@ TEST_F(DslErrorTest, NodeNameWithADot) {
                       "node's files under --out, and --set and ablations address NODE.FIELD)"));
 }
 
+// The pipeline's name is the folder of its run records (out/NAME/...).
+TEST_F(DslErrorTest, PipelineNameThatIsAPath) {
+  EXPECT_TRUE(FailsAt(Parse("name: ../elsewhere\nnodes:\n  a: {kind: t.source}\n"), "p.yaml", 1, 7,
+                      "pipeline name '../elsewhere' may hold only letters, digits, '.', '_' and '-', not first '.' "
+                      "or '-' (it names the folder of its run records)"));
+  EXPECT_TRUE(FailsAt(Parse("vars: {v: a/b}\nname: x-${v}\nnodes:\n  a: {kind: t.source}\n"), "p.yaml", 2, 7,
+                      "pipeline name 'x-a/b' may hold only letters, digits, '.', '_' and '-', not first '.' or '-' "
+                      "(it names the folder of its run records)"));
+  EXPECT_OK(Parse("name: conll2000.crf_v2-b\nnodes:\n  a: {kind: t.source}\n"));
+}
+
 // A name that is a path would put the node's files outside --out.
 TEST_F(DslErrorTest, NodeNameThatIsAPathOrAFlag) {
   for (const char* name : {"\"/abs/path/X\"", "\"../../X\"", "\"a b\"", "-x"}) {

@@ -202,8 +202,8 @@ SentenceFiles RepeatedFiles(const std::string& bad_seed2_gold = "g") {
       segments.sentences.push_back({bad ? 1 : 2, 2, 2, bad ? 4 : 5, 5});
       tokens.sentences.push_back({0, 0, 0, bad ? 4 : 5, 5});
     }
-    files["run-" + std::to_string(run) + "/score.sentences.csv"] = FormatSentenceStats(segments);
-    files["run-" + std::to_string(run) + "/tokens.sentences.csv"] = FormatSentenceStats(tokens);
+    files[AttachmentPath(run, 6, "score", "sentences.csv")] = FormatSentenceStats(segments);
+    files[AttachmentPath(run, 6, "tokens", "sentences.csv")] = FormatSentenceStats(tokens);
   }
   return files;
 }
@@ -246,8 +246,8 @@ TEST(ReportTest, NoPValueWithoutAPairedTestSet) {
   // Token statistics cannot test F1; no files at all means no p anywhere.
   SentenceFiles files = RepeatedFiles();
   for (size_t run = 0; run < 6; ++run)
-    files["run-" + std::to_string(run) + "/score.sentences.csv"] =
-        files["run-" + std::to_string(run) + "/tokens.sentences.csv"];
+    files[AttachmentPath(run, 6, "score", "sentences.csv")] =
+        files[AttachmentPath(run, 6, "tokens", "sentences.csv")];
   t = BuildReport(ParseRecord(RepeatedSummary()), files);
   EXPECT_FALSE(t->rows[1].cells[0]->p.has_value());
   EXPECT_TRUE(t->rows[1].cells[1]->p.has_value());

@@ -14,19 +14,21 @@ namespace seqflow {
 namespace run_record_test {
 
 // Two runs with every field set: an evaluator with a sentence-count attachment, a trainer with
-// a table declaration, a failed node with its error, a graph with an edge.
+// a table declaration, a failed node with its error, a graph with an edge, a per-system
+// evaluator, attachments with the files that hold them.
 PipelineRecord FullRecord() {
   PipelineRecord record;
   record.pipeline = "round-trip";
   record.seconds = 12.25;
   record.repeat_axis = "repeat";
-  record.invocation = {{"seqflow", "run", "p.yaml", "--set", "x=1"}, "2026-12-07T06:30:00Z", "2026-12-07T06:31:02Z",
+  record.invocation = {{"seqflow", "run", "p.yaml", "--set", "x=1"}, {"x=1"}, "2026-12-07T06:30:00Z", "2026-12-07T06:31:02Z",
                        "node7", "/work/p.yaml", "0123abcd", "dirty"};
   record.kinds["eval.segments"] = {
-      NodeRole::kEvaluator, {"f1", "accuracy"}, {AttachmentSpec::SentenceCounts("sentences.csv")}, ""};
+      NodeRole::kEvaluator, {"f1", "accuracy"}, {AttachmentSpec::SentenceCounts("sentences.csv")}, "", false, ""};
   AttachmentSpec path{"path.csv", AttachmentType::kTable, "lambda", "λ", {"*.f1", "entropy"}, {"entropy"}, true, true};
-  record.kinds["homotopy.em_lambda_path"] = {NodeRole::kTrainer, {}, {path}, ""};
-  record.kinds["homotopy.select"] = {NodeRole::kSelector, {}, {}, "lambda"};
+  record.kinds["homotopy.em_lambda_path"] = {NodeRole::kTrainer, {}, {path}, "", false, ""};
+  record.kinds["homotopy.select"] = {NodeRole::kSelector, {}, {}, "lambda", false, ""};
+  record.kinds["eval.compare"] = {NodeRole::kEvaluator, {"f1"}, {}, "", true, "p_"};
   for (int r = 0; r < 2; ++r) {
     RunRecord run;
     run.ablation = {{"p.criterion", r ? "monotone" : "mle"}, {"split.seed", std::to_string(r + 1)}};
@@ -34,16 +36,22 @@ PipelineRecord FullRecord() {
     run.ok = r == 0;
     run.seconds = 3.5 + r;
     run.nodes["path"] = {"homotopy.em_lambda_path", NodeStatus::kCached, 0.125, "00ff",
-                         {{"points", 41}},          {"path.csv"},        ""};
-    run.nodes["pick"] = {"homotopy.select", NodeStatus::kComputed, 0.0625, "01ab", {{"lambda", 0.1 * (r + 1)}}, {}, ""};
+                         {{"points", 41}},          {"path.csv"},        "", {}, {}};
+    run.nodes["pick"] = {"homotopy.select", NodeStatus::kComputed, 0.0625, "01ab", {{"lambda", 0.1 * (r + 1)}}, {}, "", {}, {}};
     run.nodes["score"] = {"eval.segments",
                           r ? NodeStatus::kFailed : NodeStatus::kComputed,
                           1e-3,
                           "02cd",
                           {{"f1", 0.8279}, {"accuracy", 0.93}},
                           {"sentences.csv"},
-                          r ? "node 'score': bad \"labels\"" : ""};
+                          r ? "node 'score': bad \"labels\"" : "",
+                          {},
+                          {}};
     run.nodes["score"].params = {{"scheme", "conlleval"}, {"weights", "[0.5,1]"}};
+    run.nodes["compare"] = {
+        "eval.compare", NodeStatus::kComputed, 0.5, "03ef", {{"f1.a", 0.5}, {"p_f1.b", 0.25}}, {"compare.md"}, "", {}, {}};
+    for (auto& [name, node] : run.nodes)
+      for (const std::string& suffix : node.attachments) node.files.push_back(AttachmentPath(r, 2, name, suffix));
     run.graph.nodes = {{"path", "homotopy.em_lambda_path"}, {"pick", "homotopy.select"}, {"score", "eval.segments"}};
     run.graph.edges = {{0, 1, "path"}, {1, 2, "predicted"}};
     record.runs.push_back(std::move(run));
@@ -88,6 +96,7 @@ TEST(RunRecordTest, RecordsWithoutLaterFieldsStillRead) {
   ASSERT_OK(read);
   EXPECT_TRUE(read->kinds.empty());
   EXPECT_TRUE(read->runs[0].graph.nodes.empty());
+  EXPECT_TRUE(read->runs[0].nodes["score"].files.empty());
   EXPECT_EQ(read->Declared("eval.segments").role, NodeRole::kOther) << "undeclared kinds have no role";
 }
 
@@ -144,6 +153,38 @@ TEST(RunRecordTest, WrongTypeIsNamedByItsPath) {
             std::string::npos);
 }
 
+// A record whose nodes do not list their files (as `seqflow run` builds it) is written with
+// AttachmentPath's, so summary.json says where each attachment is; they read back into `files`,
+// and readers go by them.
+TEST(RunRecordTest, FilesListWhereEachAttachmentIs) {
+  PipelineRecord record = FullRecord();
+  for (RunRecord& run : record.runs)
+    for (auto& [name, node] : run.nodes) node.files.clear();
+  Result<PipelineRecord> read = ParseRunRecord(RunRecordJson(record), "summary.json");
+  ASSERT_OK(read);
+  EXPECT_EQ(read->runs[1].nodes["compare"].files, (std::vector<std::string>{"run-2/compare.compare.md"}));
+  EXPECT_EQ(read->runs[0].nodes["path"].files, (std::vector<std::string>{"run-1/path.path.csv"}));
+  EXPECT_TRUE(read->runs[0].nodes["pick"].files.empty());
+  record.runs.pop_back();  // one run: no run folder
+  read = ParseRunRecord(RunRecordJson(record), "summary.json");
+  ASSERT_OK(read);
+  EXPECT_EQ(read->runs[0].nodes["compare"].files, (std::vector<std::string>{"compare.compare.md"}));
+
+  // Files where a record says, not where the naming rule would put them (an older layout).
+  PipelineRecord listed = FullRecord();
+  for (size_t r = 0; r < 2; ++r)
+    for (auto& [name, node] : listed.runs[r].nodes)
+      for (std::string& file : node.files) file = "r" + std::to_string(r) + "/" + file.substr(file.find('/') + 1);
+  EXPECT_EQ(AttachmentFile(listed, 1, "score", "sentences.csv"), "r1/score.sentences.csv");
+  EXPECT_EQ(AttachmentsOf(listed, AttachmentType::kSentenceCounts)[1].path, "r1/score.sentences.csv");
+  EXPECT_EQ(AttachmentFile(listed, 0, "pick", "x.csv"), "run-1/pick.x.csv") << "not listed: the naming rule";
+  EXPECT_NE(ParseError(R"({"pipeline": "p", "runs": [{"nodes": {"n": {"kind": "k", "status": "computed",
+                "attachments": ["a.csv", "b.csv"], "files": ["n.a.csv"]}}}]})")
+                .message()
+                .find("/runs/0/nodes/n/files: lists 1 files for 2 attachments"),
+            std::string::npos);
+}
+
 TEST(RunRecordTest, ReadRunRecordNamesTheFile) {
   Result<PipelineRecord> missing = ReadRunRecord(testutil::MakeTempDir("seqflow-record"), Env::Default());
   EXPECT_FALSE(missing.ok());
@@ -157,7 +198,7 @@ TEST(RunRecordTest, AttachmentsOfFollowDeclarationsAndWhatWasAttached) {
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].run, 0u);
   EXPECT_EQ(tables[0].node, "path");
-  EXPECT_EQ(tables[0].path, "run-0/path.path.csv");
+  EXPECT_EQ(tables[0].path, "run-1/path.path.csv");
   EXPECT_TRUE(tables[0].spec->x_is_lambda);
   EXPECT_EQ(AttachmentsOf(record, AttachmentType::kSentenceCounts).size(), 2u);
   EXPECT_EQ(SettingLabel({}), "base");
@@ -172,6 +213,11 @@ TEST(RunRecordTest, DeclarationsTravelFromTheKindSpecToTheReport) {
                        .As(NodeRole::kEvaluator, {"bleu"})
                        .Attaching(AttachmentSpec::SentenceCounts("counts.csv"));
   KindSpec named_like_one{"eval.x", "1", "named like an evaluator, declares nothing", "Metrics", {}, {}, nullptr};
+  KindSpec systems = KindSpec{"judge.systems", "1", "a fake per-system evaluator", "Metrics", {}, {}, nullptr}
+                         .As(NodeRole::kEvaluator, {"bleu"})
+                         .PerSystem("p_");
+  EXPECT_TRUE(systems.record.per_system);
+  EXPECT_EQ(systems.record.system_p_prefix, "p_");
   Dag dag;
   dag.nodes.resize(2);
   dag.nodes[0].name = "judge", dag.nodes[0].kind = &judge, dag.nodes[0].key = "aa";

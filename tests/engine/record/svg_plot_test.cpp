@@ -149,7 +149,7 @@ TEST(SvgPlotTest, ObjectiveTracePlotsObjectiveAgainstIteration) {
       "1,453155.17,92873.4,1.9e-05,3,1.26\n"
       "2,341531.96,57720.5,1,4,1.73\n"
       "3,194390.16,27023.8,1,5,2.21\n";
-  Result<LinePlot> plot = TablePlot(csv, "run-0/crf.objective.csv", ObjectiveTrace());
+  Result<LinePlot> plot = TablePlot(csv, "run-1/crf.objective.csv", ObjectiveTrace());
   ASSERT_OK(plot);
   ASSERT_EQ(plot->series.size(), 1u);
   EXPECT_EQ(plot->series[0].x, (std::vector<double>{1, 2, 3}));
@@ -170,8 +170,11 @@ TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {
     c.mean = mean, c.stddev = sd, c.n = 4;
     return std::optional<ReportCell>(c);
   };
-  table.rows = {{"unlabeled=100", 4, {cell(0.61, 0.01), cell(0.83, 0.02), cell(0.64, 0.0)}},
-                {"unlabeled=500", 4, {cell(0.48, 0.05), cell(0.75, 0.01), std::nullopt}}};
+  table.rows.resize(2);
+  table.rows[0].label = "unlabeled=100", table.rows[1].label = "unlabeled=500";
+  table.rows[0].runs = table.rows[1].runs = 4;
+  table.rows[0].cells = {cell(0.61, 0.01), cell(0.83, 0.02), cell(0.64, 0.0)};
+  table.rows[1].cells = {cell(0.48, 0.05), cell(0.75, 0.01), std::nullopt};
   const std::vector<LinePlot> plots = LearningCurvePlots(table);
   ASSERT_EQ(plots.size(), 2u);  // f1 and accuracy
   EXPECT_EQ(plots[0].y_label, "f1");
