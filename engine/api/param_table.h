@@ -181,6 +181,11 @@ class ParamTable final : public ParamBinding {
   ParamTable& Check(std::function<std::string(const ParamValue&)> f) {
     return Last([&f](ParamSpec s) { return std::move(s).Check(std::move(f)); });
   }
+  // The type `seqflow kinds` shows (ParamSpec::shown_type).
+  ParamTable& ShownAs(std::string type_text) {
+    specs_.back().shown_type = std::move(type_text);
+    return *this;
+  }
   ParamTable& OneOf(std::vector<std::string> choices) {
     specs_.back().choices = std::move(choices);
     return *this;

@@ -58,44 +58,44 @@ std::string FormatParamValue(const ParamValue& value) {
 }
 
 ParamSpec ParamSpec::Bool(std::string name, bool def, std::string doc) {
-  return {std::move(name), ParamType::kBool, ParamValue(def), {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kBool, ParamValue(def), {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::Int(std::string name, std::optional<int64_t> def, std::string doc) {
   std::optional<ParamValue> d;
   if (def) d = ParamValue(*def);
-  return {std::move(name), ParamType::kInt, d, {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kInt, d, {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::Double(std::string name, std::optional<double> def, std::string doc) {
   std::optional<ParamValue> d;
   if (def) d = ParamValue(*def);
-  return {std::move(name), ParamType::kDouble, d, {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kDouble, d, {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::String(std::string name, std::optional<std::string> def, std::string doc) {
   std::optional<ParamValue> d;
   if (def) d = ParamValue(*def);
-  return {std::move(name), ParamType::kString, d, {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kString, d, {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::Enum(std::string name, std::vector<std::string> choices, std::optional<std::string> def,
                           std::string doc) {
   std::optional<ParamValue> d;
   if (def) d = ParamValue(*def);
-  return {std::move(name), ParamType::kString, d, std::move(choices), nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kString, d, std::move(choices), nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::StringList(std::string name, std::vector<std::string> def, std::string doc,
                                 std::vector<std::string> choices) {
   return {std::move(name), ParamType::kStringList, ParamValue(std::move(def)), std::move(choices), nullptr,
-          std::move(doc)};
+          std::move(doc), ""};
 }
 ParamSpec ParamSpec::DoubleList(std::string name, std::optional<std::vector<double>> def, std::string doc) {
   std::optional<ParamValue> d;
   if (def) d = ParamValue(*def);
-  return {std::move(name), ParamType::kDoubleList, d, {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kDoubleList, d, {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::Path(std::string name, std::string doc) {
-  return {std::move(name), ParamType::kPath, std::nullopt, {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kPath, std::nullopt, {}, nullptr, std::move(doc), ""};
 }
 ParamSpec ParamSpec::OptionalPath(std::string name, std::string doc) {
-  return {std::move(name), ParamType::kPath, ParamValue(std::string()), {}, nullptr, std::move(doc)};
+  return {std::move(name), ParamType::kPath, ParamValue(std::string()), {}, nullptr, std::move(doc), ""};
 }
 
 // "" when every number of `v` (the one of an Int or Double, each of a DoubleList) passes `ok`,
@@ -127,6 +127,8 @@ ParamSpec&& ParamSpec::Max(double hi) && {
     return CheckNumbers(v, [hi](double x) { return x <= hi; }, "<= " + FormatDouble(hi));
   });
 }
+std::string ParamSpec::TypeText() const { return shown_type.empty() ? ParamTypeName(type) : shown_type; }
+
 ParamSpec&& ParamSpec::Check(std::function<std::string(const ParamValue&)> f) && {
   if (!check) {
     check = std::move(f);

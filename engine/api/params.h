@@ -48,6 +48,12 @@ struct ParamSpec {
   // Returns "" when the value is acceptable, else what is wrong ("must be > 0").
   std::function<std::string(const ParamValue&)> check;
   std::string doc;
+  // What `seqflow kinds` calls the type when ParamTypeName would mislead: a string parameter that
+  // takes a number or a word ("number or mle"). "" for ParamTypeName's.
+  std::string shown_type;
+
+  // The type as `seqflow kinds` shows it.
+  std::string TypeText() const;
 
   // Builder helpers so kinds read like a table.
   static ParamSpec Bool(std::string name, bool def, std::string doc);

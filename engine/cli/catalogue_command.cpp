@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -44,13 +45,23 @@ void PrintKind(const Registry& registry, const KindSpec& kind) {
     std::printf("  in  %-14s %s%s%s  %s%s\n", port.name.c_str(), registry.PortTypeText(port).c_str(),
                 port.list ? "[]" : "", port.optional ? " (optional)" : "", port.doc.c_str(), use.c_str());
   }
+  // Columns as wide as this kind's longest name, type and default.
+  size_t name_width = 0, type_width = 0, default_width = 0;
+  auto default_text = [](const ParamSpec& p) {
+    return p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : std::string("required");
+  };
   for (const auto& p : kind.params) {
-    std::string def = p.default_value ? ReadableParamText(FormatParamValue(*p.default_value)) : "required";
+    name_width = std::max(name_width, p.name.size());
+    type_width = std::max(type_width, p.TypeText().size());
+    default_width = std::max(default_width, default_text(p).size());
+  }
+  for (const auto& p : kind.params) {
     std::string choices;
     for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;
     if (!choices.empty()) choices += "}";
-    std::printf("  %-18s %-16s = %-10s%s  %s\n", p.name.c_str(), ParamTypeName(p.type), def.c_str(),
-                choices.c_str(), p.doc.c_str());
+    std::printf("%s\n", fmt::format("  {:<{}}  {:<{}}  = {:<{}}{}  {}", p.name, name_width, p.TypeText(), type_width,
+                                    default_text(p), default_width, choices, p.doc)
+                            .c_str());
   }
 }
 

@@ -12,7 +12,8 @@ namespace seqflow::cli {
 int GraphCommand(const PipelineArgs& args, const std::string& svg_file) {
   KeepFreedMemoryInTheHeap();
   Env* env = Env::Default();
-  FileHasher hasher(env);
+  // The shape needs no data: a pipeline is drawn before its files exist.
+  FileHasher hasher = FileHasher::ByName();
   std::optional<Pipeline> pipeline = LoadPipelineOrLog(args, env, hasher);
   if (!pipeline) return 2;
   const Dag& dag = pipeline->runs.front().dag;

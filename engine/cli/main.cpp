@@ -11,6 +11,7 @@
 #include "engine/api/registry.h"
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/completion.h"
 #include "engine/cli/huge_pages.h"
 
 namespace {
@@ -54,6 +55,16 @@ std::optional<std::string> UnknownCommand(const CLI::App& group, const std::stri
          (group.get_parent() == nullptr ? "seqflow" : "seqflow " + group.get_name()) + " --help lists them)";
 }
 
+// The long and short names of `cmd`'s options ("--set", "-j", "--threads").
+std::vector<std::string> OptionNames(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : cmd.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  return names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +77,10 @@ int main(int argc, char** argv) {
   CLI::App app{"seqflow: semi-supervised sequence-labeling experiments as cached YAML pipelines"};
   app.set_version_flag("--version", seqflow::cli::BuildDescription());
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 done; 1 a node failed, or a file could not be written; 2 the pipeline or the command line is "
+      "invalid (file:line:col and the fix); 3 cache gc or rm while a run holds the cache; 130 interrupted.\n"
+      "seqflow COMMAND --help shows an example of each command.");
   int code = 0;
 
   RunArgs run;
@@ -115,6 +130,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--poll-seconds", exec.poll_seconds, "slurm: seconds between squeue calls")
       ->check(CLI::PositiveNumber);
+  run_cmd->footer("Example: seqflow run pipelines/conll2000_hmm.yaml --set min_count=3 --ablation decoder");
   run_cmd->callback([&] { code = seqflow::cli::RunCommand(run); });
 
   seqflow::cli::RunNodeArgs run_node;
@@ -133,11 +149,13 @@ int main(int argc, char** argv) {
   run_node_cmd->add_option("--checkpoint-seconds", run_node.checkpoint_seconds,
                            "save an iterative node's state this often (0: every iteration)")
       ->check(CLI::NonNegativeNumber);
+  run_node_cmd->footer("Example: seqflow run-node --pipeline p.yaml --run 2 --node hmm --cache CACHE");
   run_node_cmd->callback([&] { code = seqflow::cli::RunNodeCommand(run_node); });
 
   RunArgs plan;
   CLI::App* plan_cmd = app.add_subcommand("plan", "show what would run and why");
   AddRunOptions(plan_cmd, plan);
+  plan_cmd->footer("Example: seqflow plan pipelines/conll2000_hmm.yaml --set min_count=3");
   plan_cmd->callback([&] { code = seqflow::cli::PlanCommand(plan); });
 
   PipelineArgs graph;
@@ -145,20 +163,25 @@ int main(int argc, char** argv) {
   CLI::App* graph_cmd = app.add_subcommand("graph", "print the pipeline's DAG as Graphviz dot, or draw it as SVG");
   AddPipelineOptions(graph_cmd, graph);
   graph_cmd->add_option("--svg", graph_svg, "write an SVG drawing (Graphviz's dot layout)");
+  graph_cmd->footer("Example: seqflow graph pipelines/conll2000_hmm.yaml --svg graph.svg");
   graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph, graph_svg); });
 
   std::string kind;
   CLI::App* kinds_cmd = app.add_subcommand("kinds", "list node kinds, or describe one");
   kinds_cmd->add_option("kind", kind, "a kind name");
+  kinds_cmd->footer("Example: seqflow kinds hmm.em");
   kinds_cmd->callback([&] { code = seqflow::cli::KindsCommand(kind); });
-  app.add_subcommand("schema", "write the JSON Schema of pipeline files (for YAML editors) to stdout")
-      ->callback([&] { code = seqflow::cli::SchemaCommand(); });
+  CLI::App* schema_cmd =
+      app.add_subcommand("schema", "write the JSON Schema of pipeline files (for YAML editors) to stdout");
+  schema_cmd->footer("Example: seqflow schema > seqflow.schema.json");
+  schema_cmd->callback([&] { code = seqflow::cli::SchemaCommand(); });
 
   std::string cache_dir;
   double keep_days = 30;
   std::string rm_kind;
   CLI::App* cache_cmd = app.add_subcommand("cache", "inspect or prune the cache");
   cache_cmd->add_option("--cache", cache_dir, "cache directory");
+  cache_cmd->footer("Example: seqflow cache gc --keep-days 7");
   cache_cmd->require_subcommand(1);
   CLI::App* ls = cache_cmd->add_subcommand("ls", "list entries");
   ls->callback([&] { code = seqflow::cli::CacheLsCommand(cache_dir); });
@@ -189,6 +212,7 @@ int main(int argc, char** argv) {
                    "the table's rows: settings (one per ablation setting), or systems (one per setting and "
                    "evaluator, and per system of eval.compare; a column per metric)")
       ->check(CLI::IsMember({"settings", "systems"}));
+  report_cmd->footer("Example: seqflow report conll2000-hmm --html   (the newest record; or: seqflow report A B)");
   report_cmd->callback([&] { code = seqflow::cli::ReportCommand(report); });
 
   seqflow::cli::RunsArgs runs;
@@ -197,6 +221,7 @@ int main(int argc, char** argv) {
   runs_cmd->add_option("--records", runs.records_root, "ROOT of the records (default $SEQFLOW_RECORDS or out)");
   runs_cmd->add_option("-n,--limit", runs.limit, "only the newest N runs")->check(CLI::NonNegativeNumber);
   runs_cmd->add_flag("--json", runs.json, "every field as JSON, for other tools");
+  runs_cmd->footer("Example: seqflow runs conll2000-hmm -n 10");
   runs_cmd->callback([&] { code = seqflow::cli::RunsCommand(runs); });
 
   seqflow::cli::DiffArgs diff;
@@ -208,7 +233,29 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("--format", diff.format, "text, md, json or html")
       ->check(CLI::IsMember({"text", "md", "json", "html"}));
   diff_cmd->add_option("-o,--output", diff.file, "write to FILE instead of stdout");
+  diff_cmd->footer("Example: seqflow diff conll2000-hmm~1 conll2000-hmm --format md -o diff.md");
   diff_cmd->callback([&] { code = seqflow::cli::DiffCommand(diff); });
+
+  std::string shell;
+  CLI::App* completion_cmd = app.add_subcommand("completion", "print a shell script that completes seqflow's commands");
+  completion_cmd->add_option("shell", shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  completion_cmd->footer("Example: eval \"$(seqflow completion bash)\"   (in ~/.bashrc; zsh: completion zsh)");
+  completion_cmd->callback([&] {
+    std::vector<std::string> top = {"--help", "--version"};
+    seqflow::cli::CommandWords commands;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      top.push_back(sub->get_name());
+      std::vector<std::string> words = OptionNames(*sub);
+      for (const CLI::App* subsub : sub->get_subcommands([](const CLI::App*) { return true; })) {
+        words.push_back(subsub->get_name());
+        commands[sub->get_name() + " " + subsub->get_name()] = OptionNames(*subsub);
+      }
+      commands[sub->get_name()] = words;
+    }
+    std::vector<std::string> kinds;
+    for (const seqflow::KindSpec* k : seqflow::cli::TheRegistry().Kinds()) kinds.push_back(k->name);
+    std::printf("%s", seqflow::cli::CompletionScript(shell, top, commands, kinds).c_str());
+  });
 
   std::optional<std::string> unknown;
   if (const int command = FirstWord(app, argc, argv, 1); command < argc) {

@@ -53,6 +53,9 @@ struct Dag {
 class FileHasher {
  public:
   explicit FileHasher(Env* env);
+  // A hasher that reads nothing: a file's hash is its path's, so a pipeline's shape can be built
+  // and drawn (seqflow graph) before its data exist. Its keys name no cache entry.
+  static FileHasher ByName();
   Result<std::string> Hash(const std::string& path);
 
  private:

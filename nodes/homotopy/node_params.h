@@ -47,7 +47,9 @@ std::string CheckLambdaText(const ParamValue& value);
 // `field` of the table's options struct: the one declaration of hmm.em's and fhmm.em's.
 template <class O>
 void AddAllocation(ParamTable<O>& table, std::string O::*field) {
-  table.String("lambda", field, "allocation in [0, 1], or mle = |U|/(|L|+|U|)").Check(CheckLambdaText);
+  table.String("lambda", field, "allocation in [0, 1], or mle = |U|/(|L|+|U|)")
+      .Check(CheckLambdaText)
+      .ShownAs("number or mle");
 }
 double LambdaOf(const std::string& text, int64_t num_labeled, int64_t num_unlabeled);
 

@@ -6,10 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "engine/base/subprocess.h"
 #include "tests/e2e/cli_runner.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -295,10 +298,46 @@ TEST_F(CliTest, KindsAndGraphDescribeTheCatalogueAndTheDag) {
   EXPECT_NE(crf.out.find("= 1e-05 "), std::string::npos) << crf.out;
   EXPECT_EQ(crf.out.find("0000000000000001"), std::string::npos) << crf.out;
   EXPECT_NE(RunSeqflow({"kinds", "write.conll"}).out.find("{space|tab}"), std::string::npos);
+  // Parameter columns line up whatever a name's length, and lambda says what it takes.
+  CliResult em = RunSeqflow({"kinds", "hmm.em"});
+  std::set<size_t> equals_at;
+  std::istringstream lines(em.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(" = ") != std::string::npos && line.rfind("  in ", 0) != 0) equals_at.insert(line.find(" = "));
+  EXPECT_EQ(equals_at.size(), 1u) << em.out;
+  EXPECT_NE(em.out.find("lambda                number or mle"), std::string::npos) << em.out;
   CliResult graph = RunSeqflow({"graph", PipelinePath("tests/tiny_hmm.yaml")});
   ASSERT_EQ(graph.exit_code, 0) << graph.err;
   EXPECT_NE(graph.out.find("digraph"), std::string::npos);
   EXPECT_NE(graph.out.find("hmm.supervised"), std::string::npos);
+  // The shape needs no data: a pipeline whose files do not exist yet is drawn all the same.
+  std::ofstream(dir_ + "/later.yaml") << "name: later\nnodes:\n  train: {kind: read.conll, path: not-yet.conll}\n"
+                                         "  vocab: {kind: features.vocab, in: [train]}\n";
+  CliResult later = RunSeqflow({"graph", dir_ + "/later.yaml"});
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_NE(later.out.find("features.vocab"), std::string::npos) << later.out;
+  EXPECT_EQ(RunSeqflow({"plan", dir_ + "/later.yaml", "--cache", cache_}).exit_code, 2) << "plan hashes the data";
+}
+
+// The completion script, sourced by bash, completes what the command line declares.
+TEST_F(CliTest, CompletionCompletesCommandsOptionsAndKinds) {
+  CliResult bash = RunSeqflow({"completion", "bash"});
+  ASSERT_EQ(bash.exit_code, 0) << bash.err;
+  std::ofstream(dir_ + "/complete.sh") << bash.out;
+  auto complete = [&](const std::string& words, int index) {
+    const std::string script = dir_ + "/ask.sh";
+    std::ofstream(script) << "source " << dir_ << "/complete.sh\nCOMP_WORDS=(" << words << ")\nCOMP_CWORD=" << index
+                          << "\n_seqflow\necho \"${COMPREPLY[*]}\"\n";
+    Result<ProcessOutput> r = RunProcess({"/bin/bash", script});
+    return r.ok() ? r->out : r.status().ToString();
+  };
+  EXPECT_EQ(complete("seqflow ru", 1), "run run-node runs\n");
+  EXPECT_EQ(complete("seqflow diff a b --f", 4), "--format\n");
+  EXPECT_EQ(complete("seqflow cache rm crf.", 3), "crf.hysol crf.lop crf.train\n");
+  EXPECT_EQ(complete("seqflow cache g", 2), "gc\n");
+  CliResult zsh = RunSeqflow({"completion", "zsh"});
+  EXPECT_NE(zsh.out.find("autoload -U +X bashcompinit && bashcompinit\n"), std::string::npos) << zsh.out;
+  EXPECT_EQ(RunSeqflow({"completion", "fish"}).exit_code, 2);
 }
 
 // A mistyped --cache naming a user's folder whose layout happens to look like a cache's (old files

@@ -146,7 +146,9 @@ TEST(ChunkHmmData, ValidIob2AndPinnedBytes) {
     std::istringstream fields(line);
     std::string word, pos, chunk;
     ASSERT_TRUE(fields >> word >> pos >> chunk) << line;
-    if (chunk.rfind("I-", 0) == 0) EXPECT_EQ(previous.substr(2), chunk.substr(2)) << line;
+    if (chunk.rfind("I-", 0) == 0) {
+      EXPECT_EQ(previous.substr(2), chunk.substr(2)) << line;
+    }
     chunks.insert(chunk);
     previous = chunk;
   }
