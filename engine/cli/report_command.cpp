@@ -8,6 +8,7 @@
 #include "engine/base/log.h"
 #include "engine/cli/commands.h"
 #include "engine/record/html_report.h"
+#include "engine/record/overlay_plots.h"
 #include "engine/record/record_folder.h"
 #include "engine/record/record_history.h"
 #include "engine/record/record_merge.h"
@@ -20,12 +21,19 @@
 namespace seqflow::cli {
 namespace {
 
-// The plot of a declared table attachment, titled by its path in the record
-// ("run-1/sweep.path.csv"); on a λ axis, with the λ each selector reading the node chose.
+// The plot of a declared table attachment, titled by what it shows and, among several runs, by the
+// run ("sweep: metric against λ (run 2: decoder=decode.sms)"); on a λ axis, with the λ each
+// selector reading the node chose.
 Result<LinePlot> LoadPlot(const std::string& dir, const PipelineRecord& record, const DeclaredAttachment& table,
                           Env* env) {
   SEQFLOW_ASSIGN_OR_RETURN(std::string csv, env->ReadFile(JoinPath(dir, table.path)));
   SEQFLOW_ASSIGN_OR_RETURN(LinePlot plot, TablePlot(csv, table.path, *table.spec));
+  plot.title = TablePlotTitle(table.node, plot);
+  if (record.runs.size() > 1) {
+    const RunRecord& run = record.runs[table.run];
+    plot.title += " (run " + std::to_string(table.run + 1) + ": " +
+                  RunLabel(run) + ")";
+  }
   if (table.spec->x_is_lambda) {
     std::vector<PlotMarker> chosen = SelectionMarkers(record, table.run, table.node);
     plot.markers.insert(plot.markers.end(), chosen.begin(), chosen.end());
@@ -58,6 +66,14 @@ bool WriteLearningCurves(const std::string& dir, const ReportTable& table, Env* 
   return ok;
 }
 
+// The text of every table attachment of the record, by its path; unreadable ones left out.
+std::map<std::string, std::string> ReadTables(const std::string& dir, const PipelineRecord& record, Env* env) {
+  std::map<std::string, std::string> tables;
+  for (const DeclaredAttachment& t : AttachmentsOf(record, AttachmentType::kTable))
+    if (Result<std::string> text = env->ReadFile(JoinPath(dir, t.path)); text.ok()) tables[t.path] = *text;
+  return tables;
+}
+
 // Returns false if any plot could not be written (each failure logged).
 bool WritePlots(const std::string& dir, const PipelineRecord& record, const ReportTable& table, Env* env) {
   bool ok = WriteLearningCurves(dir, table, env);
@@ -66,6 +82,14 @@ bool WritePlots(const std::string& dir, const PipelineRecord& record, const Repo
   for (const DeclaredAttachment& t : tables) {
     Status written = WritePlot(dir, record, t, env);
     if (!written.ok()) LogError(JoinPath(dir, t.path) + ": " + written.ToString()), ok = false;
+  }
+  for (const OverlaidPlot& overlaid : OverlaidTablePlots(record, ReadTables(dir, record, env))) {
+    const std::string path = JoinPath(dir, overlaid.file);
+    Status written = env->WriteFileAtomic(path, RenderSvg(overlaid.plot));
+    if (written.ok())
+      LogInfo("wrote " + path);
+    else
+      LogError(path + ": " + written.ToString()), ok = false;
   }
   return ok;
 }
@@ -77,7 +101,14 @@ bool WriteHtml(const std::string& dir, const PipelineRecord& record, const Repor
   bool ok = true;
   std::vector<HtmlPlot> plots;
   for (const LinePlot& curve : LearningCurvePlots(table)) plots.push_back({curve.title, RenderSvg(curve)});
-  for (const DeclaredAttachment& t : AttachmentsOf(record, AttachmentType::kTable)) {
+  // A table several runs attached is drawn once, every run's lines together.
+  const std::vector<DeclaredAttachment> tables = AttachmentsOf(record, AttachmentType::kTable);
+  std::map<std::pair<std::string, std::string>, int> runs_of;
+  for (const DeclaredAttachment& t : tables) ++runs_of[{t.node, t.spec->suffix}];
+  for (const OverlaidPlot& overlaid : OverlaidTablePlots(record, ReadTables(dir, record, env)))
+    plots.push_back({overlaid.plot.title, RenderSvg(overlaid.plot)});
+  for (const DeclaredAttachment& t : tables) {
+    if (runs_of[{t.node, t.spec->suffix}] > 1) continue;
     Result<LinePlot> plot = LoadPlot(dir, record, t, env);
     if (plot.ok())
       plots.push_back({plot->title, RenderSvg(*plot)});

@@ -37,8 +37,6 @@ figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { color: #666;
 // "12.345 s", or "" for a time that was not finite.
 std::string Seconds(double seconds, int digits) { return std::isfinite(seconds) ? FixedText(seconds, digits) + " s" : ""; }
 
-std::string RunLabel(const RunRecord& run) { return SettingLabel(run.axes.empty() ? run.ablation : run.axes); }
-
 // Runs whose graphs have the same nodes and edges, drawn once; kinds[i] lists every kind node
 // i takes in those runs.
 struct GraphGroup {

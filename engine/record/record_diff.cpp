@@ -100,7 +100,7 @@ void AddMetricChanges(const DiffSide& a, size_t run_a, const DiffSide& b, size_t
     std::optional<SignificanceResult> tested;
     if (na && nb) tested = TestNode(a, run_a, b, run_b, name, test);
     for (const std::string& metric : metrics) {
-      MetricChange change{SettingLabel(ra.axes.empty() ? ra.ablation : ra.axes), name, metric, MetricOf(na, metric),
+      MetricChange change{RunLabel(ra), name, metric, MetricOf(na, metric),
                           MetricOf(nb, metric), {}};
       const std::optional<Statistic> statistic = StatisticNamed(metric);
       if (tested && statistic) change.p = tested->p[static_cast<size_t>(*statistic)];

@@ -57,6 +57,7 @@ std::set<std::string> RecordFiles(const PipelineRecord& record) {
         const std::string path = AttachmentFile(record, r, name, suffix);
         files.insert(path);
         files.insert(SvgOf(path));
+        files.insert(SvgOf(AttachmentPath(0, 1, name, suffix)));  // every run's lines in one plot
       }
   }
   return files;

@@ -148,4 +148,6 @@ std::string SettingLabel(const std::map<std::string, std::string>& assignment) {
   return out;
 }
 
+std::string RunLabel(const RunRecord& run) { return SettingLabel(run.axes.empty() ? run.ablation : run.axes); }
+
 }  // namespace seqflow

@@ -138,5 +138,8 @@ std::vector<DeclaredAttachment> AttachmentsOf(const PipelineRecord& record, Atta
 
 // "decoder=decode.sms, model.criterion=min_eig", keys in order; "base" when empty.
 std::string SettingLabel(const std::map<std::string, std::string>& assignment);
+// The run's setting by its axes ("decoder=decode.sms"), or by its NODE.FIELD values when it has
+// no axis names (records written before they were kept).
+std::string RunLabel(const RunRecord& run);
 
 }  // namespace seqflow
