@@ -37,8 +37,10 @@ class NodeContext {
   virtual void Metric(const std::string& name, double value) = 0;
   // An extra file of the run record, written as DIR/<node>.<suffix> (e.g. "path.csv").
   virtual void Attach(const std::string& suffix, std::string content) = 0;
-  // Progress of a long loop (EM iterations, path steps, epochs).
-  virtual void Progress(int64_t done, int64_t total) = 0;
+  // Progress of a long loop (EM iterations, path steps, epochs); `note` is what the loop is at,
+  // shown beside the count ("objective -1.2345e+05").
+  virtual void Progress(int64_t done, int64_t total, const std::string& note) = 0;
+  void Progress(int64_t done, int64_t total) { Progress(done, total, ""); }
   // Set once the run is being cancelled (another node failed); pass it to the kernel of every
   // long loop, which returns Status::Cancelled (engine/base/cancel.h).
   virtual CancelToken cancellation() const = 0;

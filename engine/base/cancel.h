@@ -16,17 +16,20 @@ namespace seqflow {
 class CancelToken {
  public:
   CancelToken() = default;  // never cancelled
-  // REQUIRES: `flag` outlives every copy of the token.
-  explicit CancelToken(const std::atomic<bool>* flag) : flag_(flag) {}
+  // Requested once `flag` (or `also`, when given) is set. REQUIRES: the flags outlive every copy.
+  explicit CancelToken(const std::atomic<bool>* flag, const std::atomic<bool>* also = nullptr)
+      : flag_(flag), also_(also) {}
 
-  bool requested() const { return flag_ != nullptr && flag_->load(std::memory_order_relaxed); }
+  bool requested() const { return Set(flag_) || Set(also_); }
   // Status::Cancelled("WHAT cancelled") once requested, else OK.
   Status Check(const std::string& what) const {
     return requested() ? Status::Cancelled(what + " cancelled") : Status();
   }
 
  private:
+  static bool Set(const std::atomic<bool>* flag) { return flag != nullptr && flag->load(std::memory_order_relaxed); }
   const std::atomic<bool>* flag_ = nullptr;
+  const std::atomic<bool>* also_ = nullptr;
 };
 
 }  // namespace seqflow

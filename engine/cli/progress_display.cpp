@@ -48,12 +48,13 @@ std::string Line(const NodeProgress& p, ProgressClock::time_point now, size_t la
   std::string elapsed = FormatDuration(Seconds(now - p.started));
   if (p.total <= 0) {
     std::string steps = p.done > 0 ? fmt::format("step {}", p.done) : "";
-    return fmt::format("{}  {:<{}}  {:>12}  {}", label, Spinner(now), kBarWidth + 2, steps, elapsed);
+    return fmt::format("{}  {:<{}}  {:>12}  {}{}", label, Spinner(now), kBarWidth + 2, steps, elapsed,
+                       p.note.empty() ? "" : "  " + p.note);
   }
   std::optional<double> eta = EtaSeconds(p, now);
   std::string count = fmt::format("{}/{}", p.done, p.total);
-  return fmt::format("{}  {}  {:>12}  {}  ETA {}", label, Bar(p.done, p.total), count, elapsed,
-                     eta ? FormatDuration(*eta) : "?");
+  return fmt::format("{}  {}  {:>12}  {}  ETA {}{}", label, Bar(p.done, p.total), count, elapsed,
+                     eta ? FormatDuration(*eta) : "?", p.note.empty() ? "" : "  " + p.note);
 }
 
 size_t TerminalWidth(std::FILE* out) {
@@ -115,7 +116,7 @@ void TtyProgress::OnEvent(const std::string& prefix, const ExecEvent& e) {
     running_[label] = NodeProgress{label, now, now, 0, 0};
   } else if (e.type == ExecEvent::kProgress) {
     NodeProgress& p = running_.try_emplace(label, NodeProgress{label, now, now, 0, 0}).first->second;
-    p.updated = now, p.done = e.done, p.total = e.total;
+    p.updated = now, p.done = e.done, p.total = e.total, p.note = e.note;
   } else if (e.type == ExecEvent::kFinish) {
     running_.erase(prefix + e.outcome->name);
     Erase();

@@ -31,6 +31,7 @@ struct NodeProgress {
   ProgressClock::time_point started;  // node start
   ProgressClock::time_point updated;  // last progress report (== started before any)
   int64_t done = 0, total = 0;        // of the last report; total <= 0 means unknown
+  std::string note{};                 // of the last report ("objective -1.2e+05"), shown last
 };
 
 // Seconds left at the rate so far: the node did `done` items in (updated - started), so the rest
@@ -42,7 +43,7 @@ std::optional<double> EtaSeconds(const NodeProgress& p, ProgressClock::time_poin
 std::string FormatDuration(double seconds);
 
 // The live lines, one per node in the given order, each cut to at most `width` columns:
-//   "[run 1/2] em     [#######-------------]   37/100   0:12  ETA 0:21"
+//   "[run 1/2] em     [#######-------------]   37/100   0:12  ETA 0:21  objective -1.2e+05"
 //   "[run 1/2] vocab  |                                  0:01"
 // A node with a total gets the bar; others a spinner that turns with `now`.
 std::vector<std::string> ProgressLines(const std::vector<NodeProgress>& running, ProgressClock::time_point now,

@@ -15,6 +15,7 @@
 #include "engine/cache/cache_leases.h"
 #include "engine/cli/build_info.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/interrupt.h"
 #include "engine/cli/invocation.h"
 #include "engine/cli/progress_display.h"
 #include "engine/cli/sweep_command.h"
@@ -47,8 +48,9 @@ std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix)
       auto& last = (*last_line)[e.node];
       if (now - last < std::chrono::seconds(5)) return;
       last = now;
-      LogInfo(e.total > 0 ? fmt::format("{}  ...    {} {}/{}", prefix, e.node, e.done, e.total)
-                          : fmt::format("{}  ...    {} step {}", prefix, e.node, e.done));
+      const std::string note = e.note.empty() ? "" : "  " + e.note;
+      LogInfo(e.total > 0 ? fmt::format("{}  ...    {} {}/{}{}", prefix, e.node, e.done, e.total, note)
+                          : fmt::format("{}  ...    {} step {}{}", prefix, e.node, e.done, note));
     } else if (e.type == ExecEvent::kStart) {
       (*last_line)[e.node] = now;
       LogInfo(fmt::format("{}start  {}", prefix, e.node));
@@ -113,6 +115,25 @@ Status WriteRecord(const RecordPlace& place, const PipelineRecord& record, const
   return Status::Ok();
 }
 
+// What Ctrl-C stopped and what a rerun takes up: "interrupted in run 2 of 4: 5 nodes done (in the
+// cache), stopped: em, crf (a rerun resumes them from their last checkpoint), 3 not started; no
+// record written. Run the same command to go on."
+std::string InterruptedText(const RunResult& result, size_t run, size_t runs) {
+  size_t done = 0, not_started = 0;
+  std::string stopped;
+  for (const NodeOutcome& node : result.nodes) {
+    if (node.status == NodeStatus::kComputed || node.status == NodeStatus::kCached) ++done;
+    if (node.status == NodeStatus::kSkipped) ++not_started;
+    if (node.status == NodeStatus::kFailed) stopped += (stopped.empty() ? "" : ", ") + node.name;
+  }
+  return fmt::format("interrupted{}: {} nodes done (in the cache), {}{} not started; no record written. Run the "
+                     "same command to go on.",
+                     runs > 1 ? fmt::format(" in run {} of {}", run + 1, runs) : "", done,
+                     stopped.empty() ? "" : "stopped: " + stopped +
+                                                " (an iterative node resumes from its last checkpoint), ",
+                     not_started);
+}
+
 }  // namespace
 
 int RunCommand(const RunArgs& args) {
@@ -169,9 +190,11 @@ int RunCommand(const RunArgs& args) {
   std::unique_ptr<TtyProgress> live;
   if (::isatty(STDERR_FILENO) && term != nullptr && std::string_view(term) != "dumb")
     live = std::make_unique<TtyProgress>(stderr);
+  InterruptGuard interrupt;  // Ctrl-C cancels the running nodes instead of killing them mid-write
   for (size_t i = 0; i < pipeline->runs.size(); ++i) {
     const PlannedRun& run = pipeline->runs[i];
     ExecOptions options;
+    options.interrupted = InterruptGuard::flag();
     options.threads = DefaultThreads(args.threads);
     options.force = args.force;
     options.may_compute = may_compute;
@@ -181,6 +204,11 @@ int RunCommand(const RunArgs& args) {
     std::string prefix = RunPrefix(i, pipeline->runs.size());
     options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
     RunResult result = Execute(run.dag, cache, memo, env, options);
+    if (InterruptGuard::flag()->load()) {
+      live.reset();
+      LogError(InterruptedText(result, i, pipeline->runs.size()));
+      return 130;
+    }
     ok = ok && result.ok();
     Status saved = cache.StoreRunHistory(RunId(pipeline->name, run.variant.assignment), HistoryOf(run.dag));
     if (!saved.ok()) cache_warnings.HistoryFailed(saved);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine/base/log.h"
+#include "engine/cli/interrupt.h"
 #include "engine/cli/task_manifest.h"
 #include "engine/exec/process_executor.h"
 #include "engine/exec/slurm_executor.h"
@@ -21,32 +22,6 @@
 
 namespace seqflow::cli {
 namespace {
-
-std::atomic<bool> interrupted{false};
-
-void OnSignal(int) { interrupted = true; }
-
-// SIGINT and SIGTERM set `interrupted` while it lives, so the sweep can scancel what it
-// submitted instead of dying with its jobs still queued.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    interrupted = false;
-    struct sigaction action {};
-    action.sa_handler = OnSignal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~InterruptGuard() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 std::string SweepId() {
   std::time_t now = std::time(nullptr);
@@ -171,7 +146,7 @@ Result<std::function<Status(const DagNode&)>> Sweep(const Pipeline& pipeline, co
   options.task_processes = exec.task_processes;
   // Children on this host share its page cache: a finished child's entry is visible at once.
   if (exec.executor == "processes") options.reread_seconds = 1;
-  options.interrupted = &interrupted;
+  options.interrupted = InterruptGuard::flag();
   options.on_progress = ProgressPrinter();
   LogInfo("sweep " + id + ": tasks' logs in " + sweep_dir + "/logs");
   InterruptGuard guard;

@@ -28,8 +28,8 @@ void ExecContext::Attach(const std::string& suffix, std::string content) {
   attachments_.emplace_back(suffix, std::move(content));
 }
 
-void ExecContext::Progress(int64_t done, int64_t total) {
-  run_.Emit(ExecEvent{ExecEvent::kProgress, nullptr, node_.name, done, total});
+void ExecContext::Progress(int64_t done, int64_t total, const std::string& note) {
+  run_.Emit(ExecEvent{ExecEvent::kProgress, nullptr, node_.name, done, total, note});
 }
 
 std::optional<std::string> ExecContext::ResumeState() {

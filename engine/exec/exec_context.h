@@ -30,8 +30,9 @@ class ExecContext final : public NodeContext {
   std::vector<ArtifactPtr> inputs(std::string_view port) const override;
   void Metric(const std::string& name, double value) override;
   void Attach(const std::string& suffix, std::string content) override;
-  void Progress(int64_t done, int64_t total) override;
-  CancelToken cancellation() const override { return CancelToken(&run_.failed); }
+  using NodeContext::Progress;
+  void Progress(int64_t done, int64_t total, const std::string& note) override;
+  CancelToken cancellation() const override { return CancelToken(&run_.failed, run_.options.interrupted); }
   int threads() const override { return run_.options.threads; }
   const ProcessGroup* processes() const override { return run_.options.processes; }
   Result<std::string> ReadFile(const std::string& path) const override { return run_.env->ReadFile(path); }

@@ -21,6 +21,7 @@
 // the result is right, only not reusable.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -66,6 +67,7 @@ struct ExecEvent {
   const NodeOutcome* outcome = nullptr;  // kFinish
   std::string node;
   int64_t done = 0, total = 0;  // kProgress
+  std::string note{};           // kProgress: what the loop is at (NodeContext::Progress)
 };
 
 struct ExecOptions {
@@ -89,6 +91,9 @@ struct ExecOptions {
   // The memory the nodes computing at once may declare together (memory_budget.h), shared by the
   // Execute calls of one invocation; null: no budget. Only when nodes start depends on it.
   MemoryBudget* memory_budget = nullptr;
+  // Set by the caller when the user interrupts (Ctrl-C): running nodes are cancelled as when a
+  // node fails (their checkpoints stay, so a rerun resumes them), and no further node starts.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 // Node `index` of `dag` with its direct inputs as a Dag of their own (the node last), the inputs'

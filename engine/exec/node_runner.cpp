@@ -39,6 +39,10 @@ double SecondsSince(Clock::time_point start) { return std::chrono::duration<doub
 
 std::string NodeLabel(const DagNode& node) { return "node '" + node.name + "' (" + node.kind->name + ")"; }
 
+bool Interrupted(const RunState& run) {
+  return run.options.interrupted != nullptr && run.options.interrupted->load(std::memory_order_relaxed);
+}
+
 // A failed node cancels the rest of the run, unless it was only refused computation here
 // (ExecOptions::may_compute): nothing else computes then, and the others still load.
 void Fail(RunState& run, int index, const Status& status, bool cancel_run = true) {
@@ -162,7 +166,7 @@ Result<std::unique_ptr<KeyLock>> LockOrReuse(RunState& run, int index, bool* reu
       LogInfo(NodeLabel(node) + ": " + holder.host + " pid " + std::to_string(holder.pid) +
               " is computing it; waiting for its entry");
     announced = true;
-    if (run.failed) return Status::Cancelled("cancelled while waiting for another worker's entry");
+    if (run.failed || Interrupted(run)) return Status::Cancelled("cancelled while waiting for another worker's entry");
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::duration<double>(1.0));
     if (!run.forced[index] && TryReuse(run, index)) {
@@ -348,7 +352,7 @@ ArtifactPtr RunState::Input(int source) {
 void RunNode(RunState& run, int index) {
   NodeOutcome& out = run.outcomes[index];
   const DagNode& node = run.dag.nodes[index];
-  if (run.failed || !InputsSucceeded(run, node)) {
+  if (run.failed || Interrupted(run) || !InputsSucceeded(run, node)) {
     out.status = NodeStatus::kSkipped;
     return Finish(run, index);
   }

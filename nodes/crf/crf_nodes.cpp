@@ -82,7 +82,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     trace += fmt::format("{},{:.12g},{:.6g},{:.6g},{},{:.3f}\n", it.iteration, it.objective, it.gradient_norm, it.step,
                          it.evaluations, seconds);
-    ctx.Progress(it.iteration, options.lbfgs.max_iterations);
+    ctx.Progress(it.iteration, options.lbfgs.max_iterations, fmt::format("objective {:.6g}", it.objective));
   };
   CrfTrainResult trained = ValueOrThrow(TrainCrf(sentences, data.dictionary->num_attributes(),
                                                  static_cast<int32_t>(data.label_names.size()), options,

@@ -2,6 +2,8 @@
 // system, and the p-value of each system against the first, as Metrics and a Markdown table.
 #include "nodes/eval/compare_node.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <set>
 
@@ -64,9 +66,10 @@ std::string Markdown(const std::vector<System>& systems, const std::vector<Signi
                         : "| system | accuracy | p (accuracy) |\n| --- | ---: | ---: |\n";
   for (size_t i = 0; i < systems.size(); ++i) {
     auto p = [&](Statistic s) { return i == 0 ? std::string("ref") : PCell(tests[i - 1].p[static_cast<size_t>(s)]); };
-    out += "| " + systems[i].name + " |";
-    if (segments) out += " " + Number(systems[i].f1) + " | " + p(Statistic::kF1) + " |";
-    out += " " + Number(systems[i].accuracy) + " | " + p(Statistic::kAccuracy) + " |\n";
+    // fmt rather than chained operator+: GCC 12 sees a false out-of-bounds copy in the chain.
+    out += fmt::format("| {} |", systems[i].name);
+    if (segments) out += fmt::format(" {} | {} |", Number(systems[i].f1), p(Statistic::kF1));
+    out += fmt::format(" {} | {} |\n", Number(systems[i].accuracy), p(Statistic::kAccuracy));
   }
   return out + "\np: paired test against the first system over sentences; † p < 0.05\n";
 }

@@ -1,4 +1,6 @@
 // hmm.em and hmm.em_sweep: EM_λ at fixed allocations (Haffari & Sarkar 2008, Eq. 5; Fig. 2).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -83,7 +85,12 @@ ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
   EmLambdaResult result = ValueOrThrow(
       RunEmLambda(in.start->params, lambda, em0, in.data.unlabeled, layout, WithThreads(options.em, ctx),
                   ctx.cancellation(), resume ? &*resume : nullptr,
-                  [&ctx](const EmLambdaResult& state) { ctx.Checkpoint([&state] { return EncodeEmState(state); }); }));
+                  [&](const EmLambdaResult& state) {
+                    if (!state.objective.empty())
+                      ctx.Progress(state.iterations, options.em.max_iter,
+                                   fmt::format("L_λ {:.9g}", state.objective.back()));
+                    ctx.Checkpoint([&state] { return EncodeEmState(state); });
+                  }));
   if (result.iterations > 0) {
     // The state after the last update: the iteration's E-step is made again by a continuation.
     ctx.KeepFinalState(result.iterations, [&result] {

@@ -62,6 +62,30 @@ TEST(CheckpointResumeTest, AKilledEmResumesFromItsCheckpointToTheSameBits) {
   fs::remove_all(dir);
 }
 
+// Ctrl-C stops the run, says what stopped and what a rerun takes up, keeps the checkpoint, and
+// exits 130; the rerun resumes from it.
+TEST(CheckpointResumeTest, CtrlCSaysWhatStoppedAndTheRerunResumes) {
+  const fs::path dir = MakeTempDir("seqflow-ctrl-c");
+  const std::string cache = (dir / "cache").string(), err = (dir / "err.txt").string();
+  const std::vector<std::string> args = {"run", PipelinePath("citations_em_5000.yaml"), "--set", "em.max_iter=400",
+                                         "--set", "em.tol=0", "-j", "1", "--cache", cache, "--checkpoint-seconds", "0.1"};
+  const int run = StartSeqflow(args, ".", err);
+  ASSERT_GT(run, 0);
+  for (int wait = 0; wait < 400 && CheckpointCount(cache) == 0; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(::kill(run, SIGINT), 0);
+  EXPECT_EQ(WaitSeqflow(run), 130);
+  const std::string said = Slurp(err);
+  EXPECT_NE(said.find("interrupted: "), std::string::npos) << said;
+  EXPECT_NE(said.find("stopped: em (an iterative node resumes from its last checkpoint)"), std::string::npos) << said;
+  EXPECT_NE(said.find("Run the same command to go on."), std::string::npos) << said;
+  EXPECT_EQ(CheckpointCount(cache), 1);
+  CliResult rerun = RunSeqflow(args);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_NE(rerun.err.find("node 'em': resuming from its checkpoint"), std::string::npos) << rerun.err;
+  fs::remove_all(dir);
+}
+
 // The EM_λ curve on a reduced citation problem (P = 1,391, matrix-free: the Lanczos warm start
 // is part of the state), `max_steps` normal-flow steps.
 std::vector<std::string> FoldsPathArgs(const std::string& cache, int max_steps, const std::string& command = "run") {

@@ -77,8 +77,8 @@ CliResult RunSeqflow(const std::vector<std::string>& args, const std::string& wo
   return r;
 }
 
-int StartSeqflow(const std::vector<std::string>& args, const std::string& work_dir) {
-  return Spawn(args, work_dir, "/dev/null", "/dev/null");
+int StartSeqflow(const std::vector<std::string>& args, const std::string& work_dir, const std::string& err_file) {
+  return Spawn(args, work_dir, "/dev/null", err_file);
 }
 
 nlohmann::json ReadSummary(const std::string& out_dir) {

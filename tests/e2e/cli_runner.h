@@ -17,8 +17,10 @@ struct CliResult {
 
 // Runs `seqflow ARGS...` in `work_dir` (quoting each argument) and waits for it.
 CliResult RunSeqflow(const std::vector<std::string>& args, const std::string& work_dir = ".");
-// Starts it in the background; returns the child's pid (for kill tests). Output is discarded.
-int StartSeqflow(const std::vector<std::string>& args, const std::string& work_dir = ".");
+// Starts it in the background; returns the child's pid (for kill tests). Standard output is
+// discarded, standard error too unless `err_file` names a file for it.
+int StartSeqflow(const std::vector<std::string>& args, const std::string& work_dir = ".",
+                 const std::string& err_file = "/dev/null");
 // Waits for a child started by StartSeqflow; returns its exit code, or -signal if killed.
 int WaitSeqflow(int pid);
 

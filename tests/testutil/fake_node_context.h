@@ -45,7 +45,8 @@ class FakeNodeContext final : public NodeContext {
   }
   void Metric(const std::string& name, double value) override { metrics_[name] = value; }
   void Attach(const std::string& suffix, std::string content) override { attachments_[suffix] = std::move(content); }
-  void Progress(int64_t, int64_t) override {}
+  using NodeContext::Progress;
+  void Progress(int64_t, int64_t, const std::string&) override {}
   CancelToken cancellation() const override { return CancelToken(&cancelled_); }
   void Cancel() { cancelled_ = true; }
   int threads() const override { return threads_; }

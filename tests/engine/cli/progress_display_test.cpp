@@ -63,6 +63,17 @@ TEST(ProgressDisplayTest, BarLineWithCountElapsedAndEta) {
   EXPECT_EQ(lines[0], "[run 1/2] em  [#####---------------]        25/100  0:10  ETA 0:30");
 }
 
+TEST(ProgressDisplayTest, WhatTheLoopIsAtFollowsTheCount) {
+  NodeProgress em = At("em", seconds(10), seconds(0), 25, 100, kT0);
+  em.note = "L_λ -154.68112";
+  NodeProgress path = At("path", seconds(3), seconds(0), 7, 0, kT0);
+  path.note = "λ 0.25";
+  std::vector<std::string> lines = ProgressLines({em, path}, kT0, 200);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0].ends_with("25/100  0:10  ETA 0:30  L_λ -154.68112")) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with("step 7  0:03  λ 0.25")) << lines[1];
+}
+
 TEST(ProgressDisplayTest, LabelsAlignedAndSpinnerWithoutTotal) {
   std::vector<std::string> lines = ProgressLines(
       {At("em", seconds(12), seconds(0), 37, 100, kT0), At("vocab", seconds(1), seconds(0), 0, 0, kT0)}, kT0, 200);
