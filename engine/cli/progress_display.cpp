@@ -86,13 +86,33 @@ std::vector<std::string> ProgressLines(const std::vector<NodeProgress>& running,
   return lines;
 }
 
-std::string FinishLine(const std::string& prefix, const NodeOutcome& o) {
+void NodeTally::Count(NodeStatus status) {
+  switch (status) {
+    case NodeStatus::kComputed: ++computed; break;
+    case NodeStatus::kCached: ++cached; break;
+    case NodeStatus::kFailed: ++failed; break;
+    case NodeStatus::kSkipped: ++skipped; break;
+  }
+}
+
+std::string TallyLine(const NodeTally& t, size_t running, double elapsed_seconds) {
+  std::string line = fmt::format("{}/{} nodes  {} computed  {} cached", t.finished(), t.total, t.computed, t.cached);
+  if (t.failed > 0) line += fmt::format("  {} failed", t.failed);
+  if (t.skipped > 0) line += fmt::format("  {} skipped", t.skipped);
+  return line + fmt::format("  {} running  {}", running, FormatDuration(elapsed_seconds));
+}
+
+std::string FinishLine(const std::string& prefix, const NodeOutcome& o, const NodeTally* tally) {
   std::string line = fmt::format("{}{:<8} {} ({}) {:.3f}s", prefix, NodeStatusName(o.status), o.name, o.kind, o.seconds);
+  if (tally != nullptr) line += fmt::format("  ({}/{} nodes)", tally->finished(), tally->total);
   if (!o.error.ok()) line += "\n    " + o.error.ToString();
   return line;
 }
 
-TtyProgress::TtyProgress(std::FILE* out) : out_(out), ticker_([this] { Tick(); }) {}
+TtyProgress::TtyProgress(std::FILE* out, int64_t total_nodes) : out_(out), ticker_([this] { Tick(); }) {
+  std::lock_guard<std::mutex> lock(mu_);
+  tally_.total = total_nodes;
+}
 
 TtyProgress::~TtyProgress() {
   {
@@ -119,6 +139,7 @@ void TtyProgress::OnEvent(const std::string& prefix, const ExecEvent& e) {
     p.updated = now, p.done = e.done, p.total = e.total, p.note = e.note;
   } else if (e.type == ExecEvent::kFinish) {
     running_.erase(prefix + e.outcome->name);
+    tally_.Count(e.outcome->status);
     Erase();
     std::fprintf(out_, "%s\n", FinishLine(prefix, *e.outcome).c_str());
     Redraw();
@@ -136,7 +157,10 @@ void TtyProgress::Redraw() {
   std::vector<NodeProgress> running;
   for (const auto& [label, p] : running_) running.push_back(p);
   // One column short of the width: a full line would wrap on some terminals and break Erase.
-  std::vector<std::string> lines = ProgressLines(running, ProgressClock::now(), TerminalWidth(out_) - 1);
+  const auto now = ProgressClock::now();
+  const size_t width = TerminalWidth(out_) - 1;
+  std::vector<std::string> lines = ProgressLines(running, now, width);
+  lines.push_back(Cut(TallyLine(tally_, running.size(), Seconds(now - started_)), width));
   std::string text = drawn_ > 0 ? fmt::format("\x1b[{}F\x1b[J", drawn_) : "";
   for (const std::string& line : lines) text += line + "\n";
   std::fputs(text.c_str(), out_);

@@ -2,7 +2,8 @@
 // start and finish and at most one progress line every few seconds per node (run_command.cpp).
 // A terminal: finished nodes as the same plain lines, and below them one live line per running
 // node — a bar with done/total, elapsed time and an ETA, or a spinner when the node reports no
-// total — redrawn in place at most ten times a second.
+// total — and a last line saying how many of the invocation's nodes are done, redrawn in place at
+// most ten times a second. Plain finish lines end with the same count.
 //
 // The text is made by pure functions of the progress states and the time (tested); TtyProgress
 // is the thin shell that keeps the states and writes ANSI escape codes.
@@ -49,16 +50,30 @@ std::string FormatDuration(double seconds);
 std::vector<std::string> ProgressLines(const std::vector<NodeProgress>& running, ProgressClock::time_point now,
                                        size_t width);
 
-// The permanent line of a finished node: "computed score (eval.segments) 0.021s", and the error
-// on a second line for a failed node.
-std::string FinishLine(const std::string& prefix, const NodeOutcome& outcome);
+// How far the invocation is: its nodes over every run, and how the finished ones ended.
+struct NodeTally {
+  int64_t total = 0;
+  int64_t computed = 0, cached = 0, failed = 0, skipped = 0;
+
+  int64_t finished() const { return computed + cached + failed + skipped; }
+  void Count(NodeStatus status);
+};
+
+// "12/40 nodes  3 computed  9 cached  2 running  1:23" (failed and skipped named only when some
+// are).
+std::string TallyLine(const NodeTally& tally, size_t running, double elapsed_seconds);
+
+// The permanent line of a finished node: "computed score (eval.segments) 0.021s", then with a
+// tally "  (12/40 nodes)", and the error on a second line for a failed node.
+std::string FinishLine(const std::string& prefix, const NodeOutcome& outcome, const NodeTally* tally = nullptr);
 
 // Owns the live block on a terminal. Events (from any thread) update the states; a background
 // thread redraws every 100 ms; a finished node's line is printed above the block at once.
 // The destructor stops the thread and erases the block. Thread-safe.
 class TtyProgress {
  public:
-  explicit TtyProgress(std::FILE* out);  // REQUIRES: `out` is a terminal and outlives this
+  // REQUIRES: `out` is a terminal and outlives this; `total_nodes` counts every run's nodes.
+  TtyProgress(std::FILE* out, int64_t total_nodes);
   ~TtyProgress();
   TtyProgress(const TtyProgress&) = delete;
   TtyProgress& operator=(const TtyProgress&) = delete;
@@ -77,6 +92,8 @@ class TtyProgress {
   std::condition_variable wake_;
   bool stop_ = false;
   std::map<std::string, NodeProgress> running_;  // by label, so lines keep a stable order
+  NodeTally tally_;
+  ProgressClock::time_point started_ = ProgressClock::now();
   size_t drawn_ = 0;                             // live lines now on screen
   std::thread ticker_;
 };

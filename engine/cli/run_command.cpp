@@ -39,10 +39,11 @@ std::string RunPrefix(size_t run, size_t num_runs) {
 }
 
 // One stderr line per node start and finish (plain lines: readable in CI logs), and for long
-// loops a progress line at most every few seconds per node. Events arrive serialised.
-std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix) {
+// loops a progress line at most every few seconds per node; a finish line ends with how many of
+// the invocation's nodes are done (`tally`, shared by its runs). Events arrive serialised.
+std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix, std::shared_ptr<NodeTally> tally) {
   auto last_line = std::make_shared<std::map<std::string, std::chrono::steady_clock::time_point>>();
-  return [prefix, last_line](const ExecEvent& e) {
+  return [prefix, last_line, tally](const ExecEvent& e) {
     auto now = std::chrono::steady_clock::now();
     if (e.type == ExecEvent::kProgress) {
       auto& last = (*last_line)[e.node];
@@ -55,7 +56,8 @@ std::function<void(const ExecEvent&)> ProgressPrinter(const std::string& prefix)
       (*last_line)[e.node] = now;
       LogInfo(fmt::format("{}start  {}", prefix, e.node));
     } else if (e.type == ExecEvent::kFinish) {
-      LogInfo(FinishLine(prefix, *e.outcome));
+      tally->Count(e.outcome->status);
+      LogInfo(FinishLine(prefix, *e.outcome, tally.get()));
     }
   };
 }
@@ -187,9 +189,11 @@ int RunCommand(const RunArgs& args) {
   if (budget_mb > 0) budget.emplace(budget_mb);
   // Live lines only for a person watching; TERM=dumb terminals cannot move the cursor.
   const char* term = std::getenv("TERM");
+  auto tally = std::make_shared<NodeTally>();
+  for (const PlannedRun& run : pipeline->runs) tally->total += static_cast<int64_t>(run.dag.nodes.size());
   std::unique_ptr<TtyProgress> live;
   if (::isatty(STDERR_FILENO) && term != nullptr && std::string_view(term) != "dumb")
-    live = std::make_unique<TtyProgress>(stderr);
+    live = std::make_unique<TtyProgress>(stderr, tally->total);
   InterruptGuard interrupt;  // Ctrl-C cancels the running nodes instead of killing them mid-write
   for (size_t i = 0; i < pipeline->runs.size(); ++i) {
     const PlannedRun& run = pipeline->runs[i];
@@ -202,7 +206,7 @@ int RunCommand(const RunArgs& args) {
     options.cache_warnings = &cache_warnings;
     options.memory_budget = budget ? &*budget : nullptr;
     std::string prefix = RunPrefix(i, pipeline->runs.size());
-    options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix);
+    options.on_event = live ? live->Handler(prefix) : ProgressPrinter(prefix, tally);
     RunResult result = Execute(run.dag, cache, memo, env, options);
     if (InterruptGuard::flag()->load()) {
       live.reset();

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "engine/api/node.h"
 #include "engine/api/param_table.h"
 #include "engine/api/significance.h"
@@ -152,7 +154,8 @@ ArtifactPtr RunProbabilityOne(NodeContext& ctx, const ProbabilityOneOptions& opt
   NormalFlowCallbacks callbacks;
   callbacks.cancel = ctx.cancellation();
   callbacks.progress = [&ctx](const NormalFlowPoint& p) {
-    ctx.Progress(static_cast<int64_t>(1000 * p.y[p.y.size() - 1]), 1000);
+    const double lambda = p.y[p.y.size() - 1];
+    ctx.Progress(static_cast<int64_t>(1000 * lambda), 1000, fmt::format("λ {:.4f}", lambda));
   };
   // Checkpoints after each point of the track (a killed run resumes after the last saved).
   const NodeCheckpoints checkpoints(ctx);

@@ -136,7 +136,11 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   options.threads = threads;
   options.processes = ctx.processes();
   auto progress = [&](const HysolStep& step) {
-    if (step.step == "gamma") ctx.Progress(step.iteration, options.max_iterations);
+    if (step.step == "em")
+      ctx.Progress(step.iteration, options.max_iterations, fmt::format("EM {}  G {:.6g}", step.em_iteration, step.generative));
+    else if (step.step == "gamma")
+      ctx.Progress(step.iteration, options.max_iterations,
+                   fmt::format("held-out {:.6g}  Θ change {:.2g}", step.heldout, step.theta_change));
   };
   // Checkpoints between outer alternations (a killed run resumes after the last one saved).
   const NodeCheckpoints checkpoints(ctx);

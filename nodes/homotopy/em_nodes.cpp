@@ -133,7 +133,7 @@ ArtifactPtr RunSweep(NodeContext& ctx, const SweepNodeOptions& options) {
       path->points.back().metrics["test.error"] = 1 - scores["accuracy"];
     }
     previous = std::move(r.model);
-    ctx.Progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(lambdas.size()));
+    ctx.Progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(lambdas.size()), fmt::format("λ {:.4g}", lambdas[i]));
   }
   path->stop = "grid done";
   ctx.Metric("points", static_cast<double>(path->points.size()));

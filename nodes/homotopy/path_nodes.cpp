@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "nodes/common/node_checkpoints.h"
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
@@ -120,7 +122,7 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   PomLayout layout = path->Layout();
   PathOptions options = TrackerOptions(declared, layout.num_params(), ctx.threads());
   PathCallbacks callbacks;
-  callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0); };
+  callbacks.progress = [&ctx](int step, double lambda) { ctx.Progress(step, 0, fmt::format("λ {:.4f}", lambda)); };
   callbacks.cancel = ctx.cancellation();
   // Checkpoints after each point of the normal-flow trace (a killed run resumes after the last
   // saved); a trace stopped by max_steps keeps its state for a larger max_steps to continue.

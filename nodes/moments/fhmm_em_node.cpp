@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "engine/api/node.h"
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/semi_supervised_data.h"
@@ -72,12 +74,15 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
   std::optional<HmmParams>& best = trace.best;
   int& best_iteration = trace.best_iteration;
   auto observe = [&](int iteration, const HmmParams& params) -> Status {
-    ctx.Progress(iteration, options.em.max_iter);
-    if (!dev) return Status::Ok();
+    if (!dev) {
+      ctx.Progress(iteration, options.em.max_iter);
+      return Status::Ok();
+    }
     HmmModel model(start);
     model.params = params;
     SEQFLOW_ASSIGN_OR_RETURN(auto scores, ScoreModel(model, *dev, DecodeMethod::kViterbi, ctx.threads()));
     dev_accuracy.push_back(scores["accuracy"]);
+    ctx.Progress(iteration, options.em.max_iter, fmt::format("dev accuracy {:.4f}", dev_accuracy.back()));
     if (!best || dev_accuracy.back() > dev_accuracy[static_cast<size_t>(best_iteration)]) {
       best = params;
       best_iteration = iteration;

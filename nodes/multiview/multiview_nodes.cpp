@@ -170,7 +170,10 @@ ArtifactPtr RunPerceptron(NodeContext& ctx, const HmPerceptronOptions& options) 
   // last epoch is kept for a run with more epochs to continue from.
   const NodeCheckpoints checkpoints(ctx);
   HmPerceptronResult trained = ValueOrThrow(TrainHmPerceptron(
-      in->data, options, [&](const HmPerceptronEpoch& e) { ctx.Progress(e.epoch, options.epochs); },
+      in->data, options, [&](const HmPerceptronEpoch& e) {
+        ctx.Progress(e.epoch, options.epochs,
+                     fmt::format("errors {}  disagreements {}  C_u {:.3g}", e.labeled_errors, e.disagreements, e.c_u));
+      },
       ctx.cancellation(), checkpoints.kernel()));
   const HmPerceptronEpoch& last = trained.epochs.back();
   ctx.Metric("labeled_errors", static_cast<double>(last.labeled_errors));
@@ -264,7 +267,11 @@ ArtifactPtr RunHmSvm(NodeContext& ctx, const HmSvmNodeOptions& node_options) {
   // Checkpoints after each epoch and the last epoch's state kept, as multiview.perceptron's.
   const NodeCheckpoints checkpoints(ctx);
   HmSvmResult trained = ValueOrThrow(TrainHmSvm(
-      in->data, options, [&](const HmSvmEpoch& e) { ctx.Progress(e.epoch, options.epochs); }, ctx.cancellation(),
+      in->data, options, [&](const HmSvmEpoch& e) {
+        ctx.Progress(e.epoch, options.epochs,
+                     fmt::format("violations {}  disagreements {}  C_u {:.3g}", e.margin_violations,
+                                 e.disagreements, e.c_u));
+      }, ctx.cancellation(),
       checkpoints.kernel()));
   // Over every epoch, also those a resumed run took from its state.
   int64_t unlabeled_pseudo = 0;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/base/subprocess.h"
@@ -81,6 +82,18 @@ TEST_F(CliTest, ChangingOneParameterRecomputesExactlyItsNodeAndDescendants) {
                                                  {"vocab", "cached"},     {"hmm", "computed"},    {"predicted", "computed"},
                                                  {"score", "computed"},   {"tokens", "computed"}};
   EXPECT_EQ(NodeStatuses(s, 0), expected);
+}
+
+TEST_F(CliTest, FinishLinesCountTheNodesOfEveryRun) {
+  CliResult run = RunTiny("a");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json s = ReadSummary(dir_ + "/a");
+  size_t total = 0;
+  for (size_t r = 0; r < s["runs"].size(); ++r) total += NodeStatuses(s, r).size();
+  ASSERT_GT(s["runs"].size(), 1u);
+  for (size_t k = 1; k <= total; ++k)
+    EXPECT_NE(run.err.find(fmt::format("({}/{} nodes)", k, total)), std::string::npos) << k << "\n" << run.err;
+  EXPECT_EQ(run.err.find(fmt::format("({}/{} nodes)", total + 1, total)), std::string::npos) << run.err;
 }
 
 TEST_F(CliTest, PlanNamesTheChangedParameter) {

@@ -140,5 +140,30 @@ TEST(ProgressDisplayTest, PlainFinishLines) {
   EXPECT_EQ(std::count(failed.begin(), failed.end(), '\n'), 1);
 }
 
+TEST(ProgressDisplayTest, TallyCountsEachEndAndNamesFailuresOnlyWhenThereAreSome) {
+  NodeTally tally{.total = 40};
+  for (int i = 0; i < 9; ++i) tally.Count(NodeStatus::kCached);
+  for (int i = 0; i < 3; ++i) tally.Count(NodeStatus::kComputed);
+  EXPECT_EQ(tally.finished(), 12);
+  EXPECT_EQ(TallyLine(tally, 2, 83), "12/40 nodes  3 computed  9 cached  2 running  1:23");
+  tally.Count(NodeStatus::kFailed);
+  tally.Count(NodeStatus::kSkipped);
+  tally.Count(NodeStatus::kSkipped);
+  EXPECT_EQ(TallyLine(tally, 0, 3725), "15/40 nodes  3 computed  9 cached  1 failed  2 skipped  0 running  1:02:05");
+}
+
+TEST(ProgressDisplayTest, PlainFinishLineEndsWithTheTallyBeforeAnError) {
+  NodeOutcome o;
+  o.name = "score";
+  o.kind = "eval.segments";
+  o.status = NodeStatus::kFailed;
+  o.seconds = 0.5;
+  o.error = Status::Invalid("bad input");
+  NodeTally tally{.total = 7, .computed = 4, .failed = 1};
+  std::string line = FinishLine("[run 2/2] ", o, &tally);
+  EXPECT_EQ(line.substr(0, line.find('\n')), "[run 2/2] failed   score (eval.segments) 0.500s  (5/7 nodes)");
+  EXPECT_NE(line.find("\n    "), std::string::npos);
+}
+
 }  // namespace progress_display_test
 }  // namespace seqflow::cli
