@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc)
 # ninja-build: CMake's generator for a new build folder, for less build overhead than recursive
 # makefiles (an existing folder keeps the generator it was made with).
 DEPS := cmake make ninja-build g++ pkg-config python3 ccache \
-        libeigen3-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
+        libeigen3-dev libyaml-dev libyaml-cpp-dev libtbb-dev libfmt-dev libgtest-dev libgmock-dev \
         libbenchmark-dev libcli11-dev nlohmann-json3-dev libxxhash-dev zlib1g-dev libre2-dev \
         libspectra-dev liblbfgspp-dev \
         libgraphviz-dev libopenmpi-dev openmpi-bin

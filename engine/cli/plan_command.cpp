@@ -23,6 +23,14 @@ int64_t ContinuedFrom(const DagNode& node, const FinalStates& final_states) {
   return kept.ok() && *kept ? (*kept)->iteration : 0;
 }
 
+// `seqflow plan` ends the process when it returns: the pipeline, 10^5 node instances and tens of
+// allocations each in the largest plans, is left to the operating system instead of being freed
+// allocation by allocation (0.3 s of a 1.4 s plan). Kept reachable, so a leak checker is silent.
+void LeaveToTheOperatingSystem(Pipeline&& pipeline) {
+  static auto* const kept = new std::vector<Pipeline>;
+  kept->push_back(std::move(pipeline));
+}
+
 }  // namespace
 
 int PlanCommand(const RunArgs& args) {
@@ -60,6 +68,7 @@ int PlanCommand(const RunArgs& args) {
     }
     std::printf("  %d of %zu nodes would run\n", to_run, run.dag.nodes.size());
   }
+  LeaveToTheOperatingSystem(std::move(*pipeline));
   return 0;
 }
 

@@ -1,8 +1,5 @@
 #include "engine/dsl/yaml_read.h"
 
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/exceptions.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -58,14 +55,12 @@ const char* ShapeName(const YamlNode& node) {
 Result<YamlNode> LoadYaml(const std::string& text, const std::string& file) {
   try {
     return YamlNode::Load(text);
-  } catch (const YAML::DeepRecursion& e) {
-    return Status::Invalid("YAML nested " + std::to_string(e.depth()) +
-                               " levels deep here, deeper than the parser follows; a pipeline needs a few",
-                           SourceLoc{file, e.mark.line + 1, e.mark.column + 1});
-  } catch (const YAML::Exception& e) {
-    SourceLoc loc{file, e.mark.line + 1, e.mark.column + 1};
-    if (e.mark.is_null()) loc = SourceLoc{file, 0, 0};
-    return Status::Invalid("malformed YAML: " + e.msg + " (check indentation, brackets and quotes here)", loc);
+  } catch (const YamlError& e) {
+    const SourceLoc loc = e.line < 0 ? SourceLoc{file, 0, 0} : SourceLoc{file, e.line + 1, e.column + 1};
+    if (e.too_deep) return Status::Invalid(e.what(), loc);
+    return Status::Invalid(std::string("malformed YAML: ") + e.what() +
+                               " (check indentation, brackets and quotes here)",
+                           loc);
   }
 }
 

@@ -1,6 +1,6 @@
 // Located access to parsed YAML documents (yaml_tree.h) for the DSL parser (internal to engine/dsl).
 //
-// yaml-cpp marks are 0-based; everything here reports 1-based SourceLocs. yaml-cpp keeps
+// The tree's marks are 0-based; everything here reports 1-based SourceLocs. The tree keeps
 // duplicate map keys and ignores merge keys (`<<: *anchor`), so MapEntries detects the first
 // and applies the second. Errors say what was expected and how to fix it.
 // Thread safety: pure functions.
@@ -15,21 +15,21 @@
 
 namespace seqflow::dsl {
 
-// The 1-based place of `node` in `file`; line/col 0 when yaml-cpp has no mark.
+// The 1-based place of `node` in `file`; line/col 0 when the node has no mark.
 SourceLoc LocOf(const YamlNode& node, const std::string& file);
 
 // "a map", "a list", "a scalar" or "nothing", for "expected X, got Y" messages.
 const char* ShapeName(const YamlNode& node);
 
-// Parses `text`; a syntax error is Invalid at file:line:col with yaml-cpp's reason.
+// Parses `text`; a syntax error is Invalid at file:line:col with the parser's reason.
 Result<YamlNode> LoadYaml(const std::string& text, const std::string& file);
 
 struct MapEntry {
   std::string key;
   SourceLoc key_loc;
   YamlNode value;
-  // Where the value is; the key's place when the value is empty (yaml-cpp marks an empty value
-  // at the next token, often on another line).
+  // Where the value is; the key's place when the value is empty (an empty value's mark
+  // can be at the next token, on another line).
   SourceLoc value_loc;
 };
 

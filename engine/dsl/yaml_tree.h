@@ -1,12 +1,13 @@
-// A YAML document as plain data, built from yaml-cpp's parse events (internal to engine/dsl).
+// A YAML document as plain data, built from libyaml's parse events (internal to engine/dsl).
 //
-// yaml-cpp's own node tree (YAML::Load) costs ~350 bytes and several allocations per node: on a
-// generated pipeline of 10^5 nodes (7.6 MB of YAML) it took 0.5 GB and half of `seqflow plan`'s
-// time. This tree keeps every node in one deque (56 bytes each) and is built from the very
-// events YAML::Load builds its nodes from, so shapes, scalars, tags, marks, duplicate map keys
-// and aliases are exactly as yaml-cpp gives them: an alias is the anchored node itself (with its
-// mark), a null (`~`, `null`, an empty value) is IsNull, a document that is empty or only
-// comments is a null node with no mark.
+// libyaml, the reference C parser, scans ~8× faster than yaml-cpp (0.12 s against 1.0 s for the
+// 7.6 MB of a generated 10^5-node pipeline, most of `seqflow plan`'s time), and building this
+// tree from its events skips yaml-cpp's node tree (~350 bytes and several allocations per node):
+// every node sits in one deque (56 bytes each). The tree is what yaml-cpp's YAML::Load gives
+// (yaml_tree_test compares them on every shipped pipeline): shapes, scalars, tags ("?" plain,
+// "!" quoted, else the resolved tag), 0-based marks, duplicate map keys kept, an alias is the
+// anchored node itself (with its mark), a plain `~`, `null` or empty value is IsNull, and a
+// document that is empty or only comments is a null node with no mark.
 // Thread safety: a YamlNode is immutable; copies share the document (reference counted).
 #pragma once
 
@@ -14,10 +15,23 @@
 #include <deque>
 #include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace seqflow::dsl {
+
+// A text that is not YAML, or YAML past the limits below; line and column are 0-based, -1 where
+// no place applies.
+struct YamlError : std::runtime_error {
+  YamlError(std::string reason, int line, int column, bool too_deep = false)
+      : std::runtime_error(reason), line(line), column(column), too_deep(too_deep) {}
+  int line, column;
+  bool too_deep;  // nested deeper than kMaxYamlDepth
+};
+
+// Far deeper than any pipeline; the walks over the tree recurse once per level.
+inline constexpr int kMaxYamlDepth = 1000;
 
 class YamlNode {
  public:
@@ -62,8 +76,9 @@ class YamlNode {
   Iterator begin() const { return Iterator(this, 0); }
   Iterator end() const { return Iterator(this, IsSequence() ? size() : 0); }
 
-  // Parses the first document of `text`. Throws YAML::ParserException on a syntax error, as
-  // YAML::Load does.
+  // Parses the first document of `text`. Throws YamlError on a syntax error, an alias to no
+  // anchor or inside the node it names, aliases expanding past a million nodes, more than 255
+  // distinct tags, or nesting deeper than kMaxYamlDepth.
   static YamlNode Load(const std::string& text);
 
  private:

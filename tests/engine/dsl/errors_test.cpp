@@ -12,10 +12,11 @@ class DslErrorTest : public PipelineTest {};
 TEST_F(DslErrorTest, MalformedYamlAtTheParserMark) {
   auto r = Parse("nodes:\n  a: {kind: t.source, in: [x, y}\n");
   EXPECT_TRUE(FailsAt(r, "p.yaml", 2, 32,
-                      "malformed YAML: illegal flow end (check indentation, brackets and quotes here)"));
+                      "malformed YAML: did not find expected ',' or ']' while parsing a flow sequence (check "
+                      "indentation, brackets and quotes here)"));
 }
 
-// yaml-cpp's parser recurses per level: its depth guard ends deep nesting with a located error.
+// The walks over the tree recurse per level: nesting past kMaxYamlDepth is a located error.
 TEST_F(DslErrorTest, YamlNestedThousandsDeepIsALocatedError) {
   auto r = Parse("nodes:\n  n: {kind: t.source, x: " + std::string(100000, '[') + std::string(100000, ']') + "}\n");
   ASSERT_FALSE(r.ok());
