@@ -4,7 +4,7 @@
 // DIR/unlabeled.txt (one sentence a line). The same flags give the same bytes everywhere.
 //   seqflow-datagen --out DIR --validity anchors [--labeled N --unlabeled N --test N --oracle N]
 // writes the same files (and DIR/oracle.conll, DIR/dictionary.tagged) from a validity case's
-// generator instead (em-lambda: without the oracle); --validity multiview [--view-noise X] writes
+// generator instead (em-lambda, em-lambda-branch: without the oracle); --validity multiview [--view-noise X] writes
 // DIR/corpus.conll, --labeled N sentences with two views a token, for `draw` to split.
 #include <cstdint>
 #include <cstdio>
@@ -17,8 +17,9 @@
 #include "datasets/anchor_hmm_data.h"
 #include "datasets/chunk_hmm_data.h"
 #include "datasets/field_corpus.h"
-#include "datasets/two_view_data.h"
 #include "datasets/hmm_class_data.h"
+#include "datasets/tagged_hmm.h"
+#include "datasets/two_view_data.h"
 #include "engine/base/env.h"
 #include "engine/base/status.h"
 
@@ -82,6 +83,16 @@ Status WriteDataset(const DatagenOptions& opt) {
         opt, hmm.state_names, [&](FieldSplit split, size_t n) { return SampleTaggedHmm(hmm, opt.seed, split, n); },
         false);
   }
+  if (opt.validity == "em-lambda-branch") {
+    const TaggedHmm hmm = SwapSymmetricHmm(5, 0.9);
+    return WriteTaggedSplits(
+        opt, hmm.state_names,
+        [&](FieldSplit split, size_t n) {
+          std::vector<FieldSentence> sentences = SampleTaggedHmm(hmm, opt.seed, split, n);
+          return split == FieldSplit::kLabeled ? WithStatesSwapped(std::move(sentences)) : sentences;
+        },
+        false);
+  }
   if (opt.validity == "anchors") {
     const AnchorHmmSpec spec;
     const AnchorHmm hmm = BuildAnchorHmm(spec, opt.seed);
@@ -117,7 +128,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,
                  "a validity case's generator instead of the citation model (datasets/README.md)")
-      ->check(CLI::IsMember({"anchors", "em-lambda", "hysol", "multiview"}));
+      ->check(CLI::IsMember({"anchors", "em-lambda", "em-lambda-branch", "hysol", "multiview"}));
   app.add_option("--view-noise", opt.view_noise,
                  "--validity multiview: weight of a value outside its home label (0: each view names the label)")
       ->check(CLI::Range(0.0, 1.0));

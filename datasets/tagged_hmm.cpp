@@ -39,4 +39,28 @@ TaggedHmm SmallRandomHmm(int states, int words, double floor, uint64_t seed) {
   return hmm;
 }
 
+TaggedHmm SwapSymmetricHmm(int words_per_state, double home_mass) {
+  TaggedHmm hmm;
+  hmm.params.initial = Eigen::Vector2d(0.5, 0.5);
+  hmm.params.transition = (Eigen::Matrix2d() << 0.8, 0.2, 0.2, 0.8).finished();
+  const int m = words_per_state;
+  hmm.params.emission.resize(2, 2 * m);
+  for (int h = 0; h < 2; ++h)
+    for (int w = 0; w < 2 * m; ++w) hmm.params.emission(h, w) = (w / m == h ? home_mass : 1 - home_mass) / m;
+  hmm.state_names = {"A", "B"};
+  for (int w = 0; w < 2 * m; ++w) hmm.words.push_back(SyllableWord(static_cast<size_t>(w)));
+  hmm.stay = 0.8;
+  return hmm;
+}
+
+std::vector<FieldSentence> WithStatesSwapped(std::vector<FieldSentence> sentences) {
+  const size_t n = sentences.size();
+  for (size_t i = 0; i < n; ++i) {
+    FieldSentence swapped = sentences[i];
+    for (int32_t& state : swapped.fields) state = 1 - state;
+    sentences.push_back(std::move(swapped));
+  }
+  return sentences;
+}
+
 }  // namespace seqflow

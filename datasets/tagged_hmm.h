@@ -27,4 +27,15 @@ std::vector<FieldSentence> SampleTaggedHmm(const TaggedHmm& hmm, uint64_t seed, 
 // (RandomStochasticRows), mean sentence length 5, from ShardRng(seed, 1002).
 TaggedHmm SmallRandomHmm(int states, int words, double floor, uint64_t seed);
 
+// The EM_λ branch-point case's model: states A and B, `words_per_state` syllable words at home in
+// each (A's first, then B's, the i-th of each a mirror pair), emitted by the home state with
+// total weight `home_mass` and by the other state with the rest, uniformly within each group;
+// uniform initial row, transitions staying with probability 0.8. Swapping A and B together with
+// each word and its mirror leaves the model unchanged; swapping the states alone does not.
+TaggedHmm SwapSymmetricHmm(int words_per_state, double home_mass);
+
+// The sentences, then each again with its two states swapped (0 <-> 1) and its words unchanged:
+// a labeled set from which the supervised emission rows of the two states are equal.
+std::vector<FieldSentence> WithStatesSwapped(std::vector<FieldSentence> sentences);
+
 }  // namespace seqflow

@@ -14,6 +14,7 @@
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/path_tracker.h"
 #include "nodes/homotopy/select_point.h"
+#include "nodes/homotopy/singular_points.h"
 #include "nodes/homotopy/sequence_entropy.h"
 
 namespace seqflow {
@@ -132,10 +133,15 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
           ? ValueOrThrow(TraceEmLambdaCurve(layout, in.start->params, em0, in.data.unlabeled,
                                             CurveOptions(declared, options), callbacks, checkpoints.kernel()))
           : ValueOrThrow(TraceEmLambdaPath(layout, in.start->params, em0, in.data.unlabeled, options, callbacks));
+  const std::vector<SingularPoint> singular =
+      FindSingularPoints(result.points, result.stop == PathStop::kStepTooSmall);
   // Points with λ < 0 (a curve that turned back past λ = 0) are outside the homotopy's domain.
   for (auto& p : result.points)
     if (p.lambda >= 0) path->points.push_back(ToPoint(std::move(p)));
   path->stop = StopName(result.stop);
+  if (!singular.empty() && singular.back().stalled && result.stop == PathStop::kStepTooSmall)
+    path->stop += fmt::format(" at a {} (lambda {:.6f})", SingularPointKindName(singular.back().kind),
+                              singular.back().lambda);
   // H(y | x) per token on U at every point, for max_sequence_entropy (one forward-backward each).
   for (size_t i = 0; i < path->points.size(); ++i)
     path->points[i].metrics["sequence_entropy"] =
@@ -152,6 +158,12 @@ ArtifactPtr RunPath(NodeContext& ctx, const PathNodeOptions& declared) {
   for (const HomotopyPoint& p : path->points) residual_max = std::max(residual_max, p.metrics.at("residual"));
   ctx.Metric("residual.max", residual_max);
   ctx.Metric("reentries", result.reentries);
+  // Where I − λ∇EM_1 was singular on the way (singular_points.h): the first one's λ, and how many.
+  ctx.Metric("singular_points", static_cast<double>(singular.size()));
+  ctx.Metric("folds", static_cast<double>(std::count_if(singular.begin(), singular.end(), [](const SingularPoint& p) {
+               return p.kind == SingularPoint::Kind::kFold;
+             })));
+  if (!singular.empty()) ctx.Metric("singular.lambda", singular.front().lambda);
   ctx.Metric("params", layout.num_params());
   ctx.Metric("dense", options.solver == PathSolver::kDense ? 1 : 0);
   ctx.Attach(HomotopyPath::CsvTable().suffix, path->Csv());
@@ -275,7 +287,7 @@ ParamTable<PathNodeOptions> PathParams() {
 
 KindSpec PathKind() {
   return KindSpec{"homotopy.em_lambda_path",
-                  "6",
+                  "7",
                   "Follows the EM_lambda fixed points from the supervised estimate (lambda = 0) to lambda = 1 by "
                   "arc length (Haffari & Sarkar 2008, Algorithm 1): HOMPACK's normal flow through the folds, or "
                   "Euler steps with a Newton corrector and adaptive steps; "

@@ -22,6 +22,7 @@ TEST(ValidityEmLambda, TheTrackerFollowsARegularCurveToLambdaOne) {
   EXPECT_EQ(MetricOf(s, "path", "reached_end"), 1);
   EXPECT_EQ(MetricOf(s, "path", "lambda.final"), 1.0);
   EXPECT_EQ(MetricOf(s, "path", "reentries"), 0);
+  EXPECT_EQ(MetricOf(s, "path", "singular_points"), 0) << "a regular curve: I − λ∇EM_1 never singular";
   EXPECT_LE(MetricOf(s, "path", "residual.max"), 1e-8);
   EXPECT_GE(MetricOf(s, "path", "points"), 10);
   const double end_first = MetricOf(s, "at_end", "objective.first"), end_final = MetricOf(s, "at_end", "objective.final");
