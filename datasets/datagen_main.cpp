@@ -36,6 +36,7 @@ struct DatagenOptions {
   std::string ji_case;   // "matched" or "mismatched": HMM class data instead (hmm_class_data.h)
   std::vector<int> ji_states;  // the classes' state counts, replacing the case's (misspecification sweeps)
   double ji_label_noise = 0;
+  int ji_order = 1;
   std::string validity;  // "anchors": anchor_hmm_data.h instead of the citation model
   double view_noise = 0;  // --validity multiview: TwoViewSpec::noise
 };
@@ -62,6 +63,7 @@ Status WriteDataset(const DatagenOptions& opt) {
     HmmClassDataSpec spec = opt.ji_case == "matched" ? MatchedHmmClassSpec() : MismatchedHmmClassSpec();
     if (!opt.ji_states.empty()) spec.states = opt.ji_states;
     spec.label_noise = opt.ji_label_noise;
+    spec.order = opt.ji_order;
     return env->WriteFileAtomic(JoinPath(opt.out, "ji_" + opt.ji_case + ".tsv"),
                                 FormatHmmClassData(SampleHmmClassData(spec, opt.seed)));
   }
@@ -124,6 +126,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   app.add_option("--ji-label-noise", opt.ji_label_noise, "--ji-case: probability of flipping a sequence's class")
       ->check(CLI::Range(0.0, 0.5));
+  app.add_option("--ji-order", opt.ji_order, "--ji-case: 2 draws each class from a second-order HMM")
+      ->check(CLI::Range(1, 2));
   app.add_option("--ji-case", opt.ji_case, "write DIR/ji_CASE.tsv (HMM class sequences, datasets/README.md) instead")
       ->check(CLI::IsMember({"matched", "mismatched"}));
   app.add_option("--validity", opt.validity,

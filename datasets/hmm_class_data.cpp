@@ -18,12 +18,21 @@ HmmClassData SampleHmmClassData(const HmmClassDataSpec& spec, uint64_t seed) {
     h.initial = RandomStochasticRows(1, K, model_rng, spec.floor).row(0).transpose();
     h.transition = RandomStochasticRows(K, K, model_rng, spec.floor);
     h.emission = RandomStochasticRows(K, spec.symbols, model_rng, spec.floor);
+    // Row previous * K + state: the next state's distribution after those two.
+    const Eigen::MatrixXd second_order =
+        spec.order == 2 ? RandomStochasticRows(K * K, K, model_rng, spec.floor) : Eigen::MatrixXd();
     Rng rng = ShardRng(seed, 100 + y);
     for (int n = 0; n < spec.per_class; ++n) {
       std::vector<int32_t> x(spec.length);
-      int state = SampleCategorical(h.initial, rng);
+      int state = SampleCategorical(h.initial, rng), previous = -1;
       for (int t = 0; t < spec.length; ++t) {
-        if (t > 0) state = SampleCategorical(h.transition.row(state).transpose(), rng);
+        if (t > 0) {
+          const Eigen::VectorXd next = previous < 0 || spec.order == 1
+                                           ? Eigen::VectorXd(h.transition.row(state).transpose())
+                                           : Eigen::VectorXd(second_order.row(previous * K + state).transpose());
+          previous = state;
+          state = SampleCategorical(next, rng);
+        }
         x[t] = SampleCategorical(h.emission.row(state).transpose(), rng);
       }
       data.sequences.push_back(std::move(x));

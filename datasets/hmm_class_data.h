@@ -27,13 +27,17 @@ struct HmmClassDataSpec {
   // Each sequence's class label replaced by the other class's with this probability (2 classes),
   // from its own stream, so the sequences stay those of the noiseless data.
   double label_noise = 0.0;
+  // 2: each class's next state depends on its last two (a K²-by-K table of flat-Dirichlet rows
+  // drawn after the first-order ones, which still give the first transition), a source no
+  // first-order HMM of any size over the same states matches.
+  int order = 1;
 };
 
 HmmClassDataSpec MatchedHmmClassSpec();     // §V-B
 HmmClassDataSpec MismatchedHmmClassSpec();  // 3- and 4-state classes, alphabet 10, length 8
 
 struct HmmClassData {
-  std::vector<HmmParams> truth;
+  std::vector<HmmParams> truth;  // first-order part (order 2: the first transition only)
   std::vector<std::vector<int32_t>> sequences;
   std::vector<int32_t> labels;
 };

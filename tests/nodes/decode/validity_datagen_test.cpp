@@ -174,5 +174,23 @@ TEST(HmmClassData, LabelNoiseFlipsLabelsOnlyAndStatesAreTheSpecs) {
   for (const HmmParams& truth : six.truth) EXPECT_EQ(truth.num_states(), 6);
 }
 
+// A second-order source: the first two symbols are the first-order source's (same model, same
+// stream: the second-order table only takes over from the third state on), the rest differ.
+TEST(HmmClassData, SecondOrderSourcesTakeOverFromTheThirdState) {
+  HmmClassDataSpec spec = MismatchedHmmClassSpec();
+  const HmmClassData first = SampleHmmClassData(spec, 1);
+  spec.order = 2;
+  const HmmClassData second = SampleHmmClassData(spec, 1);
+  ASSERT_EQ(second.sequences.size(), first.sequences.size());
+  EXPECT_EQ(second.labels, first.labels);
+  size_t later_differ = 0;
+  for (size_t i = 0; i < first.sequences.size(); ++i) {
+    EXPECT_EQ(second.sequences[i][0], first.sequences[i][0]);
+    EXPECT_EQ(second.sequences[i][1], first.sequences[i][1]);
+    later_differ += !std::equal(first.sequences[i].begin() + 2, first.sequences[i].end(), second.sequences[i].begin() + 2);
+  }
+  EXPECT_GT(later_differ, first.sequences.size() / 2);
+}
+
 }  // namespace validity_datagen_test
 }  // namespace seqflow

@@ -101,6 +101,40 @@ TEST(HmSvm, SeparableDataReachesMarginOne) {
   }
 }
 
+// Table 3 with Eq. 19, 26 and 27 worked by hand on one-token sentences (no transitions). Labeled:
+// attributes {0 (view 1), 1 (view 2)}, label 1: ΔΦ = e(a, 1) − e(a, 0), Q = 2, b = 1, so each
+// view's α_l = min(1/2, C) = 0.2 (1-norm, C = 0.2) or 1 / (2 + 1/C) = 1/7 (2-norm) and
+// W[0] = W[1] = (−α_l, α_l). Unlabeled: {0 (view 1), 3 (view 2)}. View 1 predicts label 1 with
+// margin γ¹ = 2 α_l; view 2 has never seen attribute 3 and ties to label 0, γ² = 0. View 2 takes its
+// peer's label as target (Eq. 19): ΔΦ = e(3, 1) − e(3, 0), b = 1, and with C_u = 1 the weight
+// min{γ¹, 1} C_u C: 0.4 · 0.2 = 0.08 as a cap that binds (1-norm, Eq. 26), α = 0.08; or 2/7 · 0.2 =
+// 2/35 as the ridge 35/2 (2-norm, Eq. 27), α = 1 / (2 + 17.5). The views then agree. View 1's
+// weight min{γ², 1} C_u C is 0: it keeps W[0].
+// Every epoch drops and re-solves the unlabeled α from the same weights, so this holds after any
+// number of epochs.
+TEST(HmSvm, UnlabeledExampleFollowsItsPeerWithinThePeersMarginTimesCuC) {
+  const std::vector<SentenceFeatures> labeled = {Tokens({{0, 1}})};
+  const std::vector<std::vector<int32_t>> labels = {{1}};
+  const std::vector<SentenceFeatures> unlabeled = {Tokens({{0, 3}})};
+  const std::vector<int32_t> view = {0, 1, 0, 1};
+  for (const auto& [norm, labeled_alpha, alpha] :
+       std::vector<std::tuple<int, double, double>>{{1, 0.2, 0.08}, {2, 1 / 7.0, 1 / 19.5}}) {
+    HmSvmOptions o;
+    o.norm = norm;
+    o.c = 0.2;
+    o.c_u = 1;
+    o.growth.schedule = UnlabeledWeightSchedule::kConstant;
+    o.epochs = 3;
+    Result<HmSvmResult> r = TrainHmSvm({&labeled, &labels, &unlabeled, &view, 2}, o, {}, {});
+    ASSERT_OK(r);
+    const RowMatrixXd& w = r.value().weights.observation;
+    EXPECT_NEAR(w(0, 1), labeled_alpha, 1e-12) << "norm " << norm;
+    EXPECT_NEAR(w(3, 0), -alpha, 1e-12) << "norm " << norm;
+    EXPECT_NEAR(w(3, 1), alpha, 1e-12) << "norm " << norm;
+    EXPECT_EQ(r.value().epochs.back().disagreements, 1);
+  }
+}
+
 // C_u = 0 gives the unlabeled slacks no room: the views train on the labeled examples alone.
 TEST(HmSvm, ZeroUnlabeledWeightLeavesTheLabeledSolution) {
   const std::vector<SentenceFeatures> labeled = {Tokens({{0, 2}, {1, 3}})};
