@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "nodes/common/node_checkpoints.h"
 #include "nodes/crf/hybrid_model.h"
 #include "nodes/crf/hysol_train.h"
+#include "nodes/eval/score_model.h"
 #include "nodes/features/template_params.h"
 #include "nodes/io/sentence_ranges.h"
 #include "nodes/io/sharded_corpus.h"
@@ -73,15 +75,17 @@ struct HysolNodeOptions {
   HysolOptions hysol;
 };
 
-std::string TraceCsv(const std::vector<HysolStep>& trace) {
+// With a test input, a last column test_f1 on the Γ steps (the paper's Fig. 2).
+std::string TraceCsv(const std::vector<HysolStep>& trace, bool with_test) {
   std::string csv = "iteration,step,em_iteration,generative_objective,heldout_before,heldout_objective,theta_change";
   const Eigen::Index models = trace.empty() ? 0 : trace.front().gamma.size();
   for (Eigen::Index m = 0; m < models; ++m) csv += fmt::format(",gamma{}", m + 1);
-  csv += "\n";
+  csv += with_test ? ",test_f1\n" : "\n";
   for (const HysolStep& s : trace) {
     csv += fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.6g}", s.iteration, s.step, s.em_iteration, s.generative,
                        s.heldout_before, s.heldout, s.theta_change);
     for (Eigen::Index m = 0; m < s.gamma.size(); ++m) csv += fmt::format(",{:.6g}", s.gamma(m));
+    if (with_test) csv += std::isfinite(s.score) ? fmt::format(",{:.6f}", s.score) : ",";
     csv += "\n";
   }
   return csv;
@@ -135,6 +139,15 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   HysolOptions options = declared.hysol;
   options.threads = threads;
   options.processes = ctx.processes();
+  const std::shared_ptr<const Corpus> test = ctx.InOptional<Corpus>("test");
+  if (test)
+    options.score = [&](const GenerativeParams& theta, const Eigen::VectorXd& gamma) -> Result<double> {
+      HybridModel scored = *model;
+      scored.theta = theta;
+      scored.gamma = gamma;
+      SEQFLOW_ASSIGN_OR_RETURN(auto scores, ScoreChainModel(scored, *test, DecodeMethod::kViterbi, threads));
+      return scores.at("f1");
+    };
   auto progress = [&](const HysolStep& step) {
     if (step.step == "em")
       ctx.Progress(step.iteration, options.max_iterations, fmt::format("EM {}  G {:.6g}", step.em_iteration, step.generative));
@@ -167,7 +180,7 @@ ArtifactPtr RunHysol(NodeContext& ctx, const HysolNodeOptions& declared) {
   ctx.Metric("symbols", static_cast<double>(symbols));
   ctx.Metric("setup_seconds", setup_seconds);
   ctx.Metric("train_seconds", std::chrono::duration<double>(Clock::now() - start).count());
-  ctx.Attach("objective.csv", TraceCsv(result.trace));
+  ctx.Attach("objective.csv", TraceCsv(result.trace, test != nullptr));
   ReportGamma(ctx, *model);
   return model;
 }
@@ -230,7 +243,7 @@ ParamTable<HysolNodeOptions> HysolParams() {
 KindSpec HysolKind() {
   return KindSpec{
       "crf.hysol",
-      "3",
+      "4",
       "HySOL (Suzuki, Fujino & Isozaki 2007): CRF experts combined with one HMM per feature type trained on "
       "unlabeled text under the hybrid posterior R (Eq. 5); Γ fitted on held-out labeled data (Eq. 3), Θ by EM, "
       "alternating until Θ changes by less than `tolerance`; after `max_iterations` without that, the pair "
@@ -242,7 +255,10 @@ KindSpec HysolKind() {
        PortSpec{"heldout", std::string(Corpus::kType), false, false, "labeled sentences Γ is fitted on"},
        PortSpec{"unlabeled", std::string(kSentencesInterface), false, false,
                 "unlabeled text with the columns the feature types read (a Corpus, or a ShardedCorpus read a "
-                "shard at a time)"}},
+                "shard at a time)"},
+       PortSpec{"test", std::string(Corpus::kType), false, true,
+                "labeled sentences scored (F1, Viterbi) at every outer iteration, objective.csv's test_f1: the "
+                "paper's Fig. 2; the model does not depend on them"}},
       HysolParams(),
       RunHysol};
 }

@@ -186,6 +186,7 @@ class HysolProcedure {
       w.I64(step.iteration), w.Str(step.step), w.I64(step.em_iteration);
       w.F64(step.generative), w.F64(step.heldout_before), w.F64(step.heldout), w.F64(step.theta_change);
       SaveVector(w, step.gamma);
+      w.F64(step.score);
     }
     return state;
   }
@@ -211,6 +212,7 @@ class HysolProcedure {
         step.iteration = static_cast<int>(r.I64()), step.step = r.Str(), step.em_iteration = static_cast<int>(r.I64());
         step.generative = r.F64(), step.heldout_before = r.F64(), step.heldout = r.F64(), step.theta_change = r.F64();
         step.gamma = LoadVector(r);
+        step.score = r.F64();
         result_.trace.push_back(std::move(step));
       }
       r.ExpectEnd();
@@ -284,6 +286,11 @@ class HysolProcedure {
   }
 
   Status Report(HysolStep step) {
+    if (step.step == "gamma" && options_.score) {
+      Result<double> score = options_.score(result_.theta, result_.gamma);
+      if (!score.ok()) return score.status().Annotate(fmt::format("HySOL: scoring iteration {}", step.iteration));
+      step.score = *score;
+    }
     result_.trace.push_back(std::move(step));
     if (progress_) progress_(result_.trace.back());
     return cancel_.Check("HySOL training");

@@ -13,6 +13,7 @@
 
 #include <Eigen/Dense>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,9 @@ struct HysolOptions {
   double em_tolerance = 1e-6;  // relative increase of G(Θ|Γ) that ends step 4.1
   int threads = 1;
   const ProcessGroup* processes = nullptr;  // MPI ranks sharing the E-step; null: this process
+  // When set, scores each Γ step's pair (Θ(t), Γ(t)), kept as that step's `score`: test F1 per
+  // iteration is the paper's Fig. 2. Its error ends the procedure.
+  std::function<Result<double>(const GenerativeParams& theta, const Eigen::VectorXd& gamma)> score;
 };
 
 // One record of the procedure: an EM iteration of step 4.1, the Γ fit of step 4.2, or, when the
@@ -87,6 +91,7 @@ struct HysolStep {
   double heldout = 0;         // Eq. 3 after the Γ fit
   double theta_change = 0;    // relative Θ change of this outer iteration (gamma steps)
   Eigen::VectorXd gamma;
+  double score = std::numeric_limits<double>::quiet_NaN();  // gamma steps: HysolOptions::score
 };
 
 struct HysolResult {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "nodes/eval/score_model.h"
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/homotopy/homotopy_path.h"
@@ -128,7 +129,7 @@ ArtifactPtr RunSweep(NodeContext& ctx, const SweepNodeOptions& options) {
     point.metrics["iterations"] = r.iterations;
     path->points.push_back(std::move(point));
     if (in.test) {
-      auto scores = ValueOrThrow(ScoreModel(*path->ModelAt(i), *in.test, options.decoder, ctx.threads()));
+      auto scores = ValueOrThrow(ScoreChainModel(*path->ModelAt(i), *in.test, options.decoder, ctx.threads()));
       for (const auto& [name, value] : scores) path->points.back().metrics["test." + name] = value;
       path->points.back().metrics["test.error"] = 1 - scores["accuracy"];
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "nodes/common/node_checkpoints.h"
+#include "nodes/eval/score_model.h"
 #include "nodes/homotopy/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/homotopy_nodes.h"
@@ -111,7 +112,7 @@ HomotopyPoint ToPoint(PathPoint&& p) {
 
 void ScoreAlongPath(NodeContext& ctx, const Corpus& test, DecodeMethod decoder, HomotopyPath& path) {
   for (size_t i = 0; i < path.points.size(); ++i) {
-    auto scores = ValueOrThrow(ScoreModel(*path.ModelAt(i), test, decoder, ctx.threads()));
+    auto scores = ValueOrThrow(ScoreChainModel(*path.ModelAt(i), test, decoder, ctx.threads()));
     for (const auto& [name, value] : scores) path.points[i].metrics["test." + name] = value;
   }
 }
@@ -181,7 +182,7 @@ std::vector<double> DevScores(NodeContext& ctx, const HomotopyPath& path, const 
     if (criterion == "dev_likelihood") {
       scores.push_back(ValueOrThrow(MeanJointLogLikelihood(*model, *dev)));
     } else {
-      auto s = ValueOrThrow(ScoreModel(*model, *dev, decoder, ctx.threads()));
+      auto s = ValueOrThrow(ScoreChainModel(*model, *dev, decoder, ctx.threads()));
       scores.push_back(criterion == "dev_f1" ? s["f1"] : s["accuracy"]);
     }
   }

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "nodes/eval/aligned_labels.h"
-#include "nodes/eval/segments.h"
 #include "nodes/common/portable_math.h"
 
 namespace seqflow {
@@ -49,16 +47,6 @@ Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Co
 void AppendUnlabeledSymbols(const HmmModel& model, const Corpus& unlabeled, IdSentences& out) {
   for (auto& sentence : CorpusSymbols(*model.vocab, unlabeled))
     if (!sentence.empty()) out.push_back(std::move(sentence));
-}
-
-Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
-                                                 int threads) {
-  SEQFLOW_ASSIGN_OR_RETURN(Predictions predicted, DecodeCorpus(model, gold, method, /*marginals=*/false, threads));
-  SEQFLOW_ASSIGN_OR_RETURN(AlignedLabels aligned, AlignLabels(gold, predicted));
-  SEQFLOW_ASSIGN_OR_RETURN(SegmentScores scores, ScoreSegments(aligned, gold.encoding));
-  std::map<std::string, double> all = SegmentMetrics(scores);
-  return std::map<std::string, double>{
-      {"f1", all["f1"]}, {"precision", all["precision"]}, {"recall", all["recall"]}, {"accuracy", all["accuracy"]}};
 }
 
 Result<double> MeanJointLogLikelihood(const HmmModel& model, const Corpus& gold) {

@@ -29,10 +29,6 @@ Result<SemiSupervisedData> PrepareSemiSupervised(const HmmModel& model, const Co
 // PrepareSemiSupervised does for each unlabeled corpus, here for one shard of one).
 void AppendUnlabeledSymbols(const HmmModel& model, const Corpus& unlabeled, IdSentences& out);
 
-// Decodes `gold` with `model` and scores it like eval.segments: f1, precision, recall, accuracy.
-Result<std::map<std::string, double>> ScoreModel(const HmmModel& model, const Corpus& gold, DecodeMethod method,
-                                                 int threads);
-
 // Mean log P(x, y) of the labeled sentences of `gold` under `model` (labels mapped by name).
 Result<double> MeanJointLogLikelihood(const HmmModel& model, const Corpus& gold);
 

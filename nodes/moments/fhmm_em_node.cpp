@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/node.h"
+#include "nodes/eval/score_model.h"
 #include "nodes/homotopy/node_params.h"
 #include "nodes/homotopy/semi_supervised_data.h"
 #include "nodes/moments/fhmm_dev_trace.h"
@@ -80,7 +81,7 @@ ArtifactPtr RunFhmmEmNode(NodeContext& ctx, const FhmmEmNodeOptions& options) {
     }
     HmmModel model(start);
     model.params = params;
-    SEQFLOW_ASSIGN_OR_RETURN(auto scores, ScoreModel(model, *dev, DecodeMethod::kViterbi, ctx.threads()));
+    SEQFLOW_ASSIGN_OR_RETURN(auto scores, ScoreChainModel(model, *dev, DecodeMethod::kViterbi, ctx.threads()));
     dev_accuracy.push_back(scores["accuracy"]);
     ctx.Progress(iteration, options.em.max_iter, fmt::format("dev accuracy {:.4f}", dev_accuracy.back()));
     if (!best || dev_accuracy.back() > dev_accuracy[static_cast<size_t>(best_iteration)]) {

@@ -88,6 +88,19 @@ nlohmann::json RunAgain(const std::string& pipeline, const std::vector<std::stri
   return ReadSummary(dir + "/" + name);
 }
 
+// The test_f1 of the Γ step of `iteration` in a crf.hysol objective.csv.
+double SelectedTestF1(const std::string& csv_path, double iteration) {
+  const auto rows = ReadCsv(csv_path);
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(rows.at(0).begin(), rows.at(0).end(), name) - rows.at(0).begin());
+  };
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].at(column("step")) == "gamma" && std::stod(rows[i].at(column("iteration"))) == iteration)
+      return std::stod(rows[i].at(column("test_f1")));
+  ADD_FAILURE() << "no gamma step of iteration " << iteration << " in " << csv_path;
+  return 0;
+}
+
 // Every table row's F1 against its threshold.
 void CheckRows(const nlohmann::json& summary, const std::map<std::string, double>& min_f1) {
   for (const auto& [node, threshold] : min_f1) EXPECT_GE(MetricOf(summary, node, "f1"), threshold) << node;
@@ -115,6 +128,9 @@ TEST(RealData, Conll2000Hysol) {
   }
   CheckMonotoneTrace(out + "/hysol.objective.csv");
   CheckMonotoneTrace(out + "/hysol_noprior.objective.csv");
+  // Fig. 2's test F1 per iteration: the selected iteration's is the returned model's.
+  EXPECT_NEAR(SelectedTestF1(out + "/hysol.objective.csv", MetricOf(s, "hysol", "selected_iteration")),
+              MetricOf(s, "hysol_crf", "f1"), 1e-6);
 
   // The unlabeled text streamed block by block (10,000 sentences: 2 blocks of at most 8,192),
   // rebuilt at every pass, against it held: the same trace, weights and F1, to the bit.

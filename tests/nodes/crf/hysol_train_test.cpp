@@ -439,7 +439,14 @@ void ExpectSameBits(const HysolResult& a, const HysolResult& b) {
     EXPECT_EQ(a.trace[s].heldout, b.trace[s].heldout) << s;
     EXPECT_EQ(a.trace[s].theta_change, b.trace[s].theta_change) << s;
     EXPECT_EQ(a.trace[s].gamma, b.trace[s].gamma) << s;
+    EXPECT_TRUE(a.trace[s].score == b.trace[s].score || (std::isnan(a.trace[s].score) && std::isnan(b.trace[s].score)))
+        << s;
   }
+}
+
+// A score of the pair (Θ, Γ) that changes with both.
+double PairScore(const GenerativeParams& theta, const Eigen::VectorXd& gamma) {
+  return theta.log_emission[0].sum() + gamma.sum();
 }
 
 TEST(TrainHysol, BitIdenticalForAnyThreadCount) {
@@ -482,6 +489,10 @@ TEST(TrainHysol, ResumingAfterAnyIterationGivesTheUninterruptedBits) {
   const Problem p = MakeProblem(5, 30);
   HysolOptions converging = TestOptions(), selecting = TestOptions();
   selecting.xi_prime = 0.1, selecting.tolerance = 0, selecting.max_iterations = 5, selecting.em_iterations = 3;
+  // The scores of the iterations before the state are part of it.
+  converging.score = selecting.score = [](const GenerativeParams& theta, const Eigen::VectorXd& gamma) -> Result<double> {
+    return PairScore(theta, gamma);
+  };
   for (const HysolOptions& o : {converging, selecting}) {
     std::vector<std::string> states;
     KernelCheckpoints keep;
@@ -508,6 +519,37 @@ TEST(TrainHysol, ResumingAfterAnyIterationGivesTheUninterruptedBits) {
                   .code(),
               StatusCode::kInvalid);
   }
+}
+
+// The paper's Fig. 2 scores every Γ step's pair (Θ(t), Γ(t)): the selected iteration's is the
+// returned pair's; EM steps get no score; a failing score ends the procedure with its error.
+TEST(TrainHysol, ScoresEveryGammaStepAtItsPair) {
+  const Problem p = MakeProblem(5, 30);
+  HysolOptions o = TestOptions();
+  int calls = 0;
+  o.score = [&](const GenerativeParams& theta, const Eigen::VectorXd& gamma) -> Result<double> {
+    ++calls;
+    return PairScore(theta, gamma);
+  };
+  const HysolResult r = Train(p, o);
+  int gamma_steps = 0;
+  for (const HysolStep& step : r.trace) {
+    gamma_steps += step.step == "gamma";
+    EXPECT_EQ(std::isfinite(step.score), step.step == "gamma") << step.step << " " << step.iteration;
+  }
+  EXPECT_EQ(calls, gamma_steps);
+  EXPECT_EQ(gamma_steps, r.iterations + 1) << "the start and every outer iteration";
+  const auto selected = std::find_if(r.trace.begin(), r.trace.end(), [&](const HysolStep& step) {
+    return step.step == "gamma" && step.iteration == r.selected_iteration;
+  });
+  ASSERT_NE(selected, r.trace.end());
+  EXPECT_EQ(selected->score, PairScore(r.theta, r.gamma));
+  o.score = [](const GenerativeParams&, const Eigen::VectorXd&) -> Result<double> {
+    return Status::Invalid("no such label");
+  };
+  const Result<HysolResult> failed = TryTrain(p, o);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().ToString().find("scoring iteration 0"), std::string::npos) << failed.status().ToString();
 }
 
 // crf.hysol offers its state in pieces, Θ and the best Θ as views of the tables, so a save copies
