@@ -24,8 +24,8 @@ namespace seqflow::dsl {
 // A text that is not YAML, or YAML past the limits below; line and column are 0-based, -1 where
 // no place applies.
 struct YamlError : std::runtime_error {
-  YamlError(std::string reason, int line, int column, bool too_deep = false)
-      : std::runtime_error(reason), line(line), column(column), too_deep(too_deep) {}
+  YamlError(const std::string& reason, int at_line, int at_column, bool nested_too_deep = false)
+      : std::runtime_error(reason), line(at_line), column(at_column), too_deep(nested_too_deep) {}
   int line, column;
   bool too_deep;  // nested deeper than kMaxYamlDepth
 };
