@@ -128,16 +128,32 @@ std::string Series(const LinePlot& plot, const PlotFrame& f) {
   return out;
 }
 
+// Markers within kSameMarkerPixels of one another share one line and one label ("mle,
+// max_entropy": criteria that chose the same λ), written left of the line in the plot's right
+// half (below the legend there) so that no label runs off the canvas or over the legend, and
+// staggered down so neighbouring groups stay legible.
 std::string Markers(const LinePlot& plot, const PlotFrame& f) {
-  std::string out;
-  for (size_t i = 0; i < plot.markers.size(); ++i) {
-    const PlotMarker& m = plot.markers[i];
+  constexpr double kSameMarkerPixels = 2;
+  std::vector<std::pair<double, std::string>> groups;  // pixel x, label
+  for (const PlotMarker& m : plot.markers) {
     if (!std::isfinite(m.x)) continue;
-    out += Line(f.PixelX(m.x), f.top, f.PixelX(m.x), f.bottom,
-                "class=\"marker\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
-    // Staggered, so criteria that chose the same λ stay legible.
-    out += Text(f.PixelX(m.x) + 3, f.top + 12 + 12 * static_cast<double>(i % 4), m.label,
-                "class=\"marker-label\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\"");
+    const double px = f.PixelX(m.x);
+    auto same = std::find_if(groups.begin(), groups.end(),
+                             [&](const auto& g) { return std::abs(g.first - px) <= kSameMarkerPixels; });
+    if (same == groups.end())
+      groups.emplace_back(px, m.label);
+    else
+      same->second += ", " + m.label;
+  }
+  std::string out;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto& [px, label] = groups[i];
+    out += Line(px, f.top, px, f.bottom, "class=\"marker\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
+    const bool right_half = px > 0.5 * (f.left + f.right);
+    const double below_legend = right_half ? 16 * static_cast<double>(plot.series.size()) : 0;
+    out += Text(right_half ? px - 3 : px + 3, f.top + 12 + below_legend + 12 * static_cast<double>(i % 4), label,
+                std::string("class=\"marker-label\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\"") +
+                    (right_half ? " text-anchor=\"end\"" : ""));
   }
   return out;
 }

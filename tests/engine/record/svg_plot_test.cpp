@@ -91,6 +91,22 @@ TEST(SvgPlotTest, DataMapsToPixels) {
       << svg;
 }
 
+// Criteria that chose the same λ share a line and a label; a label in the right half ends at its
+// line, below the legend, instead of running off the canvas.
+TEST(SvgPlotTest, MarkersAtOneXShareALabelAndRightHalfLabelsEndAtTheirLine) {
+  LinePlot plot;
+  plot.series = {{"test.f1", {0, 1}, {0, 1}, {}}};
+  plot.markers = {{0.25, "max_entropy"}, {1, "end"}, {0.25, "mle"}, {0.999, "min_eig"}};
+  const std::string svg = RenderSvg(plot);
+  size_t lines = 0;
+  for (size_t at = svg.find("class=\"marker\""); at != std::string::npos; at = svg.find("class=\"marker\"", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << svg;
+  EXPECT_NE(svg.find(">max_entropy, mle</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("text-anchor=\"end\">end, min_eig</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<text x=\"617.00\" y=\"80.00\""), std::string::npos) << "below the one-series legend: " << svg;
+}
+
 TEST(SvgPlotTest, RangesWidenToWholeTicksAndFlatDataIsPadded) {
   LinePlot plot;
   plot.series = {{"flat", {0.03, 0.97}, {0.5, 0.5}, {}}};
