@@ -180,8 +180,10 @@ std::vector<std::string> SplitCsvLine(std::string_view line) {
   return fields;
 }
 
-// Rows of numbers under `header`; an empty field is NaN.
-Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t columns) {
+// Rows of numbers under `header`; an empty field is NaN. Only the `numeric` columns are read: a
+// trace may hold text columns beside the ones drawn (crf.hysol's `step`); those read as NaN.
+Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t columns,
+                                                   const std::vector<size_t>& numeric) {
   std::vector<std::vector<double>> rows;
   size_t line_no = 1, pos = csv.find('\n');
   while (pos != std::string_view::npos && pos + 1 < csv.size()) {
@@ -194,13 +196,13 @@ Result<std::vector<std::vector<double>>> ParseRows(std::string_view csv, size_t 
     if (fields.size() != columns)
       return Status::Invalid("line " + std::to_string(line_no) + ": " + std::to_string(fields.size()) +
                              " fields, header has " + std::to_string(columns));
-    rows.emplace_back();
-    for (const std::string& field : fields) {
+    rows.emplace_back(columns, std::nan(""));
+    for (size_t c : numeric) {
+      const std::string& field = fields[c];
       char* stop = nullptr;
-      double v = field.empty() ? std::nan("") : std::strtod(field.c_str(), &stop);
+      if (!field.empty()) rows.back()[c] = std::strtod(field.c_str(), &stop);
       if (!field.empty() && *stop != '\0')
         return Status::Invalid("line " + std::to_string(line_no) + ": not a number: " + field);
-      rows.back().push_back(v);
     }
   }
   return rows;
@@ -278,7 +280,9 @@ Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const
   // A path run without a test set still has its criteria (e.g. the label entropy along λ).
   if (names.empty()) names = Selected(header, table.y_fallback);
   if (names.empty()) return Status::NotFound(table.suffix + " has none of the columns it declares to plot");
-  Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size());
+  std::vector<size_t> numeric = {x};
+  for (const std::string& name : names) numeric.push_back(column(name));
+  Result<std::vector<std::vector<double>>> rows = ParseRows(csv, header.size(), numeric);
   if (!rows.ok()) return rows.status().Annotate(table.suffix);
   LinePlot plot;
   plot.title = title;

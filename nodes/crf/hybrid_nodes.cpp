@@ -277,7 +277,11 @@ void RegisterHybridNodes(Registry& registry) {
                        .As(NodeRole::kTrainer)
                        .Fitting({"train"})
                        .FittingInputs({"unlabeled"})
-                       .SelectingBy({"heldout"}));
+                       .SelectingBy({"heldout"})
+                       // The paper's Fig. 2, when the node has a test input.
+                       .Attaching(AttachmentSpec::Table("objective.csv", "iteration", {"test_f1"})
+                                      .XLabel("HySOL iteration t")
+                                      .MarkMax()));
 }
 
 }  // namespace seqflow

@@ -178,6 +178,24 @@ TEST(SvgPlotTest, ObjectiveTracePlotsObjectiveAgainstIteration) {
   EXPECT_EQ(TablePlot("iteration,objective\n1\n", "x", ObjectiveTrace()).status().code(), StatusCode::kInvalid);
 }
 
+// crf.hysol's trace: text in a column not drawn, and the drawn test_f1 only on the gamma rows.
+TEST(SvgPlotTest, TextColumnsBesideTheDrawnOnesAndEmptyCellsAreSkipped) {
+  const AttachmentSpec fig2 = AttachmentSpec::Table("objective.csv", "iteration", {"test_f1"}).MarkMax();
+  const std::string csv =
+      "iteration,step,generative_objective,test_f1\n"
+      "0,gamma,0,0.9370\n"
+      "1,em,-3.8e6,\n"
+      "1,gamma,0,0.9351\n"
+      "1,select,-3.7e6,\n";
+  Result<LinePlot> plot = TablePlot(csv, "hysol.objective.csv", fig2);
+  ASSERT_OK(plot);
+  EXPECT_EQ(PolylinePoints(RenderSvg(*plot)).size(), 1u);
+  ASSERT_EQ(plot->markers.size(), 1u);
+  EXPECT_EQ(plot->markers[0].x, 0);
+  Result<LinePlot> bad = TablePlot("iteration,step,test_f1\n0,gamma,high\n", "x", fig2);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid) << "a drawn column must hold numbers";
+}
+
 TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {
   ReportTable table;
   table.columns = {"em.f1", "em.accuracy", "supervised.f1"};
