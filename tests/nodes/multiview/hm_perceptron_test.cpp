@@ -82,6 +82,34 @@ TEST(HmPerceptron, HandWorkedAverage) {
   EXPECT_EQ(w.transition[0], T1);
 }
 
+// Table 1 visits every labeled sequence in every epoch, fitted or not. In epoch 1 Eq. 15 fits
+// view 1 to x (W[a0] = (−1, 1), W[a1] = 0, T¹(1,0) = 1: (1, 0) scores 2, (1, 1) scores 1); the
+// disagreement on u then moves view 1 by Eq. 16 (HandWorkedTwoSentenceEpoch), after which (1, 1)
+// scores 1 against 0.5 for y = (1, 0). Epoch 2 decodes x again and corrects view 1 with weight 1;
+// with C_u = 0 nothing undoes the fit. Eq. 16 gives the views opposite transition moves, so the
+// transition block of the joint decision (T¹ + T², Eq. 17) moves with labeled updates only.
+TEST(HmPerceptron, LabeledSequenceUndoneByAConsensusUpdateIsCorrectedNextEpoch) {
+  const TwoSentences s;
+  for (double c_u : {0.0, 0.5}) {
+    HmPerceptronOptions o = OneEpoch(false);
+    o.c_u = c_u;
+    o.epochs = 3;
+    Result<HmPerceptronResult> r = TrainHmPerceptron(s.data(), o, {}, {});
+    ASSERT_OK(r);
+    SCOPED_TRACE(testing::Message() << "C_u " << c_u);
+    const std::vector<HmPerceptronEpoch>& e = r.value().epochs;
+    EXPECT_EQ(e[0].labeled_errors, 2);
+    EXPECT_EQ(e[0].disagreements, c_u > 0 ? 1 : 0);
+    EXPECT_EQ(e[1].labeled_errors, c_u > 0 ? 1 : 0);
+    EXPECT_EQ(e[2].labeled_errors, 0);
+    o.epochs = 1;
+    const HmPerceptronWeights w = TrainHmPerceptron(s.data(), o, {}, {}).value().weights;
+    RowMatrixXd joint(2, 2);
+    joint << -2, 0, 2, 0;
+    EXPECT_EQ(w.transition[0] + w.transition[1], joint);
+  }
+}
+
 // One view: every attribute in it, unlabeled data unused; the labeled error updates all of x.
 TEST(HmPerceptron, SingleViewUpdatesEveryAttribute) {
   const TwoSentences s;
