@@ -109,10 +109,8 @@ std::string FinishLine(const std::string& prefix, const NodeOutcome& o, const No
   return line;
 }
 
-TtyProgress::TtyProgress(std::FILE* out, int64_t total_nodes) : out_(out), ticker_([this] { Tick(); }) {
-  std::lock_guard<std::mutex> lock(mu_);
-  tally_.total = total_nodes;
-}
+TtyProgress::TtyProgress(std::FILE* out, int64_t total_nodes)
+    : out_(out), tally_{.total = total_nodes}, ticker_([this] { Tick(); }) {}
 
 TtyProgress::~TtyProgress() {
   {
