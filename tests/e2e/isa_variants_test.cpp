@@ -1,7 +1,7 @@
 // The portable binary computes the same bits under every kernel variant this CPU runs
 // (SEQFLOW_ISA, nodes/common/isa.h): pipelines/tests/isa_variants.yaml (a CRF, its decoders,
 // HySOL and an EM_λ homotopy path on real data) writes byte-identical cache entries and
-// summary.json metrics under each, and pipelines/conll2000_crf.yaml (20 L-BFGS iterations)
+// summary.json metrics under each, and pipelines/conll2000_crf.yaml (20 L-BFGS iterations, a third of the data)
 // gives the same summary.json (every metric) under the baseline and the best variant. Fails,
 // never skips, without ../shared/data.
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include "engine/cli/session.h"
 #include "nodes/common/isa.h"
 #include "tests/e2e/cli_runner.h"
+#include "tests/e2e/data_subset.h"
 #include "tests/e2e/timeless_entry.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -88,7 +89,7 @@ TEST(IsaVariants, EveryVariantWritesTheSameCacheEntriesAndMetrics) {
   ASSERT_GE(isas.size(), 2u) << "this machine runs only the baseline variant: nothing to compare";
   const VariantRun baseline = RunUnder(Isa::kBaseline, "tests/isa_variants.yaml", "small");
   ASSERT_GT(baseline.cache.size(), 10u);
-  EXPECT_GT(MetricOf(baseline.summary, "crf_viterbi", "f1"), 0.90);  // .9108 measured
+  EXPECT_GT(MetricOf(baseline.summary, "crf_viterbi", "f1"), 0.87);  // .8796 measured (10 L-BFGS iterations)
   for (size_t i = 1; i < isas.size(); ++i) {
     const VariantRun run = RunUnder(isas[i], "tests/isa_variants.yaml", "small");
     EXPECT_EQ(Results(run.summary), Results(baseline.summary)) << IsaName(isas[i]);
@@ -103,14 +104,17 @@ TEST(IsaVariants, EveryVariantWritesTheSameCacheEntriesAndMetrics) {
 
 TEST(IsaVariants, Conll2000CrfGivesTheSameSummaryUnderBaselineAndBestVariant) {
   // The decoder axis (first order): the order axis's second-order lattice is compared across
-  // variants in tests/nodes/chain/second_order_lanes_test.cpp. 20 L-BFGS iterations (F1 .9192;
-  // converged, .9380, costs ~9x the CPU): one bit that differs in any kernel's first 20 passes
-  // over the corpus shows in the objective, and so in the summary.
-  const std::vector<std::string> reduced = {"--ablation", "decoder", "--set", "crf.max_iterations=20"};
+  // variants in tests/nodes/chain/second_order_lanes_test.cpp. 20 L-BFGS iterations on the first
+  // 3,000 training and 1,000 test sentences (F1 .9181; the whole files converged, .9380, cost ~25x
+  // the CPU): one bit that differs in any kernel's first 20 passes over 3.2 M weights shows in the
+  // objective, and so in the summary.
+  const std::string data = DataSubset({{"conll2000/train.txt", 3000}, {"conll2000/test.txt", 1000}});
+  const std::vector<std::string> reduced = {"--ablation", "decoder", "--set", "crf.max_iterations=20",
+                                            "--set",      "data=" + data};
   const VariantRun baseline = RunUnder(Isa::kBaseline, "conll2000_crf.yaml", "crf", reduced);
   const VariantRun best = RunUnder(SupportedIsas().back(), "conll2000_crf.yaml", "crf", reduced);
   EXPECT_EQ(Results(best.summary), Results(baseline.summary));
-  EXPECT_GT(MetricOf(baseline.summary, "score", "f1"), 0.918);
+  EXPECT_GT(MetricOf(baseline.summary, "score", "f1"), 0.917);
 }
 
 TEST(IsaVariants, AnUnknownOrUnsupportedChoiceIsAClearError) {
