@@ -23,22 +23,26 @@ class ProcessSweepTest : public ::testing::Test {
  protected:
   ProcessSweepTest() : dir_(MakeTempDir("seqflow-processes")) {}
   ~ProcessSweepTest() override { fs::remove_all(dir_); }
-  std::vector<std::string> Args(const std::string& cache, const std::string& out, bool swept) const {
+  std::vector<std::string> Args(const std::string& cache, const std::string& out, bool swept,
+                                const std::vector<std::string>& sets = {}) const {
     std::vector<std::string> args = {"run",        PipelinePath("citations_em_lambda.yaml"),
                                      "--ablation", "start",
                                      "--cache",    (dir_ / cache).string(),
                                      "--out",      (dir_ / out).string(),
                                      "--replace"};  // reruns record into the same folder
     if (swept) args.insert(args.end(), {"--executor", "processes", "--max-jobs", "2", "--poll-seconds", "0.1"});
+    for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
     return args;
   }
   fs::path dir_;
 };
 
+// Sweeps of 5 λ instead of 41 (a fifth of the CPU): every node still a task of its own.
 TEST_F(ProcessSweepTest, ChildProcessesGiveTheLocalRunsMetricsBitForBit) {
-  CliResult local = RunSeqflow(Args("local", "local-out", false));
+  const std::vector<std::string> five_lambdas = {"sweep.lambdas=[0.0, 0.25, 0.5, 0.75, 1.0]"};
+  CliResult local = RunSeqflow(Args("local", "local-out", false, five_lambdas));
   ASSERT_EQ(local.exit_code, 0) << local.err;
-  CliResult swept = RunSeqflow(Args("swept", "swept-out", true));
+  CliResult swept = RunSeqflow(Args("swept", "swept-out", true, five_lambdas));
   ASSERT_EQ(swept.exit_code, 0) << swept.err;
   EXPECT_NE(swept.err.find("sweep: 7 computed by 7 tasks"), std::string::npos) << swept.err;
   EXPECT_EQ(KeysAndMetrics(ReadSummary((dir_ / "swept-out").string())),

@@ -8,11 +8,15 @@
 //                               tokens, labeled-only vocabulary; 2026-11-24, the paper's setting
 //                               of issue 20, punctuation split and vocabulary over L ∪ U:
 //                               Viterbi F1 .5531 acc .8908; SMS F1 .5962 acc .9043)
-//   CoNLL-2000 CRF, standard template, sigma2 1, m = 4: Viterbi F1 .9379 acc .9605; SMS F1 .9366
-//                               acc .9604 (peers with the same objective: 93.67-93.80)
+//   CoNLL-2000 CRF, standard template, sigma2 1, m = 4, trained to convergence on the first 3,000
+//                               training sentences (a sixth of the CPU of all 8,936), the whole test
+//                               set: Viterbi F1 .9255 acc .9530; SMS F1 .9243 acc .9527 (all 8,936:
+//                               .9379 / .9605 and .9366 / .9604; peers with the same objective:
+//                               93.67-93.80, bench/RESULTS.md)
 #include <gtest/gtest.h>
 
 #include "tests/e2e/cli_runner.h"
+#include "tests/e2e/data_subset.h"
 #include "tests/testutil/conlleval.h"
 #include "tests/testutil/status_matchers.h"
 
@@ -75,15 +79,16 @@ TEST(RealData, CitationsSupervisedHmm) {
 TEST(RealData, Conll2000Crf) {
   std::string dir;
   // The decoder axis only: the order axis (second order) is measured in crf_order2_real_data_test.
-  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out", &dir, {"--ablation", "decoder"});
+  const std::string data = DataSubset({{"conll2000/train.txt", 3000}});
+  nlohmann::json s = RunPipeline("conll2000_crf.yaml", "out", &dir, {"--ablation", "decoder", "--set", "data=" + data});
   ASSERT_EQ(s["runs"].size(), 2u);
   CheckRuns(s, {
-                   {"conll2000_crf", {{"predicted.kind", "decode.viterbi"}}, 0.9370, 0.9595},
-                   {"conll2000_crf", {{"predicted.kind", "decode.sms"}}, 0.9360, 0.9595},
+                   {"conll2000_crf", {{"predicted.kind", "decode.viterbi"}}, 0.9245, 0.9520},
+                   {"conll2000_crf", {{"predicted.kind", "decode.sms"}}, 0.9235, 0.9520},
                });
   // eval.compare scores both decoders in one run, as the ablation does, and tests the difference.
   EXPECT_NEAR(MetricOf(s, "compare", "f1.viterbi"), MetricOf(s, "score", "f1", 0), 1e-9);
-  EXPECT_GE(MetricOf(s, "compare", "f1.sms"), 0.9360);
+  EXPECT_GE(MetricOf(s, "compare", "f1.sms"), 0.9235);
   const double p = MetricOf(s, "compare", "p_f1.sms");
   EXPECT_GT(p, 0.0);
   EXPECT_LE(p, 1.0);
