@@ -31,12 +31,17 @@ class RecordHistoryTest : public ::testing::Test {
     delete dir_;
   }
   static std::string Root() { return *dir_ + "/records"; }
-  // The record folders, oldest first (their names start with the UTC start time).
+  // The record folders, oldest first: by when each summary was written (their names start with the
+  // UTC start time, but to the second, and the two runs may start within one).
   static std::vector<std::string> Ids() {
-    std::vector<std::string> ids;
+    std::vector<std::pair<fs::file_time_type, std::string>> records;
     for (const auto& e : fs::directory_iterator(Root() + "/conll2000-hmm"))
-      if (!e.is_symlink()) ids.push_back("conll2000-hmm/" + e.path().filename().string());
-    std::sort(ids.begin(), ids.end());
+      if (!e.is_symlink())
+        records.emplace_back(fs::last_write_time(e.path() / "summary.json"),
+                             "conll2000-hmm/" + e.path().filename().string());
+    std::sort(records.begin(), records.end());
+    std::vector<std::string> ids;
+    for (const auto& record : records) ids.push_back(record.second);
     return ids;
   }
   static std::string* dir_;
