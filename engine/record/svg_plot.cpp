@@ -12,7 +12,9 @@ namespace seqflow {
 namespace {
 
 constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 50;  // margins in pixels
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+// Ten colours (matplotlib's tab10), so that a learning curve's evaluators stay apart.
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
 std::string Num(double v, int decimals = 2) {
   char buf[64];
@@ -84,9 +86,21 @@ std::string Text(double x, double y, std::string_view text, const std::string& a
   return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" " + attrs + ">" + Escape(text) + "</text>\n";
 }
 
+// A tick per decade, labelled with its value: 100, 1000, ..., 1e+06 and beyond.
+std::vector<std::pair<double, std::string>> DecadeTicks(double min_exponent, double max_exponent) {
+  std::vector<std::pair<double, std::string>> ticks;
+  for (double e = min_exponent; e <= max_exponent + 1e-9; ++e) {
+    const double v = std::pow(10.0, e);
+    char label[32];
+    std::snprintf(label, sizeof label, e >= 0 && e < 6 ? "%.0f" : "%g", v);
+    ticks.emplace_back(v, label);
+  }
+  return ticks;
+}
+
 std::string Axes(const LinePlot& plot, const PlotFrame& f) {
   std::string out = "<g class=\"axes\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n";
-  for (const auto& [v, label] : Ticks(f.x_min, f.x_max, f.x_step)) {
+  for (const auto& [v, label] : f.log_x ? DecadeTicks(f.x_min, f.x_max) : Ticks(f.x_min, f.x_max, f.x_step)) {
     out += Line(f.PixelX(v), f.top, f.PixelX(v), f.bottom, "stroke=\"#eee\"");
     out += Line(f.PixelX(v), f.bottom, f.PixelX(v), f.bottom + 5, "stroke=\"#333\"");
     out += Text(f.PixelX(v), f.bottom + 18, label, "text-anchor=\"middle\"");
@@ -158,14 +172,18 @@ std::string Markers(const LinePlot& plot, const PlotFrame& f) {
   return out;
 }
 
-// Top-right, inside the plot area: a colour swatch and the name of each series.
+// Top-right, inside the plot area: a colour swatch and the name of each series, moved left as far
+// as the longest name needs (about 6 pixels a character at 11 px) to stay on the canvas.
 std::string Legend(const LinePlot& plot, const PlotFrame& f) {
+  size_t longest = 0;
+  for (const PlotSeries& series : plot.series) longest = std::max(longest, series.name.size());
+  const double swatch = f.right - std::max(150.0, 30.0 + 6.0 * static_cast<double>(longest));
   std::string out = "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\">\n";
   for (size_t s = 0; s < plot.series.size(); ++s) {
     double y = f.top + 14 + 16 * static_cast<double>(s);
-    out += Line(f.right - 150, y - 4, f.right - 130, y - 4,
+    out += Line(swatch, y - 4, swatch + 20, y - 4,
                 "stroke-width=\"2\" stroke=\"" + std::string(kColors[s % std::size(kColors)]) + "\"");
-    out += Text(f.right - 125, y, plot.series[s].name, "fill=\"#333\"");
+    out += Text(swatch + 25, y, plot.series[s].name, "fill=\"#333\"");
   }
   return out + "</g>\n";
 }
@@ -248,7 +266,15 @@ PlotFrame ComputeFrame(const LinePlot& plot) {
       }
   for (const PlotMarker& m : plot.markers) xs.Add(m.x);
   PlotFrame f;
-  NiceAxis(xs, f.x_min, f.x_max, f.x_step);
+  f.log_x = plot.log_x;
+  if (f.log_x && xs.lo <= xs.hi) {
+    f.x_min = std::floor(std::log10(xs.lo) + 1e-9), f.x_max = std::ceil(std::log10(xs.hi) - 1e-9), f.x_step = 1;
+    if (f.x_max == f.x_min) ++f.x_max;
+  } else if (f.log_x) {
+    f.x_min = 0, f.x_max = 1, f.x_step = 1;
+  } else {
+    NiceAxis(xs, f.x_min, f.x_max, f.x_step);
+  }
   NiceAxis(ys, f.y_min, f.y_max, f.y_step);
   f.left = kLeft;
   f.right = plot.width - kRight;
@@ -298,20 +324,34 @@ Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const
 }
 
 std::vector<LinePlot> LearningCurvePlots(const ReportTable& table) {
-  // Every row "AXIS=VALUE" with one axis name and a numeric value.
-  std::string axis;
+  // Every row "KEY=VALUE, ..." with the same keys, numeric values and its own value of the first
+  // key (one axis whose keys move together, as `labeled.labeled` and `holdout.labeled` do).
+  std::vector<std::string> keys;
   std::vector<double> xs;
   for (const ReportRow& row : table.rows) {
-    const size_t eq = row.label.find('=');
-    if (eq == std::string::npos || row.label.find(", ") != std::string::npos) return {};
-    const std::string name = row.label.substr(0, eq), value = row.label.substr(eq + 1);
-    char* end = nullptr;
-    const double x = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || (!axis.empty() && name != axis)) return {};
-    axis = name;
+    std::vector<std::string> row_keys;
+    double x = 0;
+    for (size_t start = 0; start <= row.label.size();) {
+      const size_t end = std::min(row.label.find(", ", start), row.label.size());
+      const std::string pair = row.label.substr(start, end - start);
+      const size_t eq = pair.find('=');
+      if (eq == std::string::npos) return {};
+      const std::string value = pair.substr(eq + 1);
+      char* stop = nullptr;
+      const double v = std::strtod(value.c_str(), &stop);
+      if (value.empty() || *stop != '\0') return {};
+      if (row_keys.empty()) x = v;
+      row_keys.push_back(pair.substr(0, eq));
+      start = end + 2;
+    }
+    if ((!keys.empty() && row_keys != keys) || std::find(xs.begin(), xs.end(), x) != xs.end()) return {};
+    keys = row_keys;
     xs.push_back(x);
   }
   if (xs.size() < 2) return {};
+  const std::string& axis = keys.front();
+  const auto [x_lo, x_hi] = std::minmax_element(xs.begin(), xs.end());
+  const bool log_x = *x_lo > 0 && *x_hi >= 100 * *x_lo;
   std::vector<std::string> metrics;  // in the order the columns first name them
   for (const std::string& column : table.columns)
     if (std::string metric = SplitColumn(column).second;
@@ -323,6 +363,7 @@ std::vector<LinePlot> LearningCurvePlots(const ReportTable& table) {
     plot.title = metric + " vs " + axis + " (mean ± sd over repetitions)";
     plot.x_label = axis;
     plot.y_label = metric;
+    plot.log_x = log_x;
     for (size_t c = 0; c < table.columns.size(); ++c) {
       auto [node, column_metric] = SplitColumn(table.columns[c]);
       if (column_metric != metric) continue;

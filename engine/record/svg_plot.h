@@ -5,6 +5,7 @@
 // Pure: text in, SVG text out. Thread-safe (no shared state).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,17 +31,21 @@ struct LinePlot {
   std::vector<PlotSeries> series;
   std::vector<PlotMarker> markers;  // dashed vertical lines, labelled at the top
   int width = 640, height = 400;    // pixels
+  bool log_x = false;               // x on a log10 axis with a tick per decade (REQUIRES: every x > 0)
 };
 
 // Where data lands on the canvas. The data range is widened to whole tick steps (1, 2 or 5
-// times a power of ten, about five ticks per axis) and covers every finite point and marker;
-// an empty or flat range is padded so the mapping stays invertible.
+// times a power of ten, about five ticks per axis; on a log x axis, whole decades) and covers
+// every finite point and marker; an empty or flat range is padded so the mapping stays invertible.
 struct PlotFrame {
-  double x_min = 0, x_max = 1, x_step = 0.2;
+  double x_min = 0, x_max = 1, x_step = 0.2;  // log_x: the decades' exponents, step 1
   double y_min = 0, y_max = 1, y_step = 0.2;
   double left = 0, right = 0, top = 0, bottom = 0;  // plot area in pixels; y grows downwards
+  bool log_x = false;
 
-  double PixelX(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
+  double PixelX(double x) const {
+    return left + ((log_x ? std::log10(x) : x) - x_min) / (x_max - x_min) * (right - left);
+  }
   double PixelY(double y) const { return bottom - (y - y_min) / (y_max - y_min) * (bottom - top); }
 };
 
@@ -62,8 +67,9 @@ Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const
 // Learning curves from a report table whose rows differ in one numeric ablation axis (labels
 // "AXIS=VALUE", e.g. "unlabeled=150"; repetitions already folded into mean ± sd): one plot per
 // metric, in the order the columns first name it, one series per evaluator node, mean against
-// the axis value with ± one standard deviation as error bars. Empty when the rows are not of
-// that form.
+// the axis value with ± one standard deviation as error bars; the axis on a log scale when its
+// values are positive and span two decades or more (text sizes 10^4 to 10^7). Empty when the rows
+// are not of that form.
 struct ReportTable;
 std::vector<LinePlot> LearningCurvePlots(const ReportTable& table);
 

@@ -228,8 +228,55 @@ TEST(SvgPlotTest, LearningCurvesFromANumericAxisWithErrorBars) {
   // The frame covers the error bars.
   const PlotFrame f = ComputeFrame(plots[0]);
   EXPECT_LE(f.y_min, 0.43);
+  // One axis whose keys move together: the first key is x.
+  table.rows[0].label = "labeled.labeled=5, holdout.labeled=5";
+  table.rows[1].label = "labeled.labeled=10, holdout.labeled=10";
+  ASSERT_EQ(LearningCurvePlots(table).size(), 2u);
+  EXPECT_EQ(LearningCurvePlots(table)[0].x_label, "labeled.labeled");
+  EXPECT_EQ(LearningCurvePlots(table)[0].series[0].x, (std::vector<double>{5, 10}));
+  table.rows[1].label = "labeled.labeled=5, holdout.labeled=10";  // a grid: x repeats
+  EXPECT_TRUE(LearningCurvePlots(table).empty());
+  table.rows[1].label = "labeled.labeled=10, pool=10";  // other keys
+  EXPECT_TRUE(LearningCurvePlots(table).empty());
   table.rows[1].label = "decoder=decode.sms";  // not numeric: no curves
   EXPECT_TRUE(LearningCurvePlots(table).empty());
+}
+
+// Text sizes a decade apart: a log axis, so the four points sit at equal gaps, with a tick at
+// every decade; an axis within two decades stays linear.
+TEST(SvgPlotTest, LearningCurvesOverDecadesAreOnALogAxis) {
+  ReportTable table;
+  table.columns = {"anchor_hmm0_score.accuracy"};
+  const std::vector<double> sizes = {700, 7000, 70000, 700000};
+  for (double size : sizes) {
+    ReportRow row;
+    row.label = "raw.max_sentences=" + std::to_string(static_cast<int>(size));
+    row.runs = 1;
+    ReportCell cell;
+    cell.mean = 0.5 + size / 2e6, cell.n = 1;
+    row.cells = {cell};
+    table.rows.push_back(row);
+  }
+  const std::vector<LinePlot> plots = LearningCurvePlots(table);
+  ASSERT_EQ(plots.size(), 1u);
+  ASSERT_TRUE(plots[0].log_x);
+  const PlotFrame f = ComputeFrame(plots[0]);
+  EXPECT_EQ(f.x_min, 2);  // 100 .. 1e+06
+  EXPECT_EQ(f.x_max, 6);
+  for (size_t i = 1; i + 1 < sizes.size(); ++i)
+    EXPECT_NEAR(f.PixelX(sizes[i + 1]) - f.PixelX(sizes[i]), f.PixelX(sizes[i]) - f.PixelX(sizes[i - 1]), 1e-9);
+  EXPECT_NEAR(f.PixelX(1000), f.left + (f.right - f.left) / 4, 1e-9);
+  const std::string svg = RenderSvg(plots[0]);
+  EXPECT_EQ(TagBalanceError(svg), "");
+  for (const char* tick : {">100<", ">1000<", ">10000<", ">100000<", ">1e+06<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  // The legend keeps a long evaluator name on the canvas: its text starts far enough left.
+  std::smatch legend;
+  ASSERT_TRUE(std::regex_search(svg, legend, std::regex("<text x=\"([0-9.]+)\"[^>]*>anchor_hmm0_score<")));
+  EXPECT_LE(std::stod(legend[1]) + 6.0 * 17, 640);
+
+  table.rows.resize(2);  // 700 and 7,000: one decade, linear
+  EXPECT_FALSE(LearningCurvePlots(table)[0].log_x);
 }
 
 }  // namespace svg_plot_test
