@@ -12,6 +12,7 @@ namespace seqflow {
 namespace {
 
 constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 50;  // margins in pixels
+constexpr size_t kSeriesInsideLegend = 4;
 // Ten colours (matplotlib's tab10), so that a learning curve's evaluators stay apart.
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -142,6 +143,14 @@ std::string Series(const LinePlot& plot, const PlotFrame& f) {
   return out;
 }
 
+double LegendWidth(const LinePlot& plot) {
+  size_t longest = 0;
+  for (const PlotSeries& series : plot.series) longest = std::max(longest, series.name.size());
+  return std::max(150.0, 30.0 + 6.0 * static_cast<double>(longest));
+}
+
+bool LegendOutside(const LinePlot& plot) { return plot.series.size() > kSeriesInsideLegend; }
+
 // Markers within kSameMarkerPixels of one another share one line and one label ("mle,
 // max_entropy": criteria that chose the same λ), written left of the line in the plot's right
 // half (below the legend there) so that no label runs off the canvas or over the legend, and
@@ -164,7 +173,7 @@ std::string Markers(const LinePlot& plot, const PlotFrame& f) {
     const auto& [px, label] = groups[i];
     out += Line(px, f.top, px, f.bottom, "class=\"marker\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
     const bool right_half = px > 0.5 * (f.left + f.right);
-    const double below_legend = right_half ? 16 * static_cast<double>(plot.series.size()) : 0;
+    const double below_legend = right_half && !LegendOutside(plot) ? 16 * static_cast<double>(plot.series.size()) : 0;
     out += Text(right_half ? px - 3 : px + 3, f.top + 12 + below_legend + 12 * static_cast<double>(i % 4), label,
                 std::string("class=\"marker-label\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\"") +
                     (right_half ? " text-anchor=\"end\"" : ""));
@@ -172,12 +181,11 @@ std::string Markers(const LinePlot& plot, const PlotFrame& f) {
   return out;
 }
 
-// Top-right, inside the plot area: a colour swatch and the name of each series, moved left as far
-// as the longest name needs (about 6 pixels a character at 11 px) to stay on the canvas.
+// A colour swatch and the name of each series: top-right inside the plot area, moved left as far
+// as the longest name needs (about 6 pixels a character at 11 px) to stay on the canvas; right of
+// the plot area when there are more than kSeriesInsideLegend series (they would cover the lines).
 std::string Legend(const LinePlot& plot, const PlotFrame& f) {
-  size_t longest = 0;
-  for (const PlotSeries& series : plot.series) longest = std::max(longest, series.name.size());
-  const double swatch = f.right - std::max(150.0, 30.0 + 6.0 * static_cast<double>(longest));
+  const double swatch = LegendOutside(plot) ? f.right + 15 : f.right - LegendWidth(plot);
   std::string out = "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\">\n";
   for (size_t s = 0; s < plot.series.size(); ++s) {
     double y = f.top + 14 + 16 * static_cast<double>(s);
@@ -277,7 +285,7 @@ PlotFrame ComputeFrame(const LinePlot& plot) {
   }
   NiceAxis(ys, f.y_min, f.y_max, f.y_step);
   f.left = kLeft;
-  f.right = plot.width - kRight;
+  f.right = plot.width - kRight - (LegendOutside(plot) ? LegendWidth(plot) : 0);
   f.top = kTop;
   f.bottom = plot.height - kBottom;
   return f;
@@ -375,6 +383,7 @@ std::vector<LinePlot> LearningCurvePlots(const ReportTable& table) {
       }
       if (!series.x.empty()) plot.series.push_back(std::move(series));
     }
+    if (LegendOutside(plot)) plot.width += static_cast<int>(LegendWidth(plot));  // the plot area keeps its width
     if (!plot.series.empty()) plots.push_back(std::move(plot));
   }
   return plots;

@@ -368,7 +368,8 @@ std::vector<KindSpec> Kinds() {
                            kModel,
                            {PortSpec{"path", kPath, false, false, "a homotopy.probability_one path"}},
                            SelectParams(), RunSelect}
-                      .As(NodeRole::kSelector));
+                      .As(NodeRole::kSelector)
+                      .ChoosingLambda("lambda"));
   kinds.push_back(KindSpec{"eval.classes",
                            "1",
                            "Accuracy, per-class precision and recall and the confusion matrix of a classifier on "

@@ -99,6 +99,17 @@ TEST(KindParams, EveryKindWithParametersDeclaresThemInATable) {
   }
 }
 
+// A selector's chosen λ is what `seqflow report --plots` marks on the path it reads.
+TEST(KindParams, EverySelectorNamesTheMetricOfItsChosenLambda) {
+  int selectors = 0;
+  for (const KindSpec* kind : AllKinds().Kinds()) {
+    if (kind->record.role != NodeRole::kSelector) continue;
+    ++selectors;
+    EXPECT_FALSE(kind->record.chosen_lambda.empty()) << kind->name;
+  }
+  EXPECT_GE(selectors, 2);  // homotopy.select, classifier.select
+}
+
 // (a) The printed default is the member's value after reading the default Params.
 TEST(KindParams, DefaultsReachTheOptionsStructUnchanged) {
   int kinds = 0;

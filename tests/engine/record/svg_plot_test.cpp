@@ -275,6 +275,17 @@ TEST(SvgPlotTest, LearningCurvesOverDecadesAreOnALogAxis) {
   ASSERT_TRUE(std::regex_search(svg, legend, std::regex("<text x=\"([0-9.]+)\"[^>]*>anchor_hmm0_score<")));
   EXPECT_LE(std::stod(legend[1]) + 6.0 * 17, 640);
 
+  // Five evaluators or more: the legend right of the plot area, on a canvas widened for it.
+  table.columns.assign(5, "anchor_hmm0_score.accuracy");
+  for (ReportRow& row : table.rows) row.cells.assign(5, row.cells[0]);
+  const LinePlot five = LearningCurvePlots(table).at(0);
+  const PlotFrame five_frame = ComputeFrame(five);
+  EXPECT_EQ(five_frame.right - five_frame.left, f.right - f.left);
+  const std::string wide = RenderSvg(five);
+  ASSERT_TRUE(std::regex_search(wide, legend, std::regex("<text x=\"([0-9.]+)\"[^>]*>anchor_hmm0_score<")));
+  EXPECT_GT(std::stod(legend[1]), five_frame.right);
+  EXPECT_LE(std::stod(legend[1]) + 6.0 * 17, five.width);
+
   table.rows.resize(2);  // 700 and 7,000: one decade, linear
   EXPECT_FALSE(LearningCurvePlots(table)[0].log_x);
 }
