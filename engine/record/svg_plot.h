@@ -65,7 +65,8 @@ std::string RenderSvg(const LinePlot& plot);
 Result<LinePlot> TablePlot(std::string_view csv, const std::string& title, const AttachmentSpec& table);
 
 // Learning curves from a report table whose rows differ in one numeric ablation axis (labels
-// "AXIS=VALUE", e.g. "unlabeled=150"; repetitions already folded into mean ± sd): one plot per
+// "AXIS=VALUE", e.g. "unlabeled=150", or "KEY=VALUE, ..." with the keys of one axis moving together,
+// x the first key's value; repetitions already folded into mean ± sd): one plot per
 // metric, in the order the columns first name it, one series per evaluator node, mean against
 // the axis value with ± one standard deviation as error bars; the axis on a log scale when its
 // values are positive and span two decades or more (text sizes 10^4 to 10^7). Empty when the rows
