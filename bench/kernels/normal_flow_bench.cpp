@@ -1,12 +1,12 @@
-// The normal-flow tracker (nodes/homotopy/normal_flow.h) on HOMPACK90's test problems: Brown's
+// The normal-flow tracker (nodes/numerics/normal_flow.h) on HOMPACK90's test problems: Brown's
 // almost-linear function at n = 5 as a fixed-point homotopy (dense QR and Krylov back ends),
 // HOMPACK90 driver 3's sparse 8-variable system (Krylov back end on sparse products), and the 4
 // paths of the two-quadric total-degree system. Counters: map evaluations per track.
 // Run: build/bench/kernels/normal_flow_bench
 #include <benchmark/benchmark.h>
 
-#include "nodes/homotopy/normal_flow.h"
-#include "tests/nodes/homotopy/normal_flow_maps.h"
+#include "nodes/numerics/normal_flow.h"
+#include "tests/nodes/numerics/normal_flow_maps.h"
 
 namespace seqflow {
 namespace {

@@ -1,4 +1,4 @@
-// One simplex QP of the anchor HMM (nodes/moments/simplex_qp.h; Marinho et al. 2016, Eq. 14/26):
+// One simplex QP of the anchor HMM (nodes/optim/simplex_qp.h; Marinho et al. 2016, Eq. 14/26):
 // the paper reports 1.7 ms per QP in Gurobi at K = 12; the aim is <= 30 µs here.
 // Workload: R is C x K with non-negative entries and two nearly collinear columns (as anchor
 // context moments are), q = R γ* + noise; 256 different q per A, solved in turn.
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "nodes/moments/simplex_qp.h"
+#include "nodes/optim/simplex_qp.h"
 
 namespace seqflow {
 namespace {

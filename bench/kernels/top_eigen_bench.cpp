@@ -1,5 +1,5 @@
 // μ_max, the largest eigenvalue of the homotopy's symmetric S = Gᵀ (Cov/|U|) G (jacobian.h):
-// our Lanczos with full reorthogonalisation (nodes/homotopy/lanczos.h) against Spectra 1.0's
+// our Lanczos with full reorthogonalisation (nodes/numerics/lanczos.h) against Spectra 1.0's
 // SymEigsSolver (implicitly restarted Lanczos on a matrix-free operator, Debian libspectra-dev),
 // on the operators the path tracker builds, from the starts it uses (LanczosStart), at the same
 // relative tolerance (both stop when the Ritz residual is <= tol |θ|). Workload:
@@ -31,7 +31,7 @@
 
 #include "bench/kernels/homotopy_bench_data.h"
 #include "nodes/homotopy/jacobian.h"
-#include "nodes/homotopy/lanczos.h"
+#include "nodes/numerics/lanczos.h"
 #include "nodes/homotopy/path_linear_algebra.h"
 #include "nodes/homotopy/path_tracker.h"
 

@@ -6,7 +6,7 @@
 //   ∂H/∂Θ̃ = I − τ [(1 − λ) ∇EM_0 + λ ∇EM_1],
 //   ∂H/∂λ = τ' (Θ̃_0 − (1 − λ) EM_0 − λ EM_1) − τ (EM_1 − EM_0),  τ' = 60 (1 − τ²),
 // with the Jacobians of classifier_em.h. The curve is tracked by the normal-flow tracker
-// (nodes/homotopy/normal_flow.h, dense QR).
+// (nodes/numerics/normal_flow.h, dense QR).
 //
 // Returns to λ ≈ 0 (§IV-C): the curve may come back near λ = 0 (to another supervised solution's
 // neighbourhood) before its final departure. A recorded point whose λ is a local minimum of the
@@ -25,7 +25,7 @@
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
 #include "nodes/classifier/classifier_em.h"
-#include "nodes/homotopy/normal_flow.h"
+#include "nodes/numerics/normal_flow.h"
 
 namespace seqflow {
 

@@ -55,7 +55,7 @@
 
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
-#include "nodes/homotopy/normal_flow.h"
+#include "nodes/numerics/normal_flow.h"
 #include "nodes/homotopy/path_tracker.h"
 
 namespace seqflow {

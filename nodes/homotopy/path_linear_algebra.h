@@ -29,9 +29,9 @@
 #include <Eigen/Dense>
 #include <memory>
 
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 #include "nodes/homotopy/jacobian.h"
-#include "nodes/homotopy/lanczos.h"
+#include "nodes/numerics/lanczos.h"
 
 namespace seqflow {
 

@@ -25,7 +25,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/moments/moment_counts.h"
-#include "nodes/moments/simplex_qp.h"
+#include "nodes/optim/simplex_qp.h"
 
 namespace seqflow {
 

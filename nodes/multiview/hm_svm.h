@@ -33,7 +33,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/multiview/example_qp.h"
+#include "nodes/optim/example_qp.h"
 #include "nodes/multiview/hm_perceptron.h"
 
 namespace seqflow {

@@ -1,7 +1,7 @@
 // Restarted GMRES, and GMRES recycling its directions (recycling_gmres.h), on random nonsymmetric
 // systems, against a dense LU solve.
-#include "nodes/homotopy/gmres.h"
-#include "nodes/homotopy/recycling_gmres.h"
+#include "nodes/numerics/gmres.h"
+#include "nodes/numerics/recycling_gmres.h"
 
 #include <gtest/gtest.h>
 

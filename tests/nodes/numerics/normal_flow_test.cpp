@@ -2,7 +2,7 @@
 // almost-linear test (the solution against the roots of the reduced scalar polynomial, the
 // evaluation count beside HOMPACK's), and two zero curves the Euler-only tracker (Algorithm 1 of
 // path_tracker.h with no corrector) and natural-parameter continuation cannot follow.
-#include "nodes/homotopy/normal_flow.h"
+#include "nodes/numerics/normal_flow.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <iostream>
 
 #include "nodes/common/random.h"
-#include "tests/nodes/homotopy/normal_flow_maps.h"
+#include "tests/nodes/numerics/normal_flow_maps.h"
 
 namespace seqflow {
 namespace normal_flow_test {

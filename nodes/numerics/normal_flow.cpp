@@ -1,4 +1,4 @@
-#include "nodes/homotopy/normal_flow.h"
+#include "nodes/numerics/normal_flow.h"
 #include "nodes/common/portable_math.h"
 
 #include <algorithm>

@@ -23,7 +23,7 @@
 
 #include <Eigen/Dense>
 
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 
 namespace seqflow {
 

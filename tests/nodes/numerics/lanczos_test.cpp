@@ -1,6 +1,6 @@
 // Lanczos against a dense symmetric eigensolver, including a nearly tied largest eigenvalue
 // (where power iteration stalls) and an invariant start.
-#include "nodes/homotopy/lanczos.h"
+#include "nodes/numerics/lanczos.h"
 
 #include <gtest/gtest.h>
 

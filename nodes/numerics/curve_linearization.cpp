@@ -1,9 +1,9 @@
-#include "nodes/homotopy/curve_linearization.h"
+#include "nodes/numerics/curve_linearization.h"
 
 #include <limits>
 #include <memory>
 
-#include "nodes/homotopy/recycling_gmres.h"
+#include "nodes/numerics/recycling_gmres.h"
 
 namespace seqflow {
 namespace {

@@ -29,7 +29,7 @@
 #include <Eigen/Dense>
 #include <limits>
 
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 
 namespace seqflow {
 

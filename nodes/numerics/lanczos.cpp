@@ -1,4 +1,4 @@
-#include "nodes/homotopy/lanczos.h"
+#include "nodes/numerics/lanczos.h"
 
 #include <algorithm>
 #include <cmath>

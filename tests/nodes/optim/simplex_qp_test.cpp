@@ -1,6 +1,6 @@
 // The simplex QP (Eq. 14 / Eq. 26): KKT conditions on random instances, active-set enumeration
 // on K <= 4, exact recovery, the λ = 1 limit, warm starts and errors.
-#include "nodes/moments/simplex_qp.h"
+#include "nodes/optim/simplex_qp.h"
 
 #include <gtest/gtest.h>
 

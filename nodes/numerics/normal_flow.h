@@ -63,7 +63,7 @@
 #include "engine/base/bytes.h"
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/homotopy/curve_linearization.h"
+#include "nodes/numerics/curve_linearization.h"
 
 namespace seqflow {
 

@@ -1,9 +1,9 @@
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 
 #include <cmath>
 
-#include "nodes/homotopy/givens_hessenberg.h"
-#include "nodes/homotopy/gmres_restarts.h"
+#include "nodes/numerics/givens_hessenberg.h"
+#include "nodes/numerics/gmres_restarts.h"
 
 namespace seqflow {
 namespace {

@@ -1,4 +1,4 @@
-#include "nodes/moments/simplex_qp.h"
+#include "nodes/optim/simplex_qp.h"
 
 #include <cmath>
 #include <utility>

@@ -21,7 +21,7 @@
 #include <Eigen/Dense>
 #include <memory>
 
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 
 namespace seqflow {
 

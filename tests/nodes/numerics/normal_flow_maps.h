@@ -10,7 +10,7 @@
 #include <complex>
 #include <vector>
 
-#include "nodes/homotopy/normal_flow.h"
+#include "nodes/numerics/normal_flow.h"
 
 namespace seqflow::testutil {
 

@@ -8,7 +8,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 
-#include "nodes/homotopy/gmres.h"
+#include "nodes/numerics/gmres.h"
 
 namespace seqflow {
 

@@ -1,10 +1,10 @@
-#include "nodes/homotopy/recycling_gmres.h"
+#include "nodes/numerics/recycling_gmres.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "nodes/homotopy/givens_hessenberg.h"
-#include "nodes/homotopy/gmres_restarts.h"
+#include "nodes/numerics/givens_hessenberg.h"
+#include "nodes/numerics/gmres_restarts.h"
 
 namespace seqflow {
 

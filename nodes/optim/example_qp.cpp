@@ -1,4 +1,4 @@
-#include "nodes/multiview/example_qp.h"
+#include "nodes/optim/example_qp.h"
 
 #include <fmt/format.h>
 
