@@ -15,7 +15,7 @@
 
 #include "engine/api/registry.h"
 #include "nodes/chain/chain_model.h"
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {

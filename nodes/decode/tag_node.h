@@ -13,7 +13,7 @@
 
 #include "engine/api/registry.h"
 #include "engine/base/status.h"
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {

@@ -12,7 +12,7 @@
 
 #include "engine/api/chunk_scores.h"
 #include "engine/base/status.h"
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {

@@ -7,12 +7,14 @@
 #include "engine/api/node.h"
 #include "nodes/io/concat.h"
 #include "nodes/io/conll_reader.h"
+#include "nodes/io/draw_node.h"
 #include "nodes/io/gzip.h"
 #include "nodes/io/rewrite_rules.h"
 #include "nodes/io/shard_params.h"
 #include "nodes/io/sharded_corpus.h"
 #include "nodes/io/split.h"
 #include "nodes/io/tagged_reader.h"
+#include "nodes/io/write_conll_node.h"
 
 namespace seqflow {
 
@@ -355,6 +357,8 @@ void RegisterIoNodes(Registry& registry) {
   registry.AddKind(ReadTextShardsKind());
   registry.AddKind(SplitKind());
   registry.AddKind(ConcatKind());
+  RegisterDrawNode(registry);
+  RegisterWriteConllNode(registry);
 }
 
 }  // namespace seqflow

@@ -1,7 +1,7 @@
 // FormatConll (write.conll's kernel): the exact file for labeled and unlabeled corpora and
 // several predictions, and every shape or field problem as an error instead of a broken file.
 // That conlleval reads the file as written: conlleval_peer_test.cpp.
-#include "nodes/eval/conll_writer.h"
+#include "nodes/io/conll_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

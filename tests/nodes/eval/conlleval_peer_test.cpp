@@ -9,7 +9,7 @@
 #include <random>
 
 #include "engine/base/env.h"
-#include "nodes/eval/conll_writer.h"
+#include "nodes/io/conll_writer.h"
 #include "nodes/eval/segments.h"
 #include "nodes/io/conll_reader.h"
 #include "tests/nodes/eval/eval_fixtures.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow::testutil {

@@ -1,22 +1,22 @@
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow {
 
 namespace {
 
-[[noreturn]] void Corrupt(const std::string& what) { throw StatusError(Status::Corruption("Predictions: " + what)); }
+[[noreturn]] void CorruptPredictions(const std::string& what) { throw StatusError(Status::Corruption("Predictions: " + what)); }
 
 // Ids name a label; marginals, when present, are [T x K] for every sentence.
 void CheckShape(const Predictions& p) {
   const size_t k = p.label_names.size();
   for (const auto& seq : p.labels)
     for (int32_t id : seq)
-      if (id < 0 || static_cast<size_t>(id) >= k) Corrupt("label id " + std::to_string(id) + " out of range");
+      if (id < 0 || static_cast<size_t>(id) >= k) CorruptPredictions("label id " + std::to_string(id) + " out of range");
   if (p.marginals.empty()) return;
-  if (p.marginals.size() != p.labels.size()) Corrupt("marginals and labels cover different sentences");
+  if (p.marginals.size() != p.labels.size()) CorruptPredictions("marginals and labels cover different sentences");
   for (size_t s = 0; s < p.labels.size(); ++s)
     if (p.marginals[s].size() != p.labels[s].size() * k)
-      Corrupt("marginals of sentence " + std::to_string(s + 1) + " are not T x K");
+      CorruptPredictions("marginals of sentence " + std::to_string(s + 1) + " are not T x K");
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ std::shared_ptr<const Predictions> Predictions::Load(ByteReader& r) {
   auto p = std::make_shared<Predictions>();
   p->label_names = r.Strs();
   uint8_t enc = r.U8();
-  if (enc > static_cast<uint8_t>(TagEncoding::kRuns)) Corrupt("bad tag encoding " + std::to_string(enc));
+  if (enc > static_cast<uint8_t>(TagEncoding::kRuns)) CorruptPredictions("bad tag encoding " + std::to_string(enc));
   p->encoding = static_cast<TagEncoding>(enc);
   size_t n = r.Count(sizeof(uint64_t));
   p->labels.reserve(n);

@@ -1,4 +1,4 @@
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 
 #include <gtest/gtest.h>
 

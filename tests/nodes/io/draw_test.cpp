@@ -1,4 +1,4 @@
-#include "nodes/multiview/draw.h"
+#include "nodes/io/draw.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "nodes/decode/predictions.h"
+#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {

@@ -1,4 +1,4 @@
-#include "nodes/eval/conll_writer.h"
+#include "nodes/io/conll_writer.h"
 
 #include <fmt/format.h>
 
