@@ -1,7 +1,7 @@
 // Moment collection and the anchor HMM's QPs on the Malagasy raw text (Garrette et al.; 43,600
 // sentences, 777,678 tokens; data root $SEQFLOW_DATA, else ../shared/data), words with fewer than
 // 3 occurrences pooled into shape classes.
-// BM_CollectMoments/threads: one pass (nodes/moments/moment_counts.h). Counter: tokens/s.
+// BM_CollectMoments/threads: one pass (nodes/features/moment_counts.h). Counter: tokens/s.
 // BM_FeatureContexts: the one-hot counts mapped to feature contexts (context_features.h, the
 //   word features of the previous/next word, min_count 5): the extra cost of `contexts: features`
 //   over BM_CollectMoments. Counter: tokens/s.
@@ -16,7 +16,7 @@
 
 #include "bench/kernels/malagasy_raw.h"
 #include "nodes/moments/anchor_emissions.h"
-#include "nodes/moments/context_cca.h"
+#include "nodes/features/context_cca.h"
 #include "nodes/moments/context_features.h"
 
 namespace seqflow {

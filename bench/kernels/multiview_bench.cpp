@@ -30,7 +30,7 @@
 #include "nodes/io/conll_reader.h"
 #include "nodes/multiview/hm_perceptron.h"
 #include "nodes/multiview/hm_svm.h"
-#include "nodes/multiview/view_assignment.h"
+#include "nodes/features/view_assignment.h"
 
 namespace seqflow {
 namespace {

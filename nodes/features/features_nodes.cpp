@@ -2,9 +2,11 @@
 #include "nodes/features/features_nodes.h"
 
 #include "engine/api/node.h"
+#include "nodes/features/cca_node.h"
 #include "nodes/features/feature_templates.h"
 #include "nodes/features/sharded_feature_set.h"
 #include "nodes/features/template_params.h"
+#include "nodes/features/views_node.h"
 #include "nodes/features/vocab_builder.h"
 #include "nodes/io/sharded_corpus.h"
 
@@ -165,6 +167,8 @@ void RegisterFeaturesNodes(Registry& registry) {
   registry.AddArtifactType<FeatureSet>({std::string(kLabeledFeaturesInterface)});
   registry.AddArtifactType<ShardedFeatureSet>({std::string(kLabeledFeaturesInterface)});
   registry.AddKind(TemplatesKind().Needing({.parallel = true, .memory_mb = 4096}).Fitting({"data"}));
+  RegisterViewsNode(registry);
+  RegisterCcaNode(registry);
 }
 
 }  // namespace seqflow

@@ -1,5 +1,5 @@
-// The features family: features.vocab and features.templates, plus the Vocab and FeatureSet
-// artifact types.
+// The features family: features.vocab, features.templates, features.views and features.cca, with
+// the Vocab, FeatureSet, FeatureViews and Projection artifact types.
 #pragma once
 
 #include "engine/api/registry.h"

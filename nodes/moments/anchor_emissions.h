@@ -24,7 +24,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 #include "nodes/optim/simplex_qp.h"
 
 namespace seqflow {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 #include "nodes/moments/word_features.h"
 
 namespace seqflow {

@@ -12,8 +12,8 @@
 #include "nodes/moments/feature_moments.h"
 #include "nodes/moments/loglinear_emissions.h"
 #include "nodes/moments/loglinear_params.h"
-#include "nodes/moments/moments.h"
-#include "nodes/moments/projection.h"
+#include "nodes/features/moments.h"
+#include "nodes/features/projection.h"
 #include "nodes/moments/word_features.h"
 
 namespace seqflow {

@@ -10,7 +10,7 @@
 #include "engine/api/registry.h"
 #include "nodes/io/corpus.h"
 #include "nodes/moments/anchor_set.h"
-#include "nodes/moments/moments.h"
+#include "nodes/features/moments.h"
 
 namespace seqflow {
 

@@ -14,12 +14,11 @@
 #include "nodes/moments/anchor_emissions.h"
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
-#include "nodes/moments/context_cca.h"
 #include "nodes/moments/context_features.h"
 #include "nodes/moments/fhmm_em_node.h"
 #include "nodes/moments/fhmm_nodes.h"
-#include "nodes/moments/moments.h"
-#include "nodes/moments/projection.h"
+#include "nodes/features/moments.h"
+#include "nodes/features/projection.h"
 #include "nodes/moments/self_train_node.h"
 #include "nodes/moments/word_features.h"
 
@@ -202,47 +201,6 @@ KindSpec AnchorsKind() {
       RunAnchors};
 }
 
-// --- features.cca ---
-
-ArtifactPtr RunCca(NodeContext& ctx, const ContextCcaOptions& options) {
-  auto moments = ctx.In<Moments>("moments");
-  const auto start = std::chrono::steady_clock::now();
-  ContextCca cca = ValueOrThrow(ComputeContextCca(moments->counts, options, ctx.cancellation()));
-  auto out = std::make_shared<Projection>();
-  out->context_projection = std::move(cca.context_projection);
-  out->correlations = std::move(cca.correlations);
-  ctx.Metric("dims", static_cast<double>(out->correlations.size()));
-  ctx.Metric("correlation.2", out->correlations.size() > 1 ? out->correlations[1] : 0);
-  ctx.Metric("correlation.last", out->correlations[out->correlations.size() - 1]);
-  ctx.Metric("seconds", SecondsSince(start));
-  return out;
-}
-
-ParamTable<ContextCcaOptions> CcaParams() {
-  using O = ContextCcaOptions;
-  ParamTable<O> table;
-  table.Int("dims", &O::dims, "D: canonical directions kept")
-      .Min(1)
-      .Int("oversample", &O::oversample, "extra columns of the randomized SVD")
-      .Min(0)
-      .Int("power_iterations", &O::power_iterations, "power steps of the randomized SVD")
-      .Min(0)
-      .Int("seed", &O::seed, "seed of the randomized SVD's test matrix");
-  return table;
-}
-
-KindSpec CcaKind() {
-  return KindSpec{"features.cca",
-                  "1",
-                  "CCA between words and their one-hot contexts from a Moments artifact (Marinho et al. 2016, section "
-                  "5; Dhillon et al. 2015): the top-D singular vectors of the whitened co-occurrence matrix by "
-                  "randomized SVD; moments.anchor_hmm fits its QPs on the projected contexts.",
-                  std::string(Projection::kType),
-                  {PortSpec{"moments", std::string(Moments::kType), false, false, "co-occurrence counts"}},
-                  CcaParams(),
-                  RunCca};
-}
-
 // --- moments.anchor_hmm ---
 
 struct AnchorHmmNodeOptions {
@@ -343,10 +301,8 @@ std::vector<PortSpec> AnchorModelPorts() {
 void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();
   registry.AddArtifactType<AnchorSet>();
-  registry.AddArtifactType<Projection>();
   registry.AddKind(
       CollectKind().Needing({.parallel = true, .memory_mb = 2048, .data_parallel = true}).FittingInputs({"data"}));
-  registry.AddKind(CcaKind());
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer).Fitting({"labeled", "dictionary"}));
   registry.AddKind(
       AnchorHmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));

@@ -1,6 +1,6 @@
 // CCA of words and one-hot contexts: the randomized SVD against a dense CCA on small random
 // counts, and the projection's use in the anchor QPs.
-#include "nodes/moments/context_cca.h"
+#include "nodes/features/context_cca.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "nodes/common/random.h"
 #include "nodes/moments/context_features.h"
-#include "nodes/moments/projection.h"
+#include "nodes/features/projection.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

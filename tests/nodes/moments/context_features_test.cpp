@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "nodes/moments/anchor_emissions.h"
-#include "nodes/moments/moments.h"
+#include "nodes/features/moments.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

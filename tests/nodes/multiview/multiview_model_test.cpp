@@ -5,7 +5,7 @@
 #include <random>
 
 #include "nodes/chain/chain_decode.h"
-#include "nodes/multiview/view_assignment.h"
+#include "nodes/features/view_assignment.h"
 #include "tests/testutil/chain_brute_force.h"
 #include "tests/testutil/status_matchers.h"
 

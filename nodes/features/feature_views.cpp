@@ -1,4 +1,4 @@
-#include "nodes/multiview/feature_views.h"
+#include "nodes/features/feature_views.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 
 #include <algorithm>
 #include <atomic>

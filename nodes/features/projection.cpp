@@ -1,4 +1,4 @@
-#include "nodes/moments/projection.h"
+#include "nodes/features/projection.h"
 
 #include <cstdio>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "nodes/multiview/view_assignment.h"
+#include "nodes/features/view_assignment.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "nodes/moments/context_cca.h"
+#include "nodes/features/context_cca.h"
 
 #include <cmath>
 

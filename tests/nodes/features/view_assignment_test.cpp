@@ -1,8 +1,8 @@
-#include "nodes/multiview/view_assignment.h"
+#include "nodes/features/view_assignment.h"
 
 #include <gtest/gtest.h>
 
-#include "nodes/multiview/feature_views.h"
+#include "nodes/features/feature_views.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

@@ -1,4 +1,4 @@
-#include "nodes/moments/moments.h"
+#include "nodes/features/moments.h"
 
 #include <vector>
 
@@ -6,7 +6,7 @@ namespace seqflow {
 
 namespace {
 
-[[noreturn]] void Corrupt(const std::string& what) { throw StatusError(Status::Corruption("Moments: " + what)); }
+[[noreturn]] void CorruptMoments(const std::string& what) { throw StatusError(Status::Corruption("Moments: " + what)); }
 
 void SaveSparse(Eigen::SparseMatrix<double> m, ByteWriter& w) {
   m.makeCompressed();
@@ -21,11 +21,11 @@ Eigen::SparseMatrix<double> LoadSparse(ByteReader& r, int64_t rows, int64_t cols
   std::vector<double> values = r.F64s();
   if (outer.size() != static_cast<size_t>(cols) + 1 || outer.front() != 0 ||
       static_cast<size_t>(outer.back()) != inner.size() || inner.size() != values.size())
-    Corrupt(what + " arrays disagree");
+    CorruptMoments(what + " arrays disagree");
   for (size_t i = 0; i + 1 < outer.size(); ++i)
-    if (outer[i] > outer[i + 1]) Corrupt(what + " column starts decrease");
+    if (outer[i] > outer[i + 1]) CorruptMoments(what + " column starts decrease");
   for (int32_t row : inner)
-    if (row < 0 || row >= rows) Corrupt(what + " row out of range");
+    if (row < 0 || row >= rows) CorruptMoments(what + " row out of range");
   return Eigen::Map<const Eigen::SparseMatrix<double>>(rows, cols, static_cast<Eigen::Index>(values.size()),
                                                        outer.data(), inner.data(), values.data());
 }
@@ -57,20 +57,20 @@ std::shared_ptr<const Moments> Moments::Load(ByteReader& r) {
   m->vocab = Vocab::Load(vocab_reader);
   vocab_reader.ExpectEnd();
   const uint64_t v = r.U64();
-  if (v != static_cast<uint64_t>(m->vocab->size())) Corrupt("symbol count disagrees with the vocabulary");
+  if (v != static_cast<uint64_t>(m->vocab->size())) CorruptMoments("symbol count disagrees with the vocabulary");
   MomentCounts& c = m->counts;
   c.num_symbols = static_cast<int32_t>(v);
   c.tokens = r.I64();
   std::vector<double> word_counts = r.F64s();
-  if (word_counts.size() != v) Corrupt("word counts have the wrong size");
+  if (word_counts.size() != v) CorruptMoments("word counts have the wrong size");
   c.word_counts = Eigen::Map<const Eigen::VectorXd>(word_counts.data(), static_cast<Eigen::Index>(v));
   const uint64_t contexts = r.U64();
-  if (contexts < 1 || contexts > (uint64_t{1} << 31)) Corrupt("context count out of range");
+  if (contexts < 1 || contexts > (uint64_t{1} << 31)) CorruptMoments("context count out of range");
   c.cooccurrence = LoadSparse(r, static_cast<int64_t>(contexts), static_cast<int64_t>(v), "co-occurrence");
   m->context_names = r.Strs();
   const int64_t onehot = 2 * (static_cast<int64_t>(v) + 1);
   if (m->context_names.empty() ? contexts != static_cast<uint64_t>(onehot) : contexts != m->context_names.size())
-    Corrupt("context count disagrees with the context names");
+    CorruptMoments("context count disagrees with the context names");
   m->context_map = LoadSparse(r, static_cast<int64_t>(m->context_names.size()), m->context_names.empty() ? 0 : onehot,
                               "context map");
   return m;

@@ -1,13 +1,13 @@
 // Moment counts against a direct count on a tiny corpus; thread-count invariance; the artifact's
 // round trip.
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
-#include "nodes/moments/moments.h"
+#include "nodes/features/moments.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

@@ -21,7 +21,7 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 
 namespace seqflow {
 

@@ -10,7 +10,7 @@
 
 #include "engine/api/artifact.h"
 #include "nodes/features/vocab.h"
-#include "nodes/moments/moment_counts.h"
+#include "nodes/features/moment_counts.h"
 
 namespace seqflow {
 
