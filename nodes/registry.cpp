@@ -5,6 +5,7 @@
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/eval/eval_nodes.h"
 #include "nodes/features/features_nodes.h"
+#include "nodes/fhmm/fhmm_nodes.h"
 #include "nodes/hmm/hmm_nodes.h"
 #include "nodes/homotopy/homotopy_nodes.h"
 #include "nodes/io/io_nodes.h"
@@ -23,6 +24,7 @@ void RegisterAllNodes(Registry& registry) {
   RegisterDecodeNodes(registry);
   RegisterEvalNodes(registry);
   RegisterHomotopyNodes(registry);
+  RegisterFhmmNodes(registry);
   RegisterMomentsNodes(registry);
   RegisterMultiviewNodes(registry);
   RegisterClassifierNodes(registry);

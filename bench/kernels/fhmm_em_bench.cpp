@@ -4,7 +4,7 @@
 // BM_FhmmEStep/threads: forward-backward expected counts over the corpus (the E-step of hmm.em
 //   and fhmm.em alike). Counter: tokens/s.
 // BM_FhmmMStep/threads/warm: Eq. 25's L-BFGS fit of every label's weights to those counts' feature
-//   means (nodes/moments/fhmm_em.h), from θ = 0 (warm = 0) or from the fit of the same counts
+//   means (nodes/fhmm/fhmm_em.h), from θ = 0 (warm = 0) or from the fit of the same counts
 //   (warm = 1: what a warm start gains at best).
 // Run: build/bench/kernels/fhmm_em_bench
 #include <benchmark/benchmark.h>
@@ -13,8 +13,8 @@
 #include <random>
 
 #include "bench/kernels/malagasy_raw.h"
-#include "nodes/moments/fhmm_em.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/fhmm_em.h"
+#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "nodes/common/random.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/em_lambda.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/em_lambda.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow::bench {
 

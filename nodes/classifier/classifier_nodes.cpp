@@ -15,7 +15,7 @@
 #include "nodes/classifier/classifier_artifacts.h"
 #include "nodes/classifier/ji_experiment.h"
 #include "nodes/common/node_checkpoints.h"
-#include "nodes/homotopy/homotopy_path.h"
+#include "nodes/semi_supervised/homotopy_path.h"
 #include "nodes/homotopy/select_point.h"
 
 namespace seqflow {

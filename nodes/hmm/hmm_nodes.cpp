@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "engine/api/node.h"
+#include "nodes/hmm/em_nodes.h"
+#include "nodes/hmm/self_train_node.h"
 
 namespace seqflow {
 
@@ -86,6 +88,12 @@ KindSpec SupervisedKind() {
 void RegisterHmmNodes(Registry& registry) {
   registry.AddArtifactType<HmmModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(SupervisedKind().As(NodeRole::kTrainer).Fitting({"data"}));
+  RegisterEmNodes(registry);
+  registry.AddKind(SelfTrainKind()
+                       .Needing({.parallel = true, .memory_mb = 2048})
+                       .As(NodeRole::kTrainer)
+                       .Fitting({"labeled"})
+                       .FittingInputs({"unlabeled"}));
 }
 
 }  // namespace seqflow

@@ -1,5 +1,7 @@
 // The hmm family's node kinds and the HmmModel artifact type.
 //   hmm.supervised  (data: Corpus (labeled), vocab: Vocab) -> HmmModel
+//   hmm.em, hmm.em_sweep  EM_λ (em_nodes.h)
+//   hmm.self_train  (start: HmmModel, labeled, unlabeled: Corpus[]) -> HmmModel (self_train_node.h)
 // The adapters are thin: the math is in supervised.h, the artifact in hmm_model.h.
 #pragma once
 
@@ -14,7 +16,7 @@
 
 namespace seqflow {
 
-// Registers the HmmModel artifact type and hmm.supervised.
+// Registers the HmmModel artifact type and every hmm.* kind.
 void RegisterHmmNodes(Registry& registry);
 
 // The body of hmm.supervised without the engine: a K = |labels| state HMM over vocab's symbols,

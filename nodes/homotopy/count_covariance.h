@@ -27,7 +27,7 @@
 
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/hmm/forward_backward.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "nodes/chain/forward_backward_lanes.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

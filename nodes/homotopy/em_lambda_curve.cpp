@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/word_block_preconditioner.h"
 
 namespace seqflow {

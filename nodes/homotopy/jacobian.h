@@ -23,7 +23,7 @@
 #include <Eigen/Dense>
 
 #include "nodes/homotopy/count_covariance.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

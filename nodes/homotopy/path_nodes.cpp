@@ -8,11 +8,11 @@
 
 #include "nodes/common/node_checkpoints.h"
 #include "nodes/eval/score_model.h"
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/homotopy_nodes.h"
-#include "nodes/homotopy/homotopy_path.h"
-#include "nodes/homotopy/node_params.h"
+#include "nodes/semi_supervised/homotopy_path.h"
+#include "nodes/semi_supervised/node_params.h"
 #include "nodes/homotopy/path_tracker.h"
 #include "nodes/homotopy/select_point.h"
 #include "nodes/homotopy/singular_points.h"
@@ -20,7 +20,6 @@
 
 namespace seqflow {
 
-void RegisterEmNodes(Registry& registry);
 
 namespace {
 
@@ -330,7 +329,6 @@ KindSpec SelectKind() {
 
 void RegisterHomotopyNodes(Registry& registry) {
   registry.AddArtifactType<HomotopyPath>();
-  RegisterEmNodes(registry);
   registry.AddKind(PathKind()
                        .Needing({.parallel = true, .memory_mb = 2048})
                        .As(NodeRole::kTrainer)

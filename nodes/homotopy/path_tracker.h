@@ -47,7 +47,7 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/homotopy/path_linear_algebra.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

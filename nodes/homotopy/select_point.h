@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "nodes/homotopy/homotopy_path.h"
+#include "nodes/semi_supervised/homotopy_path.h"
 
 namespace seqflow {
 

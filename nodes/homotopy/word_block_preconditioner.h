@@ -21,7 +21,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

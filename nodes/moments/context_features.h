@@ -19,7 +19,7 @@
 
 #include "engine/base/status.h"
 #include "nodes/features/moment_counts.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 

@@ -35,23 +35,13 @@
 #include <string>
 #include <vector>
 
+#include "nodes/fhmm/feature_means.h"
 #include "nodes/moments/anchor_emissions.h"
 
 namespace seqflow {
 
 enum class FeaturePrior { kTemplate, kIdentity };
 enum class InterpolatedFeatures { kWords, kFeatures };
-
-struct FeatureMeans {
-  Eigen::MatrixXd mu;         // [K x W]; rows of absent labels are zero
-  std::vector<bool> present;  // [K]
-  int64_t qps = 0;
-  int64_t not_converged = 0;
-  // Estimates of p(h) [K] (zero for absent labels), reported beside the labeled distribution.
-  Eigen::VectorXd identity_prior;    // from the identity template
-  Eigen::VectorXd eq23_prior;        // Eq. 23's QP on q̄
-  double template_prior_spread = 0;  // max over templates of the total variation of p_T from identity_prior
-};
 
 // The word features' templates: template_of[j] in [0, num_templates) for each of the W features,
 // identity_template the one of the word-identity features.
@@ -73,9 +63,5 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
     const FeatureTemplates& templates, FeaturePrior prior, InterpolatedFeatures interpolated,
     const AnchorEmissionOptions& options,
     const CancelToken& cancel, const Eigen::MatrixXd* context_projection = nullptr);
-
-// The supervised mean parameters: μ_h = Σ_w n_L(w, h) φ(w) / n_L(h). Labels without labeled
-// tokens are absent.
-FeatureMeans LabeledFeatureMeans(const Eigen::MatrixXd& word_label, const Eigen::SparseMatrix<double>& phi);
 
 }  // namespace seqflow

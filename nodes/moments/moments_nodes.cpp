@@ -12,15 +12,14 @@
 #include "nodes/hmm/supervised.h"
 #include "nodes/io/sharded_corpus.h"
 #include "nodes/moments/anchor_emissions.h"
+#include "nodes/moments/anchor_fhmm_node.h"
+#include "nodes/moments/anchor_model_inputs.h"
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_features.h"
-#include "nodes/moments/fhmm_em_node.h"
-#include "nodes/moments/fhmm_nodes.h"
 #include "nodes/features/moments.h"
 #include "nodes/features/projection.h"
-#include "nodes/moments/self_train_node.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 
@@ -282,22 +281,6 @@ KindSpec AnchorHmmKind() {
 
 }  // namespace
 
-AnchorModelInputs ReadAnchorModelInputs(NodeContext& ctx) {
-  AnchorModelInputs in{ctx.In<Moments>("moments"), ctx.In<AnchorSet>("anchors"), ctx.In<Corpus>("labeled")};
-  if (in.anchors->label_names != in.labeled->label_names)
-    throw StatusError(Status::Invalid("the anchors' labels differ from those of the labeled corpus '" +
-                                      in.labeled->source + "': build both from the same labeled data"));
-  return in;
-}
-
-std::vector<PortSpec> AnchorModelPorts() {
-  return {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
-          PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},
-          PortSpec{"labeled", std::string(Corpus::kType), false, false, "labeled sentences: transitions, λ"},
-          PortSpec{"projection", std::string(Projection::kType), false, true,
-                   "CCA projection of the moments' contexts (features.cca); without it, one-hot contexts"}};
-}
-
 void RegisterMomentsNodes(Registry& registry) {
   registry.AddArtifactType<Moments>();
   registry.AddArtifactType<AnchorSet>();
@@ -306,17 +289,8 @@ void RegisterMomentsNodes(Registry& registry) {
   registry.AddKind(AnchorsKind().As(NodeRole::kTrainer).Fitting({"labeled", "dictionary"}));
   registry.AddKind(
       AnchorHmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(SelfTrainKind()
-                       .Needing({.parallel = true, .memory_mb = 2048})
-                       .As(NodeRole::kTrainer)
-                       .Fitting({"labeled"})
-                       .FittingInputs({"unlabeled"}));
   registry.AddKind(
       AnchorFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"labeled"}));
-  registry.AddKind(
-      SupervisedFhmmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).Fitting({"data"}));
-  registry.AddKind(
-      FhmmEmKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).SelectingBy({"dev"}));
 }
 
 }  // namespace seqflow

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/jacobian.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 

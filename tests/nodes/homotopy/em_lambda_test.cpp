@@ -1,6 +1,6 @@
 // The PoM layout and the EM_λ operator: EM_0 by hand and against the supervised estimator,
 // EM_1 against enumeration, the objective against its definition, and monotone EM_λ runs.
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nodes/common/random.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow::testutil {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <complex>
 
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nodes/homotopy/homotopy_path.h"
+#include "nodes/semi_supervised/homotopy_path.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/jacobian.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"

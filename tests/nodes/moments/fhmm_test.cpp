@@ -6,8 +6,8 @@
 #include <random>
 
 #include "nodes/moments/feature_moments.h"
-#include "nodes/moments/loglinear_emissions.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/loglinear_emissions.h"
+#include "nodes/fhmm/word_features.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

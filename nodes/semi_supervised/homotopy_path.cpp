@@ -1,4 +1,4 @@
-#include "nodes/homotopy/homotopy_path.h"
+#include "nodes/semi_supervised/homotopy_path.h"
 
 #include <cstdio>
 #include <set>

@@ -11,10 +11,10 @@
 #include "engine/api/registry.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/em_lambda.h"
-#include "nodes/homotopy/homotopy_path.h"
-#include "nodes/homotopy/pom_layout.h"
-#include "nodes/homotopy/semi_supervised_data.h"
+#include "nodes/semi_supervised/em_lambda.h"
+#include "nodes/semi_supervised/homotopy_path.h"
+#include "nodes/semi_supervised/pom_layout.h"
+#include "nodes/semi_supervised/semi_supervised_data.h"
 
 namespace seqflow {
 

@@ -1,4 +1,4 @@
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/word_features.h"
 
 #include <cctype>
 #include <unordered_map>

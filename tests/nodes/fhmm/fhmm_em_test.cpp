@@ -2,7 +2,7 @@
 // the log-linear family (checked cell by cell and by finite differences); with identity features
 // only one iteration is hmm.em's (RunEmLambda's) iteration; L_λ never decreases; at λ = 0 the
 // M-step is the supervised FHMM's fit.
-#include "nodes/moments/fhmm_em.h"
+#include "nodes/fhmm/fhmm_em.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "nodes/homotopy/em_lambda.h"
-#include "nodes/moments/feature_moments.h"
+#include "nodes/semi_supervised/em_lambda.h"
+#include "nodes/fhmm/feature_means.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

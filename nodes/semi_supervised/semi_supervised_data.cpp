@@ -1,4 +1,4 @@
-#include "nodes/homotopy/semi_supervised_data.h"
+#include "nodes/semi_supervised/semi_supervised_data.h"
 
 #include <cmath>
 #include <unordered_map>

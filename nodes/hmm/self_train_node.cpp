@@ -4,7 +4,7 @@
 // `emissions: loglinear` (the FHMM, whose start is fhmm.supervised) the emissions are refitted as
 // the feature HMM's: Eq. 25 by L-BFGS on the feature means of all the tagged tokens, labeled and
 // self-labeled, instead of counted and normalised; transitions are counted either way.
-#include "nodes/moments/self_train_node.h"
+#include "nodes/hmm/self_train_node.h"
 
 #include <string>
 #include <utility>
@@ -13,9 +13,9 @@
 #include "nodes/chain/chain_decode.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/moments/fhmm_em.h"
-#include "nodes/moments/loglinear_params.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/fhmm_em.h"
+#include "nodes/fhmm/loglinear_params.h"
+#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/api/param_table.h"
-#include "nodes/moments/loglinear_emissions.h"
+#include "nodes/fhmm/loglinear_emissions.h"
 
 namespace seqflow {
 

@@ -1,6 +1,5 @@
-// The feature-HMM kinds (registered with the moments family): moments.anchor_fhmm and the
-// supervised baseline fhmm.supervised. Both output an HmmModel whose emission rows are the
-// log-linear distributions over the Vocab's symbols, so every decoder takes them unchanged.
+// What both anchor models (moments.anchor_hmm and moments.anchor_fhmm) read: moments, anchors,
+// labeled sentences and an optional CCA projection.
 #pragma once
 
 #include <memory>
@@ -8,14 +7,13 @@
 
 #include "engine/api/node.h"
 #include "engine/api/registry.h"
+#include "nodes/features/moments.h"
 #include "nodes/io/corpus.h"
 #include "nodes/moments/anchor_set.h"
-#include "nodes/features/moments.h"
 
 namespace seqflow {
 
-// The inputs of both anchor models (moments.anchor_hmm and moments.anchor_fhmm): moments,
-// anchors, labeled sentences and an optional CCA projection.
+// Their ports.
 std::vector<PortSpec> AnchorModelPorts();
 
 struct AnchorModelInputs {
@@ -25,8 +23,5 @@ struct AnchorModelInputs {
 };
 // Those inputs, checked to name the same labels.
 AnchorModelInputs ReadAnchorModelInputs(NodeContext& ctx);
-
-KindSpec AnchorFhmmKind();
-KindSpec SupervisedFhmmKind();
 
 }  // namespace seqflow

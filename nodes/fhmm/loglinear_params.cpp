@@ -1,4 +1,4 @@
-#include "nodes/moments/loglinear_params.h"
+#include "nodes/fhmm/loglinear_params.h"
 
 namespace seqflow {
 

@@ -1,4 +1,4 @@
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 namespace {

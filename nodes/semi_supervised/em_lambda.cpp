@@ -1,4 +1,4 @@
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 
 #include <cmath>
 

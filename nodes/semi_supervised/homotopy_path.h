@@ -17,7 +17,7 @@
 #include "engine/api/artifact.h"
 #include "engine/api/record_spec.h"
 #include "nodes/hmm/hmm_model.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

@@ -1,4 +1,4 @@
-#include "nodes/moments/fhmm_dev_trace.h"
+#include "nodes/fhmm/fhmm_dev_trace.h"
 
 #include <algorithm>
 #include <string_view>

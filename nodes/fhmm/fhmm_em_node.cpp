@@ -10,7 +10,7 @@
 // The paper starts EM from the supervised estimates and keeps the iteration with the best
 // development accuracy: with a `dev` corpus every iteration's model (0 = the start) is Viterbi-
 // decoded on it and the best is returned, the earliest on ties.
-#include "nodes/moments/fhmm_em_node.h"
+#include "nodes/fhmm/fhmm_em_node.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,12 +24,12 @@
 
 #include "engine/api/node.h"
 #include "nodes/eval/score_model.h"
-#include "nodes/homotopy/node_params.h"
-#include "nodes/homotopy/semi_supervised_data.h"
-#include "nodes/moments/fhmm_dev_trace.h"
-#include "nodes/moments/fhmm_em.h"
-#include "nodes/moments/loglinear_params.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/semi_supervised/node_params.h"
+#include "nodes/semi_supervised/semi_supervised_data.h"
+#include "nodes/fhmm/fhmm_dev_trace.h"
+#include "nodes/fhmm/fhmm_em.h"
+#include "nodes/fhmm/loglinear_params.h"
+#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 namespace {

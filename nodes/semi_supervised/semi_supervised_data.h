@@ -9,7 +9,7 @@
 #include "engine/base/status.h"
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/hmm/hmm_model.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 #include "nodes/io/corpus.h"
 
 namespace seqflow {

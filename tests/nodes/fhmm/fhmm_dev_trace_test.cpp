@@ -1,7 +1,7 @@
 // fhmm.em's dev trace in its checkpoints: appended to EM's state and split off again, with and
 // without a best model, to the same values and the same EM bytes; a trace whose best model has
 // other dimensions, or bytes that end in no trace, are refused.
-#include "nodes/moments/fhmm_dev_trace.h"
+#include "nodes/fhmm/fhmm_dev_trace.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "nodes/homotopy/node_params.h"
+#include "nodes/semi_supervised/node_params.h"
 
 #include "nodes/common/distributed_shards.h"
 #include "nodes/hmm/forward_backward.h"
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "nodes/homotopy/em_lambda.h"
+#include "nodes/semi_supervised/em_lambda.h"
 
 namespace seqflow {
 

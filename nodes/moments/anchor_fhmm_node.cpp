@@ -1,20 +1,16 @@
-// Adapters for the feature HMM (Marinho et al. 2016, §2.2 and §4, Algorithm 2).
-#include "nodes/moments/fhmm_nodes.h"
+#include "nodes/moments/anchor_fhmm_node.h"
 
 #include <chrono>
 #include <string>
 #include <utility>
 
 #include "engine/api/node.h"
-#include "nodes/hmm/hmm_model.h"
-#include "nodes/hmm/supervised.h"
-#include "nodes/moments/anchor_set.h"
-#include "nodes/moments/feature_moments.h"
-#include "nodes/moments/loglinear_emissions.h"
-#include "nodes/moments/loglinear_params.h"
 #include "nodes/features/moments.h"
 #include "nodes/features/projection.h"
-#include "nodes/moments/word_features.h"
+#include "nodes/fhmm/fhmm_from_means.h"
+#include "nodes/moments/anchor_model_inputs.h"
+#include "nodes/moments/anchor_set.h"
+#include "nodes/moments/feature_moments.h"
 
 namespace seqflow {
 
@@ -26,52 +22,13 @@ enum class MeanSource {
   kWords,     // the anchor HMM's emissions (Eq. 14-16), μ_h = Σ_w O[h, w] φ(w): consistent by construction
 };
 
-struct FhmmNodeOptions {
-  AnchorEmissionOptions emissions;  // lambda and the QPs (anchor_fhmm only)
+struct AnchorFhmmOptions {
+  AnchorEmissionOptions emissions;  // lambda and the QPs
   MeanSource means = MeanSource::kFeatures;
   FeaturePrior prior = FeaturePrior::kTemplate;  // γ̄ of Eq. 24 (feature_moments.h)
   InterpolatedFeatures interpolated = InterpolatedFeatures::kWords;
-  LogLinearOptions loglinear;
-  HmmSmoothing smoothing{1.0, 1.0, 0.0};  // add-one on transitions (section 3.5)
+  FhmmFitOptions fit;
 };
-
-std::vector<std::vector<int32_t>> LabelsOf(const Corpus& corpus) {
-  std::vector<std::vector<int32_t>> labels;
-  for (const Sentence& s : corpus.sentences) labels.push_back(s.labels);
-  return labels;
-}
-
-Eigen::MatrixXd WordLabelCounts(const Corpus& labeled, const Vocab& vocab) {
-  if (!labeled.labeled())
-    throw StatusError(
-        Status::Invalid("port 'labeled' needs a labeled corpus, but '" + labeled.source + "' has no labels"));
-  Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(vocab.size(), static_cast<Eigen::Index>(labeled.label_names.size()));
-  for (const Sentence& s : labeled.sentences)
-    for (size_t t = 0; t < s.size(); ++t) counts(vocab.Id(s.words()[t]), s.labels[t]) += 1;
-  return counts;
-}
-
-// The HMM with log-linear emissions fitted to `means` (uniform rows for absent labels) and
-// transitions counted on `labeled`.
-std::shared_ptr<HmmModel> FhmmFromMeans(NodeContext& ctx, const Corpus& labeled, std::shared_ptr<const Vocab> vocab,
-                                        const WordFeatures& features, const FeatureMeans& means,
-                                        const FhmmNodeOptions& options) {
-  const auto k = static_cast<int>(labeled.label_names.size());
-  Eigen::MatrixXd emission =
-      ValueOrThrow(FitLogLinearEmissions(features.phi, means.mu, options.loglinear, ctx.cancellation()));
-  for (int h = 0; h < k; ++h)
-    if (!means.present[h]) emission.row(h).setConstant(1.0 / static_cast<double>(vocab->size()));
-  auto model = std::make_shared<HmmModel>();
-  model->label_names = labeled.label_names;
-  model->encoding = labeled.encoding;
-  model->params =
-      EstimateSupervisedHmm(CorpusSymbols(*vocab, labeled), LabelsOf(labeled), k, vocab->size(), options.smoothing);
-  model->params.emission = std::move(emission);
-  model->vocab = std::move(vocab);
-  ThrowIfError(ValidateHmmModel(*model, 1e-8));
-  ctx.Metric("features", static_cast<double>(features.names.size()));
-  return model;
-}
 
 // The estimates of p(h) beside the labeled tag distribution, as total variation distances.
 void ReportPriors(NodeContext& ctx, const std::vector<std::string>& label_names, const Eigen::MatrixXd& word_label,
@@ -88,7 +45,7 @@ void ReportPriors(NodeContext& ctx, const std::vector<std::string>& label_names,
   }
 }
 
-ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
+ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const AnchorFhmmOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const auto [moments, anchors, labeled] = ReadAnchorModelInputs(ctx);
   const Vocab& vocab = *moments->vocab;
@@ -118,32 +75,15 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
     means.qps = words.qps;
     means.not_converged = words.not_converged;
   }
-  auto model = FhmmFromMeans(ctx, *labeled, moments->vocab, features, means, options);
+  auto model = FhmmFromMeans(ctx, *labeled, moments->vocab, features, means, options.fit);
   ctx.Metric("qps", static_cast<double>(means.qps));
   ctx.Metric("qp.not_converged", static_cast<double>(means.not_converged));
   ctx.Metric("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return model;
 }
 
-ArtifactPtr RunSupervisedFhmm(NodeContext& ctx, const FhmmNodeOptions& options) {
-  auto labeled = ctx.In<Corpus>("data");
-  auto vocab = ctx.In<Vocab>("vocab");
-  const WordFeatures features = BuildWordFeatures(*vocab);
-  FeatureMeans means = LabeledFeatureMeans(WordLabelCounts(*labeled, *vocab), features.phi);
-  return FhmmFromMeans(ctx, *labeled, vocab, features, means, options);
-}
-
-template <class O>
-void AddLogLinearParams(ParamTable<O>& table) {
-  table.Include(&O::loglinear, LogLinearParams())
-      .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
-      .Min(0)
-      .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition), "added to every transition count")
-      .Min(0);
-}
-
-ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
-  using O = FhmmNodeOptions;
+ParamTable<AnchorFhmmOptions> AnchorFhmmParams() {
+  using O = AnchorFhmmOptions;
   ParamTable<O> table;
   table
       .Double("lambda", At(&O::emissions, &AnchorEmissionOptions::lambda),
@@ -165,13 +105,7 @@ ParamTable<FhmmNodeOptions> AnchorFhmmParams() {
             {{"words", InterpolatedFeatures::kWords}, {"features", InterpolatedFeatures::kFeatures}},
             "means: features: which features seen labeled λ pulls to their labeled p(h|feature): the words' identity "
             "features (the paper's section 6) or every feature (affixes and shapes too)");
-  AddLogLinearParams(table);
-  return table;
-}
-
-ParamTable<FhmmNodeOptions> SupervisedFhmmParams() {
-  ParamTable<FhmmNodeOptions> table;
-  AddLogLinearParams(table);
+  AddFhmmFitParams(table, &O::fit);
   return table;
 }
 
@@ -188,20 +122,6 @@ KindSpec AnchorFhmmKind() {
       AnchorModelPorts(),
       AnchorFhmmParams(),
       RunAnchorFhmm};
-}
-
-KindSpec SupervisedFhmmKind() {
-  return KindSpec{
-      "fhmm.supervised",
-      "1",
-      "The supervised feature HMM: log-linear emissions (Eq. 2) fitted by L-BFGS to the labeled feature means "
-      "of each label (Eq. 25 with the empirical mean parameters), transitions counted with add-one "
-      "smoothing; an HmmModel over the Vocab's symbols.",
-      std::string(HmmModel::kType),
-      {PortSpec{"data", std::string(Corpus::kType), false, false, "labeled training sentences"},
-       PortSpec{"vocab", std::string(Vocab::kType), false, false, "the symbols emitted"}},
-      SupervisedFhmmParams(),
-      RunSupervisedFhmm};
 }
 
 }  // namespace seqflow

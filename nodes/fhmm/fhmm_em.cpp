@@ -1,4 +1,4 @@
-#include "nodes/moments/fhmm_em.h"
+#include "nodes/fhmm/fhmm_em.h"
 
 #include <algorithm>
 #include <cmath>

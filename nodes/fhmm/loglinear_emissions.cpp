@@ -1,4 +1,4 @@
-#include "nodes/moments/loglinear_emissions.h"
+#include "nodes/fhmm/loglinear_emissions.h"
 #include "nodes/common/portable_math.h"
 
 #include <cmath>

@@ -28,7 +28,7 @@
 #include "engine/base/status.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/homotopy/pom_layout.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "nodes/eval/score_model.h"
-#include "nodes/homotopy/em_lambda.h"
-#include "nodes/homotopy/homotopy_nodes.h"
-#include "nodes/homotopy/homotopy_path.h"
-#include "nodes/homotopy/node_params.h"
+#include "nodes/semi_supervised/em_lambda.h"
+#include "nodes/hmm/em_nodes.h"
+#include "nodes/semi_supervised/homotopy_path.h"
+#include "nodes/semi_supervised/node_params.h"
 
 namespace seqflow {
 namespace {

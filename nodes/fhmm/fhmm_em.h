@@ -29,7 +29,7 @@
 #include "nodes/hmm/forward_backward.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/moments/loglinear_emissions.h"
+#include "nodes/fhmm/loglinear_emissions.h"
 
 namespace seqflow {
 
