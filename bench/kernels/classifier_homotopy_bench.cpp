@@ -12,8 +12,8 @@
 #include <benchmark/benchmark.h>
 
 #include "datasets/hmm_class_data.h"
-#include "nodes/classifier/ji_experiment.h"
 #include "nodes/common/parallel.h"
+#include "nodes/homotopy/ji_experiment.h"
 
 namespace seqflow {
 namespace {

@@ -15,8 +15,8 @@
 #include <cstdlib>
 
 #include "bench/kernels/malagasy_raw.h"
-#include "nodes/moments/anchor_emissions.h"
 #include "nodes/features/context_cca.h"
+#include "nodes/moments/anchor_emissions.h"
 #include "nodes/moments/context_features.h"
 
 namespace seqflow {

@@ -27,10 +27,10 @@
 
 #include "engine/base/env.h"
 #include "nodes/crf/crf_likelihood.h"
+#include "nodes/features/view_assignment.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/multiview/hm_perceptron.h"
 #include "nodes/multiview/hm_svm.h"
-#include "nodes/features/view_assignment.h"
 
 namespace seqflow {
 namespace {

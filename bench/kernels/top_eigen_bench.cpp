@@ -31,9 +31,9 @@
 
 #include "bench/kernels/homotopy_bench_data.h"
 #include "nodes/homotopy/jacobian.h"
-#include "nodes/numerics/lanczos.h"
 #include "nodes/homotopy/path_linear_algebra.h"
 #include "nodes/homotopy/path_tracker.h"
+#include "nodes/numerics/lanczos.h"
 
 namespace seqflow {
 namespace {

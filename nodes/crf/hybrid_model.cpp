@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "nodes/chain/matrix_bytes.h"
 #include "nodes/common/parallel.h"
-#include "nodes/crf/matrix_bytes.h"
 
 namespace seqflow {
 

@@ -8,10 +8,10 @@
 
 #include "engine/base/bytes.h"
 #include "engine/base/status.h"
+#include "nodes/chain/matrix_bytes.h"
+#include "nodes/common/portable_math.h"
 #include "nodes/optim/box_lbfgs.h"
 #include "nodes/optim/objective.h"
-#include "nodes/common/portable_math.h"
-#include "nodes/crf/matrix_bytes.h"
 
 namespace seqflow {
 

@@ -15,8 +15,8 @@
 
 #include "engine/api/registry.h"
 #include "nodes/chain/chain_model.h"
-#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow {
 

@@ -13,8 +13,8 @@
 
 #include "engine/api/registry.h"
 #include "engine/base/status.h"
-#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow {
 

@@ -12,8 +12,8 @@
 
 #include "engine/api/chunk_scores.h"
 #include "engine/base/status.h"
-#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow {
 

@@ -2,6 +2,7 @@
 #include "nodes/eval/eval_nodes.h"
 
 #include "engine/api/node.h"
+#include "nodes/eval/classes_node.h"
 #include "nodes/eval/compare_node.h"
 #include "nodes/eval/segments.h"
 #include "nodes/eval/sentence_stats.h"
@@ -86,6 +87,7 @@ void RegisterEvalNodes(Registry& registry) {
           .As(NodeRole::kEvaluator, {"f1", "precision", "recall", "accuracy"})
           .Attaching(SentenceCounts()));
   RegisterCompareNode(registry);
+  RegisterClassesNode(registry);
 }
 
 }  // namespace seqflow

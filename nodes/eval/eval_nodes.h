@@ -1,5 +1,5 @@
-// The eval family: eval.tokens, eval.segments and eval.compare (Predictions is registered by the
-// decode family).
+// The eval family: eval.tokens, eval.segments, eval.compare and eval.classes (Predictions is
+// registered by the decode family).
 #pragma once
 
 #include "engine/api/registry.h"

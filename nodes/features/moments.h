@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/api/artifact.h"
-#include "nodes/features/vocab.h"
 #include "nodes/features/moment_counts.h"
+#include "nodes/features/vocab.h"
 
 namespace seqflow {
 

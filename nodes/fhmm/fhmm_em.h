@@ -26,10 +26,10 @@
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
+#include "nodes/fhmm/loglinear_emissions.h"
 #include "nodes/hmm/forward_backward.h"
 #include "nodes/hmm/hmm_params.h"
 #include "nodes/hmm/supervised.h"
-#include "nodes/fhmm/loglinear_emissions.h"
 
 namespace seqflow {
 

@@ -24,12 +24,12 @@
 
 #include "engine/api/node.h"
 #include "nodes/eval/score_model.h"
-#include "nodes/semi_supervised/node_params.h"
-#include "nodes/semi_supervised/semi_supervised_data.h"
 #include "nodes/fhmm/fhmm_dev_trace.h"
 #include "nodes/fhmm/fhmm_em.h"
 #include "nodes/fhmm/loglinear_params.h"
 #include "nodes/fhmm/word_features.h"
+#include "nodes/semi_supervised/node_params.h"
+#include "nodes/semi_supervised/semi_supervised_data.h"
 
 namespace seqflow {
 namespace {

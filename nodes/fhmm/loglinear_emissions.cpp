@@ -1,5 +1,5 @@
-#include "nodes/fhmm/loglinear_emissions.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/fhmm/loglinear_emissions.h"
 
 #include <cmath>
 #include <string>

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "nodes/eval/score_model.h"
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/hmm/em_nodes.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/semi_supervised/homotopy_path.h"
 #include "nodes/semi_supervised/node_params.h"
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/api/node.h"
+#include "nodes/hmm/classifier_node.h"
 #include "nodes/hmm/em_nodes.h"
 #include "nodes/hmm/self_train_node.h"
 
@@ -89,6 +90,7 @@ void RegisterHmmNodes(Registry& registry) {
   registry.AddArtifactType<HmmModel>({std::string(ChainModel::kInterface)});
   registry.AddKind(SupervisedKind().As(NodeRole::kTrainer).Fitting({"data"}));
   RegisterEmNodes(registry);
+  RegisterClassifierNode(registry);
   registry.AddKind(SelfTrainKind()
                        .Needing({.parallel = true, .memory_mb = 2048})
                        .As(NodeRole::kTrainer)

@@ -1,6 +1,7 @@
 // The hmm family's node kinds and the HmmModel artifact type.
 //   hmm.supervised  (data: Corpus (labeled), vocab: Vocab) -> HmmModel
 //   hmm.em, hmm.em_sweep  EM_λ (em_nodes.h)
+//   hmm.classifier  (data: ClassSequences) -> ClassifierModel (classifier_node.h)
 //   hmm.self_train  (start: HmmModel, labeled, unlabeled: Corpus[]) -> HmmModel (self_train_node.h)
 // The adapters are thin: the math is in supervised.h, the artifact in hmm_model.h.
 #pragma once

@@ -11,11 +11,11 @@
 
 #include "engine/api/node.h"
 #include "nodes/chain/chain_decode.h"
-#include "nodes/hmm/hmm_model.h"
-#include "nodes/hmm/supervised.h"
 #include "nodes/fhmm/fhmm_em.h"
 #include "nodes/fhmm/loglinear_params.h"
 #include "nodes/fhmm/word_features.h"
+#include "nodes/hmm/hmm_model.h"
+#include "nodes/hmm/supervised.h"
 
 namespace seqflow {
 

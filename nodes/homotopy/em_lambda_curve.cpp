@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/word_block_preconditioner.h"
+#include "nodes/semi_supervised/em_lambda.h"
 
 namespace seqflow {
 namespace {

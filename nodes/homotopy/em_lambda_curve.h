@@ -55,8 +55,8 @@
 
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
-#include "nodes/numerics/normal_flow.h"
 #include "nodes/homotopy/path_tracker.h"
+#include "nodes/numerics/normal_flow.h"
 
 namespace seqflow {
 

@@ -29,8 +29,8 @@
 #include <Eigen/Dense>
 #include <memory>
 
-#include "nodes/numerics/gmres.h"
 #include "nodes/homotopy/jacobian.h"
+#include "nodes/numerics/gmres.h"
 #include "nodes/numerics/lanczos.h"
 
 namespace seqflow {

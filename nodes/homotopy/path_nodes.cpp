@@ -8,15 +8,16 @@
 
 #include "nodes/common/node_checkpoints.h"
 #include "nodes/eval/score_model.h"
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/homotopy_nodes.h"
+#include "nodes/homotopy/path_tracker.h"
+#include "nodes/homotopy/probability_one_node.h"
+#include "nodes/homotopy/select_point.h"
+#include "nodes/homotopy/sequence_entropy.h"
+#include "nodes/homotopy/singular_points.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/semi_supervised/homotopy_path.h"
 #include "nodes/semi_supervised/node_params.h"
-#include "nodes/homotopy/path_tracker.h"
-#include "nodes/homotopy/select_point.h"
-#include "nodes/homotopy/singular_points.h"
-#include "nodes/homotopy/sequence_entropy.h"
 
 namespace seqflow {
 
@@ -328,6 +329,7 @@ KindSpec SelectKind() {
 }  // namespace
 
 void RegisterHomotopyNodes(Registry& registry) {
+  RegisterProbabilityOneNode(registry);
   registry.AddArtifactType<HomotopyPath>();
   registry.AddKind(PathKind()
                        .Needing({.parallel = true, .memory_mb = 2048})

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow {
 

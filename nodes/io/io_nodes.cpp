@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/api/node.h"
+#include "nodes/io/class_sequences_node.h"
 #include "nodes/io/concat.h"
 #include "nodes/io/conll_reader.h"
 #include "nodes/io/draw_node.h"
@@ -358,6 +359,7 @@ void RegisterIoNodes(Registry& registry) {
   registry.AddKind(SplitKind());
   registry.AddKind(ConcatKind());
   RegisterDrawNode(registry);
+  RegisterClassSequencesNodes(registry);
   RegisterWriteConllNode(registry);
 }
 

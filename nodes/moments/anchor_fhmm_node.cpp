@@ -61,9 +61,10 @@ ArtifactPtr RunAnchorFhmm(NodeContext& ctx, const AnchorFhmmOptions& options) {
   const Eigen::MatrixXd* context_projection = projection ? &projection->context_projection : nullptr;
   FeatureMeans means;
   if (options.means == MeanSource::kFeatures) {
-    means = ValueOrThrow(EstimateAnchorFeatureMeans(
-        moments->counts, anchors->symbols, labeled_moments, labeled->label_names, features.phi,
-        TemplatesByName(features.names), options.prior, options.interpolated, emission_options, ctx.cancellation(), context_projection));
+    means = ValueOrThrow(EstimateAnchorFeatureMeans(moments->counts, anchors->symbols, labeled_moments,
+                                                    labeled->label_names, features.phi, TemplatesByName(features.names),
+                                                    options.prior, options.interpolated, emission_options,
+                                                    ctx.cancellation(), context_projection));
     ReportPriors(ctx, labeled->label_names, labeled_moments.word_label, means);
   } else {
     emission_options.emission_floor = 0;

@@ -8,6 +8,9 @@
 
 #include "engine/api/node.h"
 #include "nodes/common/distributed_shards.h"
+#include "nodes/features/moments.h"
+#include "nodes/features/projection.h"
+#include "nodes/fhmm/word_features.h"
 #include "nodes/hmm/hmm_model.h"
 #include "nodes/hmm/supervised.h"
 #include "nodes/io/sharded_corpus.h"
@@ -17,9 +20,6 @@
 #include "nodes/moments/anchor_set.h"
 #include "nodes/moments/anchors.h"
 #include "nodes/moments/context_features.h"
-#include "nodes/features/moments.h"
-#include "nodes/features/projection.h"
-#include "nodes/fhmm/word_features.h"
 
 namespace seqflow {
 

@@ -33,8 +33,8 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/optim/example_qp.h"
 #include "nodes/multiview/hm_perceptron.h"
+#include "nodes/optim/example_qp.h"
 
 namespace seqflow {
 

@@ -10,8 +10,8 @@
 
 #include "engine/api/node.h"
 #include "nodes/common/node_checkpoints.h"
-#include "nodes/features/template_params.h"
 #include "nodes/features/feature_views.h"
+#include "nodes/features/template_params.h"
 #include "nodes/multiview/hm_perceptron.h"
 #include "nodes/multiview/hm_svm.h"
 #include "nodes/multiview/multiview_model.h"

@@ -1,5 +1,5 @@
-#include "nodes/numerics/normal_flow.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/numerics/normal_flow.h"
 
 #include <algorithm>
 #include <cmath>

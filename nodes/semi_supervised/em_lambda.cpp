@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "nodes/hmm/forward_backward.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/hmm/forward_backward.h"
 
 namespace seqflow {
 

@@ -9,8 +9,8 @@
 #include "engine/base/status.h"
 #include "nodes/decode/decode_nodes.h"
 #include "nodes/hmm/hmm_model.h"
-#include "nodes/semi_supervised/pom_layout.h"
 #include "nodes/io/corpus.h"
+#include "nodes/semi_supervised/pom_layout.h"
 
 namespace seqflow {
 

@@ -1,6 +1,8 @@
 // The classifier family's artifacts round-trip bit-exactly and reject damaged bytes; the
 // class-sequence reader names the file and line of a bad line.
-#include "nodes/classifier/classifier_artifacts.h"
+#include "nodes/hmm/classifier_model.h"
+#include "nodes/homotopy/classifier_path.h"
+#include "nodes/io/class_sequences.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The HMM classifier's kernels against enumeration of all state sequences: class likelihoods and
 // posteriors (Eq. 11–12), EM_0 and EM_1 (Eq. 13–16); their Jacobians against central finite
 // differences; supervised training lands on a fixed point of EM_0; thread-count invariance.
-#include "nodes/classifier/classifier_em.h"
+#include "nodes/hmm/classifier_em.h"
 
 #include <gtest/gtest.h>
 #include <oneapi/tbb/task_arena.h>
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <utility>
 
-#include "nodes/classifier/classifier_training.h"
-#include "nodes/classifier/hmm_classifier.h"
 #include "nodes/common/isa.h"
+#include "nodes/hmm/classifier_training.h"
 #include "nodes/hmm/forward_backward.h"
+#include "nodes/hmm/hmm_classifier.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/classifier/classifier_training.h"
+#include "nodes/hmm/classifier_training.h"
 #include "tests/testutil/hmm_brute_force.h"
 #include "tests/testutil/status_matchers.h"
 

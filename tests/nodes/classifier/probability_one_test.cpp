@@ -1,6 +1,6 @@
 // The probability-one map (19): its derivative against central differences, and tracks on the
 // generated matched and mismatched data that reach λ = 1 at a fixed point of EM_1.
-#include "nodes/classifier/probability_one.h"
+#include "nodes/homotopy/probability_one.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "datasets/hmm_class_data.h"
-#include "nodes/classifier/classifier_training.h"
-#include "nodes/classifier/ji_experiment.h"
+#include "nodes/hmm/classifier_training.h"
+#include "nodes/homotopy/ji_experiment.h"
 #include "tests/testutil/hmm_brute_force.h"
 
 namespace seqflow {

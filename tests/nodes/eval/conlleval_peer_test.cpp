@@ -9,9 +9,9 @@
 #include <random>
 
 #include "engine/base/env.h"
-#include "nodes/io/conll_writer.h"
 #include "nodes/eval/segments.h"
 #include "nodes/io/conll_reader.h"
+#include "nodes/io/conll_writer.h"
 #include "tests/nodes/eval/eval_fixtures.h"
 #include "tests/testutil/conlleval.h"
 #include "tests/testutil/status_matchers.h"

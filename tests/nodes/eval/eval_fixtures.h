@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "nodes/io/predictions.h"
 #include "nodes/io/corpus.h"
+#include "nodes/io/predictions.h"
 
 namespace seqflow::testutil {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/fhmm/feature_means.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

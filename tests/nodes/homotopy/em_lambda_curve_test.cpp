@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "nodes/hmm/supervised.h"
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/jacobian.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {

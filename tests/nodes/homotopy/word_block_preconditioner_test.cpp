@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "nodes/hmm/supervised.h"
-#include "nodes/semi_supervised/em_lambda.h"
 #include "nodes/homotopy/em_lambda_curve.h"
 #include "nodes/homotopy/jacobian.h"
+#include "nodes/semi_supervised/em_lambda.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
 
 namespace seqflow {

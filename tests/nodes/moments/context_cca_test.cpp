@@ -7,8 +7,8 @@
 #include <random>
 
 #include "nodes/common/random.h"
-#include "nodes/moments/context_features.h"
 #include "nodes/features/projection.h"
+#include "nodes/moments/context_features.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

@@ -9,8 +9,8 @@
 #include <random>
 #include <utility>
 
-#include "nodes/moments/anchor_emissions.h"
 #include "nodes/features/moments.h"
+#include "nodes/moments/anchor_emissions.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

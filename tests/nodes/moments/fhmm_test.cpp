@@ -5,9 +5,9 @@
 
 #include <random>
 
-#include "nodes/moments/feature_moments.h"
 #include "nodes/fhmm/loglinear_emissions.h"
 #include "nodes/fhmm/word_features.h"
+#include "nodes/moments/feature_moments.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {

@@ -1,12 +1,12 @@
-#include "nodes/classifier/hmm_classifier.h"
+#include "nodes/hmm/hmm_classifier.h"
 
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "nodes/common/parallel.h"
-#include "nodes/hmm/forward_backward.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/hmm/forward_backward.h"
 
 namespace seqflow {
 namespace {

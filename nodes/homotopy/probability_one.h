@@ -24,7 +24,7 @@
 
 #include "engine/base/status.h"
 #include "nodes/common/kernel_checkpoints.h"
-#include "nodes/classifier/classifier_em.h"
+#include "nodes/hmm/classifier_em.h"
 #include "nodes/numerics/normal_flow.h"
 
 namespace seqflow {

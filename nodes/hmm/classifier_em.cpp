@@ -1,4 +1,4 @@
-#include "nodes/classifier/classifier_em.h"
+#include "nodes/hmm/classifier_em.h"
 
 #include <bit>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <string>
 #include <type_traits>
 
-#include "nodes/classifier/fixed_dual.h"
-#include "nodes/classifier/scaled_blocks.h"
 #include "nodes/common/isa.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/hmm/fixed_dual.h"
+#include "nodes/hmm/scaled_blocks.h"
 
 namespace seqflow {
 namespace {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "nodes/classifier/hmm_classifier.h"
+#include "nodes/hmm/hmm_classifier.h"
 
 namespace seqflow {
 

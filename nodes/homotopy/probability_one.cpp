@@ -1,5 +1,5 @@
-#include "nodes/classifier/probability_one.h"
 #include "nodes/common/portable_math.h"
+#include "nodes/homotopy/probability_one.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nodes/classifier/classifier_training.h"
+#include "nodes/hmm/classifier_training.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <string>
 
 #include "engine/base/bytes.h"
+#include "nodes/common/portable_math.h"
 #include "nodes/common/random.h"
 #include "nodes/hmm/forward_backward.h"
-#include "nodes/common/portable_math.h"
 
 namespace seqflow {
 namespace {

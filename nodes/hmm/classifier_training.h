@@ -17,8 +17,8 @@
 
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
-#include "nodes/classifier/hmm_classifier.h"
 #include "nodes/common/kernel_checkpoints.h"
+#include "nodes/hmm/hmm_classifier.h"
 
 namespace seqflow {
 

@@ -11,9 +11,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "nodes/classifier/classifier_training.h"
-#include "nodes/classifier/probability_one.h"
 #include "nodes/common/random.h"
+#include "nodes/hmm/classifier_training.h"
+#include "nodes/homotopy/probability_one.h"
+#include "nodes/io/class_sequences.h"
 
 namespace seqflow {
 
@@ -34,12 +35,6 @@ struct JiDrawResult {
   int returns = 0;
   ClassifierPath path;
 };
-
-// Which sequences are labeled: `per_class` of each class in [0, num_classes), drawn without
-// replacement from rng (a partial Fisher–Yates per class, classes in order). Invalid when a class
-// has no more than per_class sequences.
-Result<std::vector<bool>> ChooseLabeledPerClass(const std::vector<int32_t>& labels, int num_classes, int per_class,
-                                                Rng& rng);
 
 // REQUIRES: every class of `labels` (in [0, num_classes)) has more than labeled_per_class
 // sequences; symbols in [0, num_symbols).

@@ -1,4 +1,4 @@
-#include "nodes/crf/matrix_bytes.h"
+#include "nodes/chain/matrix_bytes.h"
 
 #include <vector>
 

@@ -17,10 +17,10 @@
 
 #include "engine/base/status.h"
 #include "nodes/hmm/hmm_params.h"
+#include "nodes/io/class_sequences.h"
 
 namespace seqflow {
 
-using SymbolSequences = std::vector<std::vector<int32_t>>;
 
 struct HmmClassifier {
   Eigen::VectorXd prior;         // [C] w^y, sums to 1

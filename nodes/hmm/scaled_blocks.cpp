@@ -1,4 +1,4 @@
-#include "nodes/classifier/scaled_blocks.h"
+#include "nodes/hmm/scaled_blocks.h"
 
 #include <immintrin.h>
 

@@ -1,4 +1,4 @@
-#include "nodes/classifier/ji_experiment.h"
+#include "nodes/homotopy/ji_experiment.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,34 +7,6 @@
 #include "nodes/common/random.h"
 
 namespace seqflow {
-namespace {
-
-// Partial Fisher-Yates: the first `count` of a seeded permutation of `items`.
-std::vector<size_t> ChooseLabeled(std::vector<size_t> items, int count, Rng& rng) {
-  for (int i = 0; i < count; ++i) {
-    const size_t j = i + static_cast<size_t>(Uniform01(rng) * static_cast<double>(items.size() - i));
-    std::swap(items[i], items[std::min(j, items.size() - 1)]);
-  }
-  items.resize(count);
-  return items;
-}
-
-}  // namespace
-
-Result<std::vector<bool>> ChooseLabeledPerClass(const std::vector<int32_t>& labels, int num_classes, int per_class,
-                                                Rng& rng) {
-  std::vector<bool> is_labeled(labels.size(), false);
-  for (int y = 0; y < num_classes; ++y) {
-    std::vector<size_t> members;
-    for (size_t i = 0; i < labels.size(); ++i)
-      if (labels[i] == y) members.push_back(i);
-    if (static_cast<int>(members.size()) <= per_class)
-      return Status::Invalid("class " + std::to_string(y) + " has " + std::to_string(members.size()) +
-                             " sequences, not more than the " + std::to_string(per_class) + " to label");
-    for (size_t i : ChooseLabeled(members, per_class, rng)) is_labeled[i] = true;
-  }
-  return is_labeled;
-}
 
 Result<JiDrawResult> RunJiDraw(const SymbolSequences& pool, const std::vector<int32_t>& labels, int num_classes,
                                int num_symbols, int draw, const JiDrawOptions& options, const CancelToken& cancel) {
