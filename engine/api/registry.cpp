@@ -125,9 +125,10 @@ KindSpec&& KindSpec::Continuing(std::vector<BudgetParam> budget_params) && {
   return std::move(*this);
 }
 
-void Registry::AddKind(KindSpec kind) {
+void Registry::AddKind(KindSpec kind, const char* registered_in) {
   if (kinds_.count(kind.name)) throw StatusError(Status::Internal("kind '" + kind.name + "' registered twice"));
   std::string name = kind.name;
+  registered_in_[name] = registered_in;
   kinds_.emplace(std::move(name), std::move(kind));
 }
 
@@ -138,6 +139,11 @@ void Registry::AddLoader(std::string type, uint32_t version, ArtifactLoader load
 const KindSpec* Registry::FindKind(std::string_view name) const {
   auto it = kinds_.find(name);
   return it == kinds_.end() ? nullptr : &it->second;
+}
+
+std::string_view Registry::RegisteredIn(std::string_view name) const {
+  auto it = registered_in_.find(name);
+  return it == registered_in_.end() ? std::string_view() : std::string_view(it->second);
 }
 
 std::vector<const KindSpec*> Registry::Kinds() const {

@@ -138,8 +138,10 @@ using ArtifactLoader = std::function<ArtifactPtr(ByteReader&)>;
 
 class Registry {
  public:
-  // REQUIRES: the name is not registered yet (else throws StatusError).
-  void AddKind(KindSpec kind);
+  // REQUIRES: the name is not registered yet (else throws StatusError). `registered_in` is the
+  // caller's source file (the compiler fills it in), for the test that keeps a kind in the folder
+  // its name says.
+  void AddKind(KindSpec kind, const char* registered_in = __builtin_FILE());
   // Registers T's loader, and that T implements each of `interfaces` (e.g. "ChainModel"): a port
   // typed by one of them accepts T. Declared here, where the type is registered, so that a new
   // type reaches every port of its interfaces without an edit to the kinds that own them.
@@ -150,6 +152,8 @@ class Registry {
   }
 
   const KindSpec* FindKind(std::string_view name) const;
+  // The source file that registered kind `name` (as the compiler spelled it), or "" when unknown.
+  std::string_view RegisteredIn(std::string_view name) const;
   std::vector<const KindSpec*> Kinds() const;  // sorted by name
   // Loads an artifact payload; throws StatusError(Corruption) for an unknown type or a version
   // other than the registered one.
@@ -172,6 +176,7 @@ class Registry {
  private:
   void AddLoader(std::string type, uint32_t version, ArtifactLoader loader);
   std::map<std::string, KindSpec, std::less<>> kinds_;
+  std::map<std::string, std::string, std::less<>> registered_in_;
   struct TypeEntry {
     uint32_t version;
     ArtifactLoader loader;
