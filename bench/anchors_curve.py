@@ -10,7 +10,7 @@ and the anchor FHMM λ = 1 (Algorithm 2, and on the anchor HMM's means) against 
 mean accuracy difference over seeds, a paired t-test on the per-seed differences, and a paired
 approximate randomization test over test sentences pooled over the seeds (stratified: swaps stay
 within a seed, the statistic is the mean over seeds of the accuracy difference, as
-engine/api/significance.h does for `seqflow report`, which compares rows, not these columns).
+stats/significance.h does for `seqflow report`, which compares rows, not these columns).
 """
 import argparse
 import json

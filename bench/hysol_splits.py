@@ -7,7 +7,7 @@ Prints, per row of the paper's Tables 3/4 (the eval.segments nodes), F1 per seed
 (sample sd), then HySOL against CRF, LOP-CRF and HySOL without HMMs: the mean F1 difference over
 seeds, a paired t-test on the per-seed differences, and a paired approximate randomization test
 over test sentences pooled over the seeds (stratified: swaps stay within a seed, the statistic is
-the mean over seeds of the F1 difference, as engine/api/significance.h does for `seqflow report`).
+the mean over seeds of the F1 difference, as stats/significance.h does for `seqflow report`).
 With --against OUT2 (the same pipeline run otherwise, e.g. with the rewrite rules), each row of
 OUT against the same row of OUT2, paired by seed.
 """

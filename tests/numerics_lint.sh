@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when code whose results reach an artifact calls a libm transcendental (or Eigen's array
 # forms of them): glibc chooses those per CPU and their last bits differ between its variants, so
-# nodes/, datasets/ and engine/api/ use nodes/common/portable_math.h instead.
+# nodes/, datasets/, engine/api/ and stats/ use nodes/common/portable_math.h instead.
 # Usage: numerics_lint.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
@@ -12,10 +12,10 @@ while IFS= read -r hit; do
   code="${code%%//*}"  # a call named in a comment is no call
   code="$(sed -E 's/"([^"\\]|\\.)*"//g' <<< "$code")"  # nor one named in a string
   if grep -qE "$banned" <<< "$code"; then found+="$hit"$'\n'; fi
-done < <(grep -rnE --include='*.cpp' --include='*.h' "$banned" nodes datasets engine/api | grep -v '^nodes/common/portable_math.h:' || true)
+done < <(grep -rnE --include='*.cpp' --include='*.h' "$banned" nodes datasets engine/api stats | grep -v '^nodes/common/portable_math.h:' || true)
 if [[ -n "$found" ]]; then
   echo "libm transcendentals whose bits depend on the CPU (use nodes/common/portable_math.h):"
   echo "$found"
   exit 1
 fi
-echo "no CPU-dependent libm calls in nodes/, datasets/, engine/api/"
+echo "no CPU-dependent libm calls in nodes/, datasets/, engine/api/, stats/"

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/session.h"
 #include "engine/cache/cache.h"
-#include "engine/cli/session.h"
 #include "engine/dsl/spec.h"
 #include "engine/record/plan_explain.h"
 #include "tests/testutil/status_matchers.h"

@@ -34,7 +34,7 @@ enum class AttachmentType {
   // --plots` draws: the `y` columns against the `x` column.
   kTable,
   // Per-sentence counts for paired significance tests: the sentences.csv format of
-  // engine/api/significance.h.
+  // stats/significance.h.
   kSentenceCounts,
 };
 inline constexpr AttachmentType kAttachmentTypes[] = {AttachmentType::kTable, AttachmentType::kSentenceCounts};

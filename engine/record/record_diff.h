@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/significance.h"
 #include "engine/record/report.h"
 #include "engine/record/run_record.h"
+#include "stats/significance.h"
 
 namespace seqflow {
 

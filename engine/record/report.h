@@ -51,9 +51,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/api/significance.h"
 #include "engine/base/status.h"
 #include "engine/record/run_record.h"
+#include "stats/significance.h"
 
 namespace seqflow {
 

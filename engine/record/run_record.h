@@ -7,7 +7,7 @@
 //
 // summary.json:
 //   {"pipeline": NAME, "seconds": S, "repeat_axis": AXIS (only when set), "build": TEXT (the
-//    binary, its numerics and kernel variant: engine/cli/build_info.h),
+//    binary, its numerics and kernel variant: cli/build_info.h),
 //    "invocation": {"command": [ARG, ...], "set": [OVERRIDE, ...], "started": UTC, "finished": UTC, "host": NAME,
 //                   "pipeline_file": PATH, "git_commit": SHA, "git_tree": "clean" | "dirty"}
 //                  (times as 2026-12-07T06:30:00Z; the git fields only when the pipeline file
@@ -98,7 +98,7 @@ struct PipelineRecord {
   std::string pipeline;  // the pipeline's name
   RunInvocation invocation;
   double seconds = 0;    // wall time of the whole invocation
-  std::string build;     // the binary and its kernel variant (engine/cli/build_info.h); "" if unknown
+  std::string build;     // the binary and its kernel variant (cli/build_info.h); "" if unknown
   // The axis whose values are repetitions (seeds) of one setting — "repeat" when the pipeline
   // has a repeat: section — or "" when the runs are not repeated.
   std::string repeat_axis;

@@ -7,7 +7,7 @@
 #include <numbers>
 #include <type_traits>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/common/lane_transpose.h"
 #include "nodes/common/portable_math.h"
 

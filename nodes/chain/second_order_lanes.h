@@ -22,7 +22,7 @@
 // As in the first-order kernel the indicator starts each lane's backward pass at its own end; a
 // lane without a finite log Z (non-finite scores, an underflow) has log Z NaN, which callers treat
 // as a numerical failure, and its marginals mean nothing. Every entry point is cloned
-// per instruction set (nodes/common/isa.h) and each clone gives the same bits.
+// per instruction set (engine/base/isa.h) and each clone gives the same bits.
 // Thread safety: SecondOrderTransition is immutable and shareable; a SecondOrderWork belongs to
 // one thread.
 #pragma once

@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/common/lane_transpose.h"
 
 namespace seqflow {

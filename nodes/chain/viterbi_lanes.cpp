@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/common/lane_transpose.h"
 #include "nodes/common/portable_math.h"
 

@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/common/lanes.h"
 
 namespace seqflow {

@@ -51,7 +51,7 @@ namespace lanes_internal {
 
 // r[j][l] -> r[l][j] for an 8 x 8 block of doubles: 24 two-vector shuffles (unpack, 2-wide,
 // 4-wide), written with GCC's generic shuffles so that every instruction-set variant of a kernel
-// (nodes/common/isa.h) compiles them for itself: AVX-512 gets vunpck/vpermt2pd.
+// (engine/base/isa.h) compiles them for itself: AVX-512 gets vunpck/vpermt2pd.
 inline void Transpose8x8(Lanes<8> r[8]) {
   Lanes<8> t[8], u[8];
   for (int p = 0; p < 4; ++p) {

@@ -24,7 +24,7 @@ namespace seqflow {
 
 // GCC/Clang vector extension; an alias template would drop the attribute, hence the trait. The
 // alignment is stated because GCC otherwise caps it at the widest vector of the file's target (16
-// bytes for the x86-64-v2 baseline) while the AVX-512 clones of a kernel (nodes/common/isa.h)
+// bytes for the x86-64-v2 baseline) while the AVX-512 clones of a kernel (engine/base/isa.h)
 // move whole 64-byte vectors with aligned loads and stores.
 template <int L>
 struct LaneTraits {
@@ -68,7 +68,7 @@ inline Lanes<L> PowerOfTwoScale(Lanes<L> c, IntLanes<L> valid, IntLanes<L>* log2
   return std::bit_cast<Lanes<L>>(bits);
 }
 
-// Native vector widths in bytes of the instruction-set clones of nodes/common/isa.h
+// Native vector widths in bytes of the instruction-set clones of engine/base/isa.h
 // (SEQFLOW_ISA_WIDTH_CLONES passes one to its kernel).
 inline constexpr int kNativeBytesAvx512 = 64;
 inline constexpr int kNativeBytesAvx2 = 32;

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 
 namespace seqflow {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/crf/crf_row_pieces.h"
 
 namespace seqflow {

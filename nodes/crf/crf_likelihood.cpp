@@ -7,13 +7,13 @@
 #include <utility>
 
 #include "engine/base/bytes.h"
+#include "engine/base/isa.h"
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/common/distributed_shards.h"
-#include "nodes/common/isa.h"
 #include "nodes/common/lanes.h"
+#include "nodes/common/parallel.h"
 #include "nodes/crf/attribute_occurrences.h"
 #include "nodes/crf/crf_row_pieces.h"
-#include "nodes/common/parallel.h"
 
 namespace seqflow {
 namespace {

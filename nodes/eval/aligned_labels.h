@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/chunk_scores.h"
 #include "engine/base/status.h"
 #include "nodes/io/corpus.h"
 #include "nodes/io/predictions.h"
+#include "stats/chunk_scores.h"
 
 namespace seqflow {
 

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "engine/api/node.h"
-#include "engine/api/significance.h"
 #include "engine/base/hash.h"
 #include "nodes/eval/sentence_stats.h"
 #include "nodes/hmm/classifier_model.h"
 #include "nodes/io/class_sequences.h"
+#include "stats/significance.h"
 
 namespace seqflow {
 namespace {

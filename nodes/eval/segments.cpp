@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "engine/api/chunk_scores.h"
+#include "stats/chunk_scores.h"
 
 namespace seqflow {
 

@@ -31,7 +31,7 @@ struct SegmentScores {
 // Errors when `encoding` is kNone.
 Result<SegmentScores> ScoreSegments(const AlignedLabels& labels, TagEncoding encoding);
 
-// The eval.segments metrics (precision, recall and F1 as engine/api/chunk_scores.h defines them):
+// The eval.segments metrics (precision, recall and F1 as stats/chunk_scores.h defines them):
 // precision, recall, f1, accuracy, sentence_accuracy, tokens,
 // gold_segments, predicted_segments, correct_segments, and precision.T, recall.T, f1.T for
 // every non-empty type T seen in gold or predictions.

@@ -1,5 +1,5 @@
 // The evaluators' per-sentence statistics for paired significance tests (the sentences.csv
-// attachment, format and tests in engine/api/significance.h), and the fingerprint that tells
+// attachment, format and tests in stats/significance.h), and the fingerprint that tells
 // whether two evaluations scored the same test set.
 // Thread safety: pure functions.
 #pragma once
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/significance.h"
 #include "nodes/eval/aligned_labels.h"
 #include "nodes/eval/segments.h"
 #include "nodes/io/corpus.h"
+#include "stats/significance.h"
 
 namespace seqflow {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <type_traits>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/hmm/fixed_dual.h"
@@ -317,7 +317,7 @@ void EvaluateDual(const std::vector<double>& theta, int y, int K, int V, const s
   }
 }
 
-// EvaluateDual per dual size, compiled per instruction set (nodes/common/isa.h) with duals of its
+// EvaluateDual per dual size, compiled per instruction set (engine/base/isa.h) with duals of its
 // register width: each derivative is computed apart from the others, so every variant gives the
 // same bits while the wider ones do 4-8 derivatives per instruction instead of 2.
 #define SEQFLOW_CLASSIFIER_DUAL_CLONES(N)                                                                  \

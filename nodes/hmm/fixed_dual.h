@@ -1,6 +1,6 @@
 // Forward-mode dual numbers with a compile-time number of derivatives N: the value and N partial
 // derivatives, each operation a few vector instructions of the target's width (classifier_em.cpp
-// clones its dual passes per instruction set: nodes/common/isa.h). Each derivative of a result
+// clones its dual passes per instruction set: engine/base/isa.h). Each derivative of a result
 // reads only the same derivative of the operands, so every width computes the same bits. The
 // operations write into their first argument, so a recurrence makes no temporaries (returning
 // duals by value cost a copy and a zero fill each: perf showed them as most of the time).

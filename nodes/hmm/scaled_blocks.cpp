@@ -2,7 +2,7 @@
 
 #include <immintrin.h>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 
 namespace seqflow {
 namespace {

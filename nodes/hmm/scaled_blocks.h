@@ -3,7 +3,7 @@
 // (`read`, ascending: π, A and its own symbols' emissions), so its N is a [read x read] block of
 // the D x D matrix (dn, row-major [m x m], m = read.size()). Adding the block gives the bits of
 // adding the whole matrix, zeros included: each entry is one product and one sum, x + ±0 = x, and
-// a sum from +0 never becomes −0. So every instruction-set variant (nodes/common/isa.h) gives the
+// a sum from +0 never becomes −0. So every instruction-set variant (engine/base/isa.h) gives the
 // same bits. Pure functions on caller-owned memory.
 #pragma once
 

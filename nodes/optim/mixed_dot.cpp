@@ -1,6 +1,6 @@
 #include "nodes/optim/mixed_dot.h"
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 
 namespace seqflow {
 

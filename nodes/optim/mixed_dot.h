@@ -3,7 +3,7 @@
 // Eigen does not vectorise float -> double casts inside its reductions: both run one element per
 // instruction, and the L-BFGS history passes were compute-bound on exactly that.
 // Results depend only on n and the data (fixed lane assignment), not on alignment, threads or the
-// instruction-set variant that runs them (mixed_dot.cpp dispatches, nodes/common/isa.h).
+// instruction-set variant that runs them (mixed_dot.cpp dispatches, engine/base/isa.h).
 #pragma once
 
 #include <Eigen/Dense>

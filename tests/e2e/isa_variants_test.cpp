@@ -1,5 +1,5 @@
 // The portable binary computes the same bits under every kernel variant this CPU runs
-// (SEQFLOW_ISA, nodes/common/isa.h): pipelines/tests/isa_variants.yaml (a CRF, its decoders,
+// (SEQFLOW_ISA, engine/base/isa.h): pipelines/tests/isa_variants.yaml (a CRF, its decoders,
 // HySOL and an EM_λ homotopy path on real data) writes byte-identical cache entries and
 // summary.json metrics under each, and pipelines/conll2000_crf.yaml (20 L-BFGS iterations, a third of the data)
 // gives the same summary.json (every metric) under the baseline and the best variant. Fails,
@@ -12,9 +12,9 @@
 #include <map>
 #include <sstream>
 
+#include "cli/session.h"
+#include "engine/base/isa.h"
 #include "engine/cache/entry_format.h"
-#include "engine/cli/session.h"
-#include "nodes/common/isa.h"
 #include "tests/e2e/cli_runner.h"
 #include "tests/e2e/data_subset.h"
 #include "tests/e2e/timeless_entry.h"

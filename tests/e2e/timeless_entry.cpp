@@ -4,8 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/session.h"
 #include "engine/cache/entry_format.h"
-#include "engine/cli/session.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqflow::testutil {

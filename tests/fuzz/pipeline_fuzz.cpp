@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "cli/session.h"
 #include "engine/cache/cache.h"
-#include "engine/cli/session.h"
 #include "engine/record/plan_explain.h"
 #include "tests/fuzz/mem_env.h"
 

@@ -5,7 +5,7 @@
 // a loaded machine: per-thread CPU time (another process's time does not count), the least of
 // several alternated repetitions (an interruption only adds time), and bounds about a third of
 // the measured ratios (half of a documented one). A ratio depends on the instruction-set variant
-// the kernels run (nodes/common/isa.h), so each bound is given per variant.
+// the kernels run (engine/base/isa.h), so each bound is given per variant.
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -17,10 +17,10 @@
 #include <span>
 #include <vector>
 
+#include "engine/base/isa.h"
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/chain/viterbi_one_chain.h"
-#include "nodes/common/isa.h"
 #include "tests/testutil/chain_brute_force.h"
 
 // Unoptimised or AddressSanitizer code slows a kernel and a plain loop by different factors, so

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <random>
 
+#include "engine/base/isa.h"
 #include "nodes/chain/linear_chain.h"
-#include "nodes/common/isa.h"
 #include "tests/testutil/chain_brute_force.h"
 #include "tests/testutil/second_order_brute_force.h"
 
@@ -148,7 +148,7 @@ TEST(SecondOrderLanes, NonFiniteScoresGiveNaNLogZ) {
   EXPECT_NEAR(run.log_z[1], 2 * std::log(2.0), 1e-12);
 }
 
-// Every instruction-set clone this CPU runs gives the baseline's bits (nodes/common/isa.h).
+// Every instruction-set clone this CPU runs gives the baseline's bits (engine/base/isa.h).
 TEST(SecondOrderLanes, EveryVariantHasTheSameBits) {
   std::mt19937 rng(21);
   const int K = 11;

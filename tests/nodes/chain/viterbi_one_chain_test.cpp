@@ -11,8 +11,8 @@
 #include <limits>
 #include <random>
 
+#include "engine/base/isa.h"
 #include "nodes/chain/viterbi_lanes.h"
-#include "nodes/common/isa.h"
 #include "tests/testutil/chain_brute_force.h"
 
 namespace seqflow {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <utility>
 
-#include "nodes/common/isa.h"
+#include "engine/base/isa.h"
 #include "nodes/hmm/classifier_training.h"
 #include "nodes/hmm/forward_backward.h"
 #include "nodes/hmm/hmm_classifier.h"
@@ -330,7 +330,7 @@ TEST(ClassifierTraining, ClassWithoutLabeledSequenceIsInvalid) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
 }
 
-// The dual passes are compiled per instruction set (nodes/common/isa.h) with duals of each one's
+// The dual passes are compiled per instruction set (engine/base/isa.h) with duals of each one's
 // register width: every variant this CPU runs gives the baseline's bits, for a number of
 // derivatives D in each of the dual sizes (16, 32, 64 and the largest).
 TEST(ClassifierEm, EveryInstructionSetVariantGivesTheSameBits) {

@@ -2,8 +2,8 @@
 // the reported metrics, the gold fingerprint, and the systems' table with p-values.
 #include <gtest/gtest.h>
 
-#include "engine/api/significance.h"
 #include "nodes/eval/eval_nodes.h"
+#include "stats/significance.h"
 #include "tests/nodes/eval/eval_fixtures.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/status_matchers.h"

@@ -1,4 +1,4 @@
-// Every instruction-set variant of the hot kernels this CPU runs (nodes/common/isa.h) computes the
+// Every instruction-set variant of the hot kernels this CPU runs (engine/base/isa.h) computes the
 // same bits as the baseline variant: the chain library's forward-backward (score and probability
 // tables, marginals in double and float, bigram sums, kept tables), its tangent pass, Viterbi in
 // double and certified float and its one-chain form, the CRF objective and gradient (the scatter
@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/isa.h"
 #include "nodes/chain/forward_backward_lanes.h"
 #include "nodes/chain/tangent_lanes.h"
 #include "nodes/chain/viterbi_f32_lanes.h"
 #include "nodes/chain/viterbi_lanes.h"
 #include "nodes/chain/viterbi_one_chain.h"
-#include "nodes/common/isa.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/crf/crf_likelihood.h"
 #include "nodes/optim/mixed_dot.h"
