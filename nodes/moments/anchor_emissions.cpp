@@ -1,10 +1,8 @@
 #include "nodes/moments/anchor_emissions.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
 
-#include "nodes/common/parallel.h"
+#include "nodes/optim/simplex_qp_batch.h"
 
 namespace seqflow {
 
@@ -86,51 +84,35 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   const Eigen::VectorXd labeled_totals = labeled_counts.rowwise().sum();
 
   out.posterior = Eigen::MatrixXd::Zero(k, v);
-  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(v), kShardSymbols)), shard_iterations(shard_qps.size()),
-      shard_missed(shard_qps.size());
-  std::mutex error_mutex;
-  Status error;
-  std::atomic<bool> failed{false};
-  ParallelShards(static_cast<size_t>(v), kShardSymbols, options.threads, [&](size_t shard, size_t begin, size_t end) {
-    if (failed || cancel.requested()) return;
-    SimplexQp qp0 = unsupervised, qp_lambda = interpolated;  // per-shard scratch space
-    Eigen::VectorXd b(kp), beta(kp), prior(kp), gamma(kp);
-    for (size_t wi = begin; wi < end; ++wi) {
-      const auto w = static_cast<Eigen::Index>(wi);
-      const bool seen_labeled = labeled_totals[w] > 0;
-      if (seen_labeled) prior = labeled_counts(w, present).transpose() / labeled_totals[w];
-      if (moments.word_counts[w] == 0) {
-        out.posterior(present, w) = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-        continue;
-      }
-      b.setZero();
-      for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-        b += it.value() * fit.row(it.row()).transpose();
-      b /= moments.word_counts[w];
-      const double lw = seen_labeled ? lambda : 0;
-      beta = (1 - lw) * b;
-      if (seen_labeled) beta += lw * prior;
-      gamma = seen_labeled ? prior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-      Result<SimplexQpStats> stats = (seen_labeled ? qp_lambda : qp0).Solve(beta, gamma);
-      if (!stats.ok()) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!failed) error = stats.status();
-        failed = true;
-        return;
-      }
-      ++shard_qps[shard];
-      shard_iterations[shard] += stats->iterations;
-      shard_missed[shard] += stats->converged ? 0 : 1;
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
+  // Word w's β: (1 - λ_w) R̂ᵀq_w + λ_w γ'_w, λ_w = λ for a word seen labeled (its labeled posterior
+  // γ'_w, also the start), else 0 (start uniform); a word absent from the text keeps that start.
+  auto prepare = [&](size_t wi, Eigen::VectorXd& beta, Eigen::VectorXd& gamma) {
+    const auto w = static_cast<Eigen::Index>(wi);
+    const bool seen_labeled = labeled_totals[w] > 0;
+    gamma = seen_labeled ? Eigen::VectorXd(labeled_counts(w, present).transpose() / labeled_totals[w]) : uniform;
+    if (moments.word_counts[w] == 0) {
       out.posterior(present, w) = gamma;
+      return QpChoice::kNone;
     }
-  });
-  if (failed) return error;
-  if (cancel.requested()) return Status::Cancelled("anchor emissions cancelled");
-  for (size_t s = 0; s < shard_qps.size(); ++s) {
-    out.qps += shard_qps[s];
-    out.qp_iterations += shard_iterations[s];
-    out.not_converged += shard_missed[s];
-  }
+    beta.setZero();
+    for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+      beta += it.value() * fit.row(it.row()).transpose();
+    beta /= moments.word_counts[w];
+    const double lw = seen_labeled ? lambda : 0;
+    beta = (1 - lw) * beta;
+    if (seen_labeled) beta += lw * gamma;
+    return seen_labeled ? QpChoice::kInterpolated : QpChoice::kPlain;
+  };
+  auto store = [&](size_t w, const Eigen::VectorXd& gamma) {
+    out.posterior(present, static_cast<Eigen::Index>(w)) = gamma;
+  };
+  SEQFLOW_ASSIGN_OR_RETURN(const SimplexQpBatchStats qps,
+                           SolveSimplexQpBatch(static_cast<size_t>(v), kShardSymbols, options.threads, cancel,
+                                               unsupervised, interpolated, kp, prepare, store, "anchor emissions"));
+  out.qps = qps.qps;
+  out.qp_iterations = qps.iterations;
+  out.not_converged = qps.not_converged;
 
   // Bayes' rule (Eq. 15-16) with p̂_w over labeled and unlabeled tokens.
   const Eigen::VectorXd word_mass = moments.word_counts + labeled_totals;

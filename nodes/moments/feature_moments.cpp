@@ -1,11 +1,9 @@
 #include "nodes/moments/feature_moments.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <mutex>
 
-#include "nodes/common/parallel.h"
+#include "nodes/optim/simplex_qp_batch.h"
 
 namespace seqflow {
 
@@ -96,49 +94,32 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
       SimplexQp toward_labeled,
       SimplexQp::Create((1 - options.lambda) * gram + options.lambda * Eigen::MatrixXd::Identity(kp, kp), options.qp));
   Eigen::MatrixXd gamma_all = Eigen::MatrixXd::Zero(kp, ne);
-  std::vector<int64_t> shard_qps(NumShards(static_cast<size_t>(ne), kShardFeatures)), shard_missed(shard_qps.size());
-  std::mutex error_mutex;
-  Status error;
-  std::atomic<bool> failed{false};
-  ParallelShards(static_cast<size_t>(ne), kShardFeatures, options.threads, [&](size_t shard, size_t begin, size_t end) {
-    if (failed || cancel.requested()) return;
-    SimplexQp qp0 = unsupervised, qp_lambda = toward_labeled;
-    Eigen::VectorXd beta(kp), labeled_posterior(kp), gamma(kp);
-    for (size_t ji = begin; ji < end; ++ji) {
-      const auto j = static_cast<Eigen::Index>(ji);
-      const double labeled_count = feature_label.row(j).sum();
-      const bool seen_labeled = labeled_count > 0;
-      if (seen_labeled) labeled_posterior = feature_label(j, present).transpose() / labeled_count;
-      if (feature_tokens[j] == 0) {
-        gamma_all.col(j) =
-            seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-        continue;
-      }
-      const bool interpolate =
-          seen_labeled && (interpolated == InterpolatedFeatures::kFeatures ||
-                           (j < nf && templates.template_of[j] == templates.identity_template));
-      const double lw = interpolate ? options.lambda : 0;
-      beta = (1 - lw) * feature_fit.col(j) / feature_tokens[j];
-      if (interpolate) beta += lw * labeled_posterior;
-      gamma = seen_labeled ? labeled_posterior : Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-      Result<SimplexQpStats> stats = (interpolate ? qp_lambda : qp0).Solve(beta, gamma);
-      if (!stats.ok()) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!failed) error = stats.status();
-        failed = true;
-        return;
-      }
-      ++shard_qps[shard];
-      shard_missed[shard] += stats->converged ? 0 : 1;
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
+  // Feature j's β: (1 - λ_j) Q̂[:, j] fitted + λ_j γ'_j, λ_j = λ for the features `interpolated`
+  // pulls to their labeled posterior γ'_j, else 0; the start is γ'_j when seen labeled, else
+  // uniform, and a feature absent from the text keeps it.
+  auto prepare = [&](size_t ji, Eigen::VectorXd& beta, Eigen::VectorXd& gamma) {
+    const auto j = static_cast<Eigen::Index>(ji);
+    const double labeled_count = feature_label.row(j).sum();
+    const bool seen_labeled = labeled_count > 0;
+    gamma = seen_labeled ? Eigen::VectorXd(feature_label(j, present).transpose() / labeled_count) : uniform;
+    if (feature_tokens[j] == 0) {
       gamma_all.col(j) = gamma;
+      return QpChoice::kNone;
     }
-  });
-  if (failed) return error;
-  if (cancel.requested()) return Status::Cancelled("feature means cancelled");
-  for (size_t s = 0; s < shard_qps.size(); ++s) {
-    out.qps += shard_qps[s];
-    out.not_converged += shard_missed[s];
-  }
+    const bool interpolate = seen_labeled && (interpolated == InterpolatedFeatures::kFeatures ||
+                                              (j < nf && templates.template_of[j] == templates.identity_template));
+    const double lw = interpolate ? options.lambda : 0;
+    beta = (1 - lw) * feature_fit.col(j) / feature_tokens[j];
+    if (interpolate) beta += lw * gamma;
+    return interpolate ? QpChoice::kInterpolated : QpChoice::kPlain;
+  };
+  auto store = [&](size_t j, const Eigen::VectorXd& gamma) { gamma_all.col(static_cast<Eigen::Index>(j)) = gamma; };
+  SEQFLOW_ASSIGN_OR_RETURN(const SimplexQpBatchStats qps,
+                           SolveSimplexQpBatch(static_cast<size_t>(ne), kShardFeatures, options.threads, cancel,
+                                               unsupervised, toward_labeled, kp, prepare, store, "feature means"));
+  out.qps = qps.qps;
+  out.not_converged = qps.not_converged;
   // Each template's p(h) by total probability over the template and its complement.
   Eigen::MatrixXd template_prior = Eigen::MatrixXd::Zero(kp, nt);
   for (Eigen::Index j = 0; j < ne; ++j)
