@@ -11,6 +11,31 @@ namespace {
 
 constexpr size_t kShardFeatures = 256;
 
+// Φ extended by each template's complement T̄ as a pseudo-feature: columns nf .. nf + nt - 1 are 1
+// for the words with no feature of template t. Invalid when a word has two features of one
+// template, or a feature weight other than 1.
+Result<Eigen::SparseMatrix<double>> WithTemplateComplements(const Eigen::SparseMatrix<double>& phi,
+                                                            const FeatureTemplates& templates) {
+  const Eigen::Index v = phi.rows(), nf = phi.cols(), nt = templates.num_templates;
+  Eigen::MatrixXd covered = Eigen::MatrixXd::Zero(v, nt);
+  std::vector<Eigen::Triplet<double>> entries;
+  for (Eigen::Index j = 0; j < nf; ++j)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(phi, j); it; ++it) {
+      covered(it.row(), templates.template_of[j]) += it.value();
+      entries.emplace_back(static_cast<int>(it.row()), static_cast<int>(j), it.value());
+    }
+  for (Eigen::Index w = 0; w < v; ++w)
+    for (Eigen::Index t = 0; t < nt; ++t) {
+      if (covered(w, t) != 0 && covered(w, t) != 1)
+        return Status::Invalid("feature means: symbol " + std::to_string(w) +
+                               " has more than one feature of one template (binary, exclusive features expected)");
+      if (covered(w, t) == 0) entries.emplace_back(static_cast<int>(w), static_cast<int>(nf + t), 1.0);
+    }
+  Eigen::SparseMatrix<double> phi_ext(v, nf + nt);
+  phi_ext.setFromTriplets(entries.begin(), entries.end());
+  return phi_ext;
+}
+
 }  // namespace
 
 FeatureTemplates TemplatesByName(const std::vector<std::string>& names) {
@@ -42,23 +67,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
     if (t < 0 || t >= nt) return Status::Invalid("feature means: template id out of range");
   if (context_projection && context_projection->rows() != moments.num_contexts())
     return Status::Invalid("feature means: the context projection does not match the contexts");
-  // Each template's complement T̄ as a pseudo-feature: columns nf .. nf + nt - 1 of the extended Φ.
-  Eigen::MatrixXd covered = Eigen::MatrixXd::Zero(v, nt);
-  std::vector<Eigen::Triplet<double>> entries;
-  for (Eigen::Index j = 0; j < nf; ++j)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(phi, j); it; ++it) {
-      covered(it.row(), templates.template_of[j]) += it.value();
-      entries.emplace_back(static_cast<int>(it.row()), static_cast<int>(j), it.value());
-    }
-  for (Eigen::Index w = 0; w < v; ++w)
-    for (Eigen::Index t = 0; t < nt; ++t) {
-      if (covered(w, t) != 0 && covered(w, t) != 1)
-        return Status::Invalid("feature means: symbol " + std::to_string(w) +
-                               " has more than one feature of one template (binary, exclusive features expected)");
-      if (covered(w, t) == 0) entries.emplace_back(static_cast<int>(w), static_cast<int>(nf + t), 1.0);
-    }
-  Eigen::SparseMatrix<double> phi_ext(v, nf + nt);
-  phi_ext.setFromTriplets(entries.begin(), entries.end());
+  SEQFLOW_ASSIGN_OR_RETURN(const Eigen::SparseMatrix<double> phi_ext, WithTemplateComplements(phi, templates));
   const Eigen::Index ne = nf + nt;
 
   SEQFLOW_ASSIGN_OR_RETURN(Eigen::MatrixXd context_label, ContextLabelMoments(moments, anchors, labeled, label_names));
