@@ -124,14 +124,16 @@ EOF
 
 # start_daemon NAME PROGRAM ARGS...: in its own session, so neither ctest nor a Ctrl-C in the
 # shell that started it takes it down; pid recorded in DIR/run/NAME.pid. Returns once the program
-# has replaced the forked shell, so that live_pid recognises it from then on.
+# has replaced setsid, so that live_pid recognises it from then on: setsid's own command line
+# names DIR too, and a check made while it execs the program finds no command line at all (a
+# loaded machine once saw slurmctld "exit during start" so, and the cluster stopped it).
 start_daemon() {
   local name=$1 pid deadline=$((SECONDS + 10))
   shift
   setsid "$@" </dev/null >>"$dir/log/$name.out" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/run/$name.pid"
-  until live_pid "$name" >/dev/null; do
+  until live_pid "$name" >/dev/null && [[ $(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1) != setsid ]]; do
     kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)) || return 0
     sleep 0.05
   done
