@@ -37,12 +37,8 @@ int PlanCommand(const RunArgs& args) {
   KeepFreedMemoryInTheHeap();
   Env* env = Env::Default();
   FileHasher hasher(env);
-  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
+  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher, args.force);
   if (!pipeline) return 2;
-  if (Status forced = CheckForcedNodes(*pipeline, args.force); !forced.ok()) {
-    LogError(forced.ToString());
-    return 2;
-  }
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   const FinalStates final_states(cache.dir(), env);
   for (const auto& run : pipeline->runs) {

@@ -142,12 +142,8 @@ int RunCommand(const RunArgs& args) {
   auto start = std::chrono::steady_clock::now();
   Env* env = Env::Default();
   FileHasher hasher(env);
-  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher);
+  std::optional<Pipeline> pipeline = LoadPipelineOrLog(args.pipeline, env, hasher, args.force);
   if (!pipeline) return 2;
-  if (Status forced = CheckForcedNodes(*pipeline, args.force); !forced.ok()) {
-    LogError(forced.ToString());
-    return 2;
-  }
   Cache cache(CacheDir(args.cache_dir), &TheRegistry(), env);
   // A cache that cannot be written (a shared, archived one) is served as it is: its tag is its
   // owner's business, and a failed store says all there is to say about it.

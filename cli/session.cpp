@@ -38,10 +38,12 @@ Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& ha
   return pipeline;
 }
 
-std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher) {
+std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher,
+                                          const std::set<std::string>& forced) {
   Result<Pipeline> pipeline = LoadPipeline(args, env, hasher);
-  if (!pipeline.ok()) {
-    LogError(pipeline.status().ToString());
+  Status status = pipeline.ok() ? CheckForcedNodes(*pipeline, forced) : pipeline.status();
+  if (!status.ok()) {
+    LogError(status.ToString());
     return std::nullopt;
   }
   return std::move(pipeline).value();

@@ -38,8 +38,10 @@ const Registry& TheRegistry();
 // Parses, expands ablations and validates every run before anything executes; the first error
 // (with file:line:col) is returned.
 Result<Pipeline> LoadPipeline(const PipelineArgs& args, Env* env, FileHasher& hasher);
-// LoadPipeline that logs the error; nullopt then (exit code 2).
-std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher);
+// LoadPipeline, then CheckForcedNodes for `forced` (--force), that logs the first error; nullopt
+// then (exit code 2).
+std::optional<Pipeline> LoadPipelineOrLog(const PipelineArgs& args, Env* env, FileHasher& hasher,
+                                          const std::set<std::string>& forced = {});
 
 // Status::Invalid naming the first of `forced` (--force NODE) that is no node of the pipeline, with
 // the nearest name; a typo would otherwise force nothing.
