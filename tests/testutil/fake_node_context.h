@@ -1,9 +1,12 @@
 // FakeNodeContext: runs a node body without the engine, with in-memory files and list ports.
 // Parameters start from the kind's declared defaults with overrides applied; metrics are
-// collected for inspection, as are attachments. Shared by the node tests of every family.
+// collected for inspection, as are attachments and, when asked (KeepStates), the states the body
+// offers and keeps. Shared by the node tests of every family.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -36,6 +39,12 @@ class FakeNodeContext final : public NodeContext {
   void SetProcesses(const ProcessGroup* group) { processes_ = group; }
   const std::map<std::string, double>& metrics() const { return metrics_; }
   const std::map<std::string, std::string>& attachments() const { return attachments_; }  // suffix -> text
+  // Keeps the states the body offers (Checkpoint, joined) and the one it ends in (KeepFinalState),
+  // for tests of their bytes. Off by default: a state is encoded only when kept, as the engine
+  // encodes one only when it saves it.
+  void KeepStates() { keep_states_ = true; }
+  const std::vector<std::string>& checkpoints() const { return checkpoints_; }
+  const std::string& final_state() const { return final_state_; }
 
   const std::string& node_name() const override { return name_; }
   const Params& params() const override { return params_; }
@@ -47,6 +56,12 @@ class FakeNodeContext final : public NodeContext {
   void Attach(const std::string& suffix, std::string content) override { attachments_[suffix] = std::move(content); }
   using NodeContext::Progress;
   void Progress(int64_t, int64_t, const std::string&) override {}
+  void Checkpoint(const std::function<StatePieces()>& state) override {
+    if (keep_states_) checkpoints_.push_back(state().Join());
+  }
+  void KeepFinalState(int64_t, const std::function<std::string()>& state) override {
+    if (keep_states_) final_state_ = state();
+  }
   CancelToken cancellation() const override { return CancelToken(&cancelled_); }
   void Cancel() { cancelled_ = true; }
   int threads() const override { return threads_; }
@@ -66,6 +81,9 @@ class FakeNodeContext final : public NodeContext {
   std::map<std::string, std::string> files_;
   std::map<std::string, double> metrics_;
   std::map<std::string, std::string> attachments_;
+  bool keep_states_ = false;
+  std::vector<std::string> checkpoints_;
+  std::string final_state_;
   std::atomic<bool> cancelled_{false};
   PieceStore* pieces_ = nullptr;
   const ProcessGroup* processes_ = nullptr;

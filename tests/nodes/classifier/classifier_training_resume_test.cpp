@@ -9,6 +9,7 @@
 
 #include "nodes/hmm/classifier_training.h"
 #include "tests/testutil/hmm_brute_force.h"
+#include "tests/testutil/state_fingerprint.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -98,6 +99,21 @@ TEST(ClassifierTrainingResume, RefusesAStateThatDoesNotFit) {
   std::string truncated = run.states[4];
   truncated.resize(truncated.size() - 8);
   refused(kClasses, kSymbols, Options(), truncated);
+}
+
+// The bytes of the states training offers, pinned: after the first restart and the last offered
+// (inside a class, with its best fit so far) and after the first class's restarts (at a class
+// boundary, without one). A state saved by an earlier build must still resume
+// (tests/testutil/state_fingerprint.h).
+TEST(ClassifierTrainingResume, StateBytesAreThoseOfEarlierBuilds) {
+  const Labeled d;
+  const Training t = Train(d, Options());
+  ASSERT_EQ(t.states.size(), static_cast<size_t>(kClasses * 3 - 1));
+  const uint64_t first = testutil::StateFingerprint(t.states.front()),
+                 boundary = testutil::StateFingerprint(t.states[2]), last = testutil::StateFingerprint(t.states.back());
+  EXPECT_EQ(first, 0xc324774a3f936206ULL) << std::hex << "0x" << first;
+  EXPECT_EQ(boundary, 0x12e1a9636b31add1ULL) << std::hex << "0x" << boundary;
+  EXPECT_EQ(last, 0x4c94e8a51155d79bULL) << std::hex << "0x" << last;
 }
 
 }  // namespace classifier_training_resume_test

@@ -14,6 +14,7 @@
 #include "nodes/hmm/classifier_training.h"
 #include "nodes/homotopy/ji_experiment.h"
 #include "tests/testutil/hmm_brute_force.h"
+#include "tests/testutil/state_fingerprint.h"
 
 namespace seqflow {
 namespace probability_one_test {
@@ -175,6 +176,23 @@ TEST(JiExperiment, DrawScoresThePathsPoints) {
   // Too few sequences in a class to label is Invalid.
   o.labeled_per_class = 40;
   EXPECT_EQ(RunJiDraw(all.sequences, all.labels, 2, 5, 4, o).status().code(), StatusCode::kInvalid);
+}
+
+// The bytes of the first and the last state the track offers, pinned: a state saved by an earlier
+// build must still resume (tests/testutil/state_fingerprint.h).
+TEST(ProbabilityOne, StateBytesAreThoseOfEarlierBuilds) {
+  const ClassifierData d = SmallData(5);
+  const ClassifierLayout layout(2, 2, 5);
+  const ProbabilityOneOptions options;
+  const Eigen::VectorXd theta0 = SupervisedStart(layout, d, options.smoothing);
+  std::vector<std::string> states;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
+  ASSERT_TRUE(TraceProbabilityOne(layout, theta0, d, {}, options, {}, keep).ok());
+  ASSERT_GE(states.size(), 3u);
+  const uint64_t first = testutil::StateFingerprint(states.front()), last = testutil::StateFingerprint(states.back());
+  EXPECT_EQ(first, 0x3eae1348ba1ef0acULL) << std::hex << "0x" << first;
+  EXPECT_EQ(last, 0xd351a4584bcc08beULL) << std::hex << "0x" << last;
 }
 
 }  // namespace probability_one_test

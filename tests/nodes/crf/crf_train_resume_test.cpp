@@ -4,6 +4,8 @@
 // final state of a smaller max_iterations continues to the larger one's bits.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <optional>
 
 #include <random>
@@ -12,6 +14,7 @@
 
 #include "nodes/crf/crf_train.h"
 #include "tests/testutil/lbfgs_run_matchers.h"
+#include "tests/testutil/state_fingerprint.h"
 
 namespace seqflow {
 namespace crf_train_resume_test {
@@ -110,6 +113,26 @@ TEST_P(CrfTrainResume, ASmallerMaxIterationsContinuesToTheLargerOnesBits) {
   const Trained first = Train(p, small);
   ASSERT_EQ(first.result.optimizer.iterations, 12);
   ExpectSameBits(Train(p, Options(), &first.result.optimizer.final_state).result, Train(p, Options()).result);
+}
+
+// The bytes of the L-BFGS states training offers (after iterations 4 and 30) and ends in, pinned
+// for each order (crf.train's checkpoints are these with the objective trace appended,
+// crf_nodes.cpp): a state saved by an earlier build must still resume
+// (tests/testutil/state_fingerprint.h).
+TEST_P(CrfTrainResume, StateBytesAreThoseOfEarlierBuilds) {
+  const Trained run = Train(RandomProblem(), Options(), nullptr, /*keep_states=*/true);
+  ASSERT_EQ(run.states.size(), 30u);
+  // The state after iteration 4, the first of a full history (those before it hold the S^T g and
+  // Y^T g entries of slots not yet used, which are never read, nor initialised:
+  // correction_history.h), the last offered state and the final one.
+  const std::array<uint64_t, 3> pinned =
+      GetParam() == 1 ? std::array<uint64_t, 3>{0x38de67ce0d157972ULL, 0xe7ff25bdce66ffddULL, 0xe7ff25bdce66ffddULL}
+                      : std::array<uint64_t, 3>{0xff1be234f0fab07ULL, 0x581e13611bcc3d04ULL, 0x581e13611bcc3d04ULL};
+  const uint64_t full = testutil::StateFingerprint(run.states[3]), last = testutil::StateFingerprint(run.states.back()),
+                 final_state = testutil::StateFingerprint(run.result.optimizer.final_state);
+  EXPECT_EQ(full, pinned[0]) << std::hex << "0x" << full;
+  EXPECT_EQ(last, pinned[1]) << std::hex << "0x" << last;
+  EXPECT_EQ(final_state, pinned[2]) << std::hex << "0x" << final_state;
 }
 
 INSTANTIATE_TEST_SUITE_P(Order, CrfTrainResume, testing::Values(1, 2),

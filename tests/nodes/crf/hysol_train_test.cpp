@@ -23,6 +23,7 @@
 #include "nodes/crf/hybrid_nodes.h"
 #include "tests/nodes/crf/hybrid_blocks.h"
 #include "tests/testutil/fake_node_context.h"
+#include "tests/testutil/state_fingerprint.h"
 
 namespace seqflow {
 namespace hysol_train_test {
@@ -759,6 +760,36 @@ TEST(HybridNodes, ExpertsWithDifferentLabelSetsAreRejected) {
     const std::string message = NodeError(kind, d, odd);
     EXPECT_THAT(message, HasSubstr("CRF experts 1 and 2 have different label sets")) << kind;
     EXPECT_THAT(message, HasSubstr("3 vs 4 labels")) << kind;
+  }
+}
+
+// The bytes of the first and the last state the procedure offers, pinned, converging and selecting
+// (the latter with the best pair so far), each scoring its Γ steps: a state saved by an earlier
+// build must still resume (tests/testutil/state_fingerprint.h).
+TEST(TrainHysol, StateBytesAreThoseOfEarlierBuilds) {
+  const Problem p = MakeProblem(5, 30);
+  HysolOptions converging = TestOptions(), selecting = TestOptions();
+  selecting.xi_prime = 0.1, selecting.tolerance = 0, selecting.max_iterations = 5, selecting.em_iterations = 3;
+  const auto score = [](const GenerativeParams& theta, const Eigen::VectorXd& gamma) -> Result<double> {
+    return PairScore(theta, gamma);
+  };
+  converging.score = selecting.score = score;
+  struct Pinned {
+    const HysolOptions* options;
+    uint64_t first, last;
+  };
+  for (const Pinned& pinned : {Pinned{&converging, 0x3fa4fa86900452f4ULL, 0xab16cb6d02b594eULL},
+                               Pinned{&selecting, 0xe647ee679e264aa2ULL, 0x7d33f8274a30f182ULL}}) {
+    SCOPED_TRACE(pinned.options == &selecting ? "selecting" : "converging");
+    std::vector<std::string> states;
+    KernelCheckpoints keep;
+    keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
+    ValueOrThrow(
+        TrainHysol(p.labeled, p.heldout, p.unlabeled, p.experts, p.vocabulary, *pinned.options, nullptr, {}, keep));
+    ASSERT_GE(states.size(), 2u);
+    const uint64_t first = testutil::StateFingerprint(states.front()), last = testutil::StateFingerprint(states.back());
+    EXPECT_EQ(first, pinned.first) << std::hex << "0x" << first;
+    EXPECT_EQ(last, pinned.last) << std::hex << "0x" << last;
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "nodes/fhmm/feature_means.h"
 #include "nodes/semi_supervised/em_lambda.h"
+#include "tests/testutil/state_fingerprint.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -328,6 +329,27 @@ TEST(FhmmEm, ResumesFromEveryMStepToTheSameBits) {
                 .status()
                 .code(),
             StatusCode::kInvalid);
+}
+
+// The bytes of the first and the last state EM offers (after M-steps 1 and 6), pinned: a state
+// saved by an earlier build must still resume (tests/testutil/state_fingerprint.h).
+TEST(FhmmEm, StateBytesAreThoseOfEarlierBuilds) {
+  const int k = 3, v = 10;
+  TinyCorpus c = MakeCorpus(k, v, 17);
+  const Eigen::SparseMatrix<double> phi = IdentityAndSharedPhi(v, 3);
+  FhmmEmOptions options = TightOptions(1e-4);
+  options.loglinear.lbfgs.max_iterations = 200;
+  options.max_iter = 6;
+  std::vector<std::string> states;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
+  ASSERT_TRUE(RunFhmmEm(c.start, Eigen::MatrixXd::Zero(k, phi.cols()), phi,
+                        LabeledSentenceCounts(k, v, c.words, c.labels), 20, c.unlabeled, 0.7, options, {}, {}, keep)
+                  .ok());
+  ASSERT_EQ(states.size(), 6u);
+  const uint64_t first = testutil::StateFingerprint(states.front()), last = testutil::StateFingerprint(states.back());
+  EXPECT_EQ(first, 0xf681470af9be25dcULL) << std::hex << "0x" << first;
+  EXPECT_EQ(last, 0xa7072ebfa799d845ULL) << std::hex << "0x" << last;
 }
 
 }  // namespace fhmm_em_test

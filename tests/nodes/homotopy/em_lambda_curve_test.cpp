@@ -15,6 +15,7 @@
 #include "nodes/homotopy/jacobian.h"
 #include "nodes/semi_supervised/em_lambda.h"
 #include "tests/nodes/homotopy/homotopy_testutil.h"
+#include "tests/testutil/state_fingerprint.h"
 
 namespace seqflow {
 namespace em_lambda_curve_test {
@@ -502,6 +503,31 @@ TEST(EmLambdaCurve, CancellationIsReported) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(seen, 3);
+}
+
+// The bytes of the first and the last state a trace of the folding curve offers and of the one it
+// keeps, pinned: matrix-free (Lanczos's warm start is in the state), made to stall and re-enter,
+// and stopped by max_steps one step past its re-entry (the state's segment starts there). A state
+// saved by an earlier build must still resume (tests/testutil/state_fingerprint.h).
+TEST(EmLambdaCurve, StateBytesAreThoseOfEarlierBuilds) {
+  const Problem p = FoldingProblem();
+  EmLambdaCurveOptions o = StallingOptions(PathSolver::kMatrixFree);
+  o.max_reentries = 10;
+  o.tracker.max_steps = 47;
+  std::vector<std::string> states;
+  std::string kept;
+  KernelCheckpoints keep;
+  keep.offer = [&](const std::function<StatePieces()>& encode) { states.push_back(encode().Join()); };
+  keep.keep_final = [&](int64_t, const std::function<std::string()>& encode) { kept = encode(); };
+  const PathResult r = ValueOrThrow(TraceEmLambdaCurve(p.layout, p.supervised, p.em0, p.unlabeled, o, {}, keep));
+  ASSERT_EQ(r.stop, PathStop::kMaxSteps);
+  ASSERT_EQ(r.reentries, 1);
+  ASSERT_GE(states.size(), 2u);
+  const uint64_t first = testutil::StateFingerprint(states.front()), last = testutil::StateFingerprint(states.back()),
+                 final_state = testutil::StateFingerprint(kept);
+  EXPECT_EQ(first, 0xf59dfacf1a42e2beULL) << std::hex << "0x" << first;
+  EXPECT_EQ(last, 0x98c7cf94b85261e8ULL) << std::hex << "0x" << last;
+  EXPECT_EQ(final_state, 0x98c7cf94b85261e8ULL) << std::hex << "0x" << final_state;
 }
 
 }  // namespace em_lambda_curve_test

@@ -12,6 +12,7 @@
 #include "nodes/registry.h"
 #include "tests/testutil/fake_node_context.h"
 #include "tests/testutil/memory_piece_store.h"
+#include "tests/testutil/state_fingerprint.h"
 #include "tests/testutil/thread_process_group.h"
 
 namespace seqflow {
@@ -285,6 +286,27 @@ TEST_F(ShardedUnlabeledTest, TagShardsHoldsDecodeTagsSentences) {
       EXPECT_EQ(Bytes(joined), expected) << "input shards " << in_size << ", output shards " << out_size;
     }
   }
+}
+
+// The EM_λ kernel (RunEmLambda) resumes from a state in memory; its bytes are hmm.em's
+// (em_nodes.cpp: the updates made, Θ̃, the objectives), with no magic to refuse another format.
+// The bytes of the first and the last state offered and of the final one, pinned: a state saved
+// by an earlier build must still resume (tests/testutil/state_fingerprint.h).
+TEST_F(ShardedUnlabeledTest, HmmEmStateBytesAreThoseOfEarlierBuilds) {
+  const KindSpec& kind = *registry_.FindKind("hmm.em");
+  FakeNodeContext ctx(kind, {{"lambda", std::string("0.7")}, {"max_iter", int64_t{6}}, {"tol", 0.0}});
+  ctx.KeepStates();
+  ctx.AddInput("start", start_);
+  ctx.AddInput("labeled", labeled_);
+  ctx.AddInput("unlabeled", whole_);
+  kind.run(ctx);
+  ASSERT_EQ(ctx.checkpoints().size(), 6u);
+  const uint64_t first = testutil::StateFingerprint(ctx.checkpoints().front()),
+                 last = testutil::StateFingerprint(ctx.checkpoints().back()),
+                 final_state = testutil::StateFingerprint(ctx.final_state());
+  EXPECT_EQ(first, 0x282deeb0097980eaULL) << std::hex << "0x" << first;
+  EXPECT_EQ(last, 0x34d632a60dd28bf8ULL) << std::hex << "0x" << last;
+  EXPECT_EQ(final_state, 0x34d632a60dd28bf8ULL) << std::hex << "0x" << final_state;
 }
 
 }  // namespace sharded_unlabeled_test

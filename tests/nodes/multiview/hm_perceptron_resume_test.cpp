@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nodes/multiview/hm_perceptron.h"
+#include "tests/testutil/state_fingerprint.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -135,6 +136,30 @@ TEST(HmPerceptronResume, RefusesAStateThatDoesNotFitOrIsPastTheEpochs) {
   std::string truncated = run.states[1];
   truncated.resize(truncated.size() - 8);
   refused(d, Options(2, true, 4), truncated);
+}
+
+// The bytes of the states training offers (after epochs 1 and 6) and keeps, pinned for one view
+// without the average and two views with it (U is written only when averaged): a state saved by
+// an earlier build must still resume (tests/testutil/state_fingerprint.h).
+TEST(HmPerceptronResume, StateBytesAreThoseOfEarlierBuilds) {
+  struct Pinned {
+    int views;
+    bool averaged;
+    uint64_t first, last, final_state;
+  };
+  const RandomData d;
+  for (const Pinned& pinned : {Pinned{1, false, 0xad1304a79edab305ULL, 0x7ea69a2f8cf89e52ULL, 0x7ea69a2f8cf89e52ULL},
+                               Pinned{2, true, 0x8c3fb3b5fe275ea5ULL, 0x78de80e75ece1703ULL, 0x78de80e75ece1703ULL}}) {
+    SCOPED_TRACE(testing::Message() << "views " << pinned.views << " averaged " << pinned.averaged);
+    const Training t = Train(d, Options(pinned.views, pinned.averaged, 6));
+    ASSERT_EQ(t.states.size(), 6u);
+    const uint64_t first = testutil::StateFingerprint(t.states.front()),
+                   last = testutil::StateFingerprint(t.states.back()),
+                   final_state = testutil::StateFingerprint(t.final_state);
+    EXPECT_EQ(first, pinned.first) << std::hex << "0x" << first;
+    EXPECT_EQ(last, pinned.last) << std::hex << "0x" << last;
+    EXPECT_EQ(final_state, pinned.final_state) << std::hex << "0x" << final_state;
+  }
 }
 
 }  // namespace hm_perceptron_resume_test

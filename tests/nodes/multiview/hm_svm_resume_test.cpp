@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nodes/multiview/hm_svm.h"
+#include "tests/testutil/state_fingerprint.h"
 #include "tests/testutil/status_matchers.h"
 
 namespace seqflow {
@@ -148,6 +149,31 @@ TEST(HmSvmResume, RefusesAStateThatDoesNotFitOrIsPastTheEpochs) {
   std::string truncated = run.states[1];
   truncated.resize(truncated.size() - 8);
   refused(d, Options(2, 1, HmSvmForm::kPrimal, 4), truncated);
+}
+
+// The bytes of the states training offers (after epochs 1 and 5) and keeps, pinned for two views
+// in the primal form with norm 1 and in the dual form with norm 2: a state saved by an earlier
+// build must still resume (tests/testutil/state_fingerprint.h).
+TEST(HmSvmResume, StateBytesAreThoseOfEarlierBuilds) {
+  struct Pinned {
+    int norm;
+    HmSvmForm form;
+    uint64_t first, last, final_state;
+  };
+  const RandomData d;
+  for (const Pinned& pinned :
+       {Pinned{1, HmSvmForm::kPrimal, 0x2b0953e33d7d4647ULL, 0xd47138055d27fd8eULL, 0xd47138055d27fd8eULL},
+        Pinned{2, HmSvmForm::kDual, 0xe11d409da17d4cf7ULL, 0x4b92a83a60670096ULL, 0x4b92a83a60670096ULL}}) {
+    SCOPED_TRACE(testing::Message() << "norm " << pinned.norm << " dual " << (pinned.form == HmSvmForm::kDual));
+    const Training t = Train(d, Options(2, pinned.norm, pinned.form, 5));
+    ASSERT_EQ(t.states.size(), 5u);
+    const uint64_t first = testutil::StateFingerprint(t.states.front()),
+                   last = testutil::StateFingerprint(t.states.back()),
+                   final_state = testutil::StateFingerprint(t.final_state);
+    EXPECT_EQ(first, pinned.first) << std::hex << "0x" << first;
+    EXPECT_EQ(last, pinned.last) << std::hex << "0x" << last;
+    EXPECT_EQ(final_state, pinned.final_state) << std::hex << "0x" << final_state;
+  }
 }
 
 }  // namespace hm_svm_resume_test

@@ -7,13 +7,16 @@
 // gradient) resumes to the same bits after checking the objective at x.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "nodes/optim/lbfgs.h"
 #include "tests/testutil/lbfgs_run_matchers.h"
+#include "tests/testutil/state_fingerprint.h"
 
 namespace seqflow {
 namespace lbfgs_resume_test {
@@ -245,6 +248,25 @@ TEST_P(LbfgsResume, AStateWithoutItsGradientResumesToTheSameBitsAndIsCheckedAgai
     from.resume_from = &state;
     EXPECT_EQ(MinimizeLbfgs(other_objective, x, Options(), nullptr, {}, from).status().code(), StatusCode::kInvalid);
   }
+}
+
+// The bytes of the states this minimisation offers (after iterations 4 and 60) and ends in,
+// pinned for each precision of the history: a state saved by an earlier build must still resume
+// (tests/testutil/state_fingerprint.h).
+TEST_P(LbfgsResume, StateBytesAreThoseOfEarlierBuilds) {
+  const Minimisation run = Minimize(Options(), nullptr, /*keep_states=*/true);
+  ASSERT_EQ(run.states.size(), 60u);
+  // The state after iteration 4, the first of a full history (those before it hold the S^T g and
+  // Y^T g entries of slots not yet used, which are never read, nor initialised:
+  // correction_history.h), the last offered state and the final one.
+  const std::array<uint64_t, 3> pinned =
+      GetParam() ? std::array<uint64_t, 3>{0x7c332fcc3e20c50cULL, 0xb27b7991e544d24cULL, 0xb27b7991e544d24cULL}
+                 : std::array<uint64_t, 3>{0x45e87926cca83aa6ULL, 0xc036975a96bd1728ULL, 0xc036975a96bd1728ULL};
+  const uint64_t full = testutil::StateFingerprint(run.states[3]), last = testutil::StateFingerprint(run.states.back()),
+                 final_state = testutil::StateFingerprint(run.result.final_state);
+  EXPECT_EQ(full, pinned[0]) << std::hex << "0x" << full;
+  EXPECT_EQ(last, pinned[1]) << std::hex << "0x" << last;
+  EXPECT_EQ(final_state, pinned[2]) << std::hex << "0x" << final_state;
 }
 
 INSTANTIATE_TEST_SUITE_P(Precision, LbfgsResume, testing::Values(true, false),
