@@ -22,6 +22,8 @@ class ByteWriter {
   void U64(uint64_t v) { Raw(&v, sizeof v); }
   void I64(int64_t v) { Raw(&v, sizeof v); }
   void F64(double v) { Raw(&v, sizeof v); }
+  // Bytes as they are, without a count (an encoding made elsewhere, spliced in).
+  void Bytes(std::string_view s) { out_.append(s.data(), s.size()); }
   void Str(std::string_view s) {
     U64(s.size());
     out_.append(s.data(), s.size());
@@ -78,6 +80,14 @@ class ByteReader {
     return s;
   }
   std::vector<int32_t> I32s() { return Array<int32_t>(); }
+  // A count then count x `elem_size` bytes, copied to `dest` (as StateReader::CountedInto); false
+  // when the count is not `count`.
+  bool CountedInto(char* dest, size_t count, size_t elem_size) {
+    if (Count(elem_size) != count) return false;
+    if (count > 0) std::memcpy(dest, in_.data() + pos_, count * elem_size);
+    pos_ += count * elem_size;
+    return true;
+  }
   std::vector<std::string> Strs() {
     size_t n = Count(sizeof(uint64_t));
     std::vector<std::string> v;

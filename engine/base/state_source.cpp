@@ -62,12 +62,21 @@ Result<std::string> StateSource::TakeBack(size_t n) {
   return back;
 }
 
-std::vector<double> StateReader::F64s() {
+template <class T>
+std::vector<T> StateReader::Array() {
   const uint64_t n = U64();
-  if (n > Remaining() / sizeof(double)) throw StatusError(Status::Corruption("state truncated (length field too large)"));
-  std::vector<double> values(static_cast<size_t>(n));
-  Read(reinterpret_cast<char*>(values.data()), values.size() * sizeof(double));
+  if (n > Remaining() / sizeof(T)) throw StatusError(Status::Corruption("state truncated (length field too large)"));
+  std::vector<T> values(static_cast<size_t>(n));
+  Read(reinterpret_cast<char*>(values.data()), values.size() * sizeof(T));
   return values;
+}
+
+std::vector<double> StateReader::F64s() { return Array<double>(); }
+std::vector<int32_t> StateReader::I32s() { return Array<int32_t>(); }
+
+std::string StateReader::Str() {
+  const std::vector<char> bytes = Array<char>();
+  return {bytes.begin(), bytes.end()};
 }
 
 bool StateReader::CountedInto(char* dest, size_t count, size_t elem_size) {

@@ -63,6 +63,8 @@ class StateReader {
   int64_t I64() { return Pod<int64_t>(); }
   double F64() { return Pod<double>(); }
   std::vector<double> F64s();
+  std::vector<int32_t> I32s();
+  std::string Str();
   // A count (ByteWriter::U64) then count x `elem_size` bytes (a Str's bytes at 1, F64s' at 8),
   // written to `dest`; false, with nothing more read, when the count is not `count`. Bytes that
   // are a whole piece still in its file are read from the file into `dest` directly.
@@ -73,6 +75,8 @@ class StateReader {
   const Status& read_error() const { return read_error_; }
 
  private:
+  template <class T>
+  std::vector<T> Array();
   template <class T>
   T Pod() {
     T v;

@@ -10,6 +10,7 @@
 
 #include "engine/api/node.h"
 #include "engine/base/bytes.h"
+#include "nodes/common/state_table.h"
 #include "nodes/crf/crf_model.h"
 #include "nodes/crf/crf_train.h"
 #include "nodes/crf/hybrid_nodes.h"
@@ -30,25 +31,11 @@ void CheckLabeled(const LabeledFeaturesHeader& header, const FeatureSet* whole) 
 }
 
 // crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state
-// (LbfgsCheckpoints) of an iteration, then the objective trace so far and its length — appended
-// as pieces of their own, so the state (hundreds of MB on CoNLL-2000) is not copied again.
+// (LbfgsCheckpoints) of an iteration, then the objective trace so far as its trailer
+// (AppendTrailer), so the state (hundreds of MB on CoNLL-2000) is not copied again.
 StatePieces EncodeTrainState(StatePieces optimizer, const std::string& trace) {
-  optimizer.Append(trace);
-  optimizer.writer().U64(trace.size());
+  AppendTrailer(optimizer, trace);
   return optimizer;
-}
-
-// The trace a saved state ends with, taken off its end (the optimizer's part stays in `state`, to
-// be read into place by L-BFGS); nullopt when the bytes are not a state.
-std::optional<std::string> TakeTrace(StateSource& state) {
-  if (state.size() < sizeof(uint64_t)) return std::nullopt;
-  Result<std::string> tail = state.TakeBack(sizeof(uint64_t));
-  if (!tail.ok()) return std::nullopt;
-  const uint64_t trace_size = ByteReader(*tail).U64();
-  if (trace_size > state.size()) return std::nullopt;
-  Result<std::string> trace = state.TakeBack(trace_size);
-  if (!trace.ok()) return std::nullopt;
-  return std::move(trace).value();
 }
 
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
@@ -72,7 +59,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   std::optional<StateSource> resume = ctx.ResumeSource();
   LbfgsCheckpoints checkpoints;
   if (resume) {
-    if (std::optional<std::string> saved_trace = TakeTrace(*resume)) checkpoints.resume_from = &*resume, trace = *saved_trace;
+    if (std::optional<std::string> saved_trace = TakeTrailer(*resume)) checkpoints.resume_from = &*resume, trace = *saved_trace;
   }
   checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
     ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });

@@ -8,7 +8,7 @@
 
 #include "engine/base/bytes.h"
 #include "engine/base/status.h"
-#include "nodes/chain/matrix_bytes.h"
+#include "nodes/common/iterate.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/optim/box_lbfgs.h"
 #include "nodes/optim/objective.h"
@@ -65,7 +65,8 @@ void AppendDoubles(StatePieces& state, const double* values, size_t n) {
   state.AppendView(std::string_view(reinterpret_cast<const char*>(values), n * sizeof(double)));
 }
 
-// The bytes LoadTheta reads; the tables are not copied (a checkpoint of Θ costs no memory).
+// Θ's bytes: the models' count, then per model its initial vector and its transition and emission
+// tables (rows, columns, values). The tables are not copied (a checkpoint of Θ costs no memory).
 void SaveTheta(StatePieces& state, const GenerativeParams& theta) {
   state.writer().U64(theta.log_emission.size());
   for (size_t j = 0; j < theta.log_emission.size(); ++j) {
@@ -77,14 +78,34 @@ void SaveTheta(StatePieces& state, const GenerativeParams& theta) {
   }
 }
 
-GenerativeParams LoadTheta(ByteReader& r) {
-  GenerativeParams theta;
-  for (uint64_t n = r.U64(), j = 0; j < n; ++j) {
-    theta.log_initial.push_back(LoadVector(r));
-    theta.log_transition.push_back(LoadRowMatrix(r));
-    theta.log_emission.push_back(LoadRowMatrix(r));
+bool LoadTheta(StateIn& in, GenerativeParams& theta) {
+  auto matrix = [&](RowMatrixXd& m) {
+    const int64_t rows = in.I64(), cols = in.I64();
+    const std::vector<double> values = in.F64s();
+    if (rows < 0 || cols < 0 || values.size() != static_cast<size_t>(rows * cols)) return false;
+    m = Eigen::Map<const RowMatrixXd>(values.data(), rows, cols);
+    return true;
+  };
+  theta = GenerativeParams();
+  for (uint64_t n = in.U64(), j = 0; j < n; ++j) {
+    const std::vector<double> initial = in.F64s();
+    theta.log_initial.emplace_back(Eigen::Map<const Eigen::VectorXd>(initial.data(), static_cast<Eigen::Index>(initial.size())));
+    if (!matrix(theta.log_transition.emplace_back()) || !matrix(theta.log_emission.emplace_back())) return false;
   }
-  return theta;
+  return true;
+}
+
+StateTable<HysolStep> StepTable() {
+  return StateTable<HysolStep>("HySOL")
+      .I64(&HysolStep::iteration)
+      .Str(&HysolStep::step)
+      .I64(&HysolStep::em_iteration)
+      .F64(&HysolStep::generative)
+      .F64(&HysolStep::heldout_before)
+      .F64(&HysolStep::heldout)
+      .F64(&HysolStep::theta_change)
+      .Doubles(&HysolStep::gamma)
+      .F64(&HysolStep::score);
 }
 
 // True when `theta` has the shape of `like`.
@@ -118,20 +139,17 @@ class HysolProcedure {
         models_(experts_n_ + static_cast<Eigen::Index>(vocabulary_sizes.size())) {}
 
   Result<HysolResult> Run(const KernelCheckpoints& checkpoints) {
-    if (checkpoints.resume_from != nullptr) {
-      if (Status s = Resume(*checkpoints.resume_from); !s.ok()) return s;
-    } else if (Status s = Start(); !s.ok()) {
-      return s;
-    }
-    for (int t = result_.iterations + 1; t <= options_.max_iterations; ++t) {
-      Result<bool> converged = Iteration(t);
-      if (!converged.ok()) return converged.status();
-      if (*converged) {
-        result_.converged = true;
-        break;
-      }
-      if (checkpoints.offer) checkpoints.offer([this] { return Encode(); });
-    }
+    if (checkpoints.resume_from == nullptr) SEQFLOW_RETURN_IF_ERROR(Start());
+    const StateTable<HysolProcedure> table = StateOf();
+    auto iteration = [](HysolProcedure& p) -> Result<Step> {
+      SEQFLOW_ASSIGN_OR_RETURN(const bool converged, p.Iteration(p.result_.iterations + 1));
+      p.result_.converged = converged;
+      return converged ? Step::kDone : Step::kContinue;
+    };
+    const IterativeKernel<HysolProcedure> kernel{
+        "HySOL training", &table, options_.max_iterations,
+        [](const HysolProcedure& p) { return int64_t{p.result_.iterations}; }, iteration};
+    SEQFLOW_RETURN_IF_ERROR(Iterate(kernel, *this, cancel_, checkpoints).status());
     result_.selected_iteration = result_.iterations;
     if (!result_.converged) {
       // §5.2: without convergence the paper keeps the pair (Θ(t), Γ(t)), t >= 1, of highest G(Θ|Γ).
@@ -170,59 +188,34 @@ class HysolProcedure {
 
   // The state between outer iterations (KernelCheckpoints); counts_ is scratch of the next E-step.
   // Θ and the best Θ are views: valid until the caller of the offer returns, as the engine needs.
-  StatePieces Encode() const {
-    StatePieces state;
-    state.writer().I64(result_.iterations);
-    SaveTheta(state, result_.theta);
-    SaveVector(state.writer(), result_.gamma);
-    SaveVector(state.writer(), log_partitions_);
-    state.writer().I64(best_iteration_), state.writer().F64(best_generative_);
-    state.writer().U8(best_theta_.num_models() > 0 ? 1 : 0);
-    if (best_theta_.num_models() > 0) SaveTheta(state, best_theta_);
-    ByteWriter& w = state.writer();
-    SaveVector(w, best_gamma_);
-    w.U64(result_.trace.size());
-    for (const HysolStep& step : result_.trace) {
-      w.I64(step.iteration), w.Str(step.step), w.I64(step.em_iteration);
-      w.F64(step.generative), w.F64(step.heldout_before), w.F64(step.heldout), w.F64(step.theta_change);
-      SaveVector(w, step.gamma);
-      w.F64(step.score);
-    }
-    return state;
-  }
-
-  Status Resume(const std::string& bytes) {
-    const Status unfit = Status::Invalid("HySOL: the state to resume from does not fit these inputs");
-    // The shape Θ must have: the start's, without estimating it.
-    const GenerativeParams like = MaximizeGenerativeInPlace(ObservedCounts(labeled_, vocabulary_sizes_),
-                                                            Eigen::VectorXd::Ones(models_ - experts_n_),
-                                                            options_.eta_prime);
-    try {
-      ByteReader r(bytes);
-      result_.iterations = static_cast<int>(r.I64());
-      result_.theta = LoadTheta(r);
-      result_.gamma = LoadVector(r);
-      log_partitions_ = LoadVector(r);
-      best_iteration_ = static_cast<int>(r.I64());
-      best_generative_ = r.F64();
-      if (r.U8() != 0) best_theta_ = LoadTheta(r);
-      best_gamma_ = LoadVector(r);
-      for (uint64_t n = r.U64(), i = 0; i < n; ++i) {
-        HysolStep step;
-        step.iteration = static_cast<int>(r.I64()), step.step = r.Str(), step.em_iteration = static_cast<int>(r.I64());
-        step.generative = r.F64(), step.heldout_before = r.F64(), step.heldout = r.F64(), step.theta_change = r.F64();
-        step.gamma = LoadVector(r);
-        step.score = r.F64();
-        result_.trace.push_back(std::move(step));
-      }
-      r.ExpectEnd();
-    } catch (const StatusError&) {
-      return unfit;
-    }
-    if (result_.iterations < 1 || !SameShape(result_.theta, like) || result_.gamma.size() != models_ ||
-        log_partitions_.size() != experts_n_ || (best_theta_.num_models() > 0 && !SameShape(best_theta_, like)))
-      return unfit;
-    return Status();
+  StateTable<HysolProcedure> StateOf() const {
+    using P = HysolProcedure;
+    // The best Θ, when one was kept: a flag, then Θ.
+    auto save_best = [](const P& p, StatePieces& out) {
+      out.writer().U8(p.best_theta_.num_models() > 0 ? 1 : 0);
+      if (p.best_theta_.num_models() > 0) SaveTheta(out, p.best_theta_);
+    };
+    auto load_best = [](P& p, StateIn& in) { return in.U8() == 0 || LoadTheta(in, p.best_theta_); };
+    return StateTable<P>("HySOL")
+        .I64(At(&P::result_, &HysolResult::iterations))
+        .Custom([](const P& p, StatePieces& out) { SaveTheta(out, p.result_.theta); },
+                [](P& p, StateIn& in) { return LoadTheta(in, p.result_.theta); })
+        .Doubles(At(&P::result_, &HysolResult::gamma))
+        .Doubles(&P::log_partitions_)
+        .I64(&P::best_iteration_)
+        .F64(&P::best_generative_)
+        .Custom(save_best, load_best)
+        .Doubles(&P::best_gamma_)
+        .Records(At(&P::result_, &HysolResult::trace), StepTable())
+        .Check([](const P& p) {
+          // The shape Θ must have: the start's, without estimating it.
+          const GenerativeParams like = MaximizeGenerativeInPlace(
+              ObservedCounts(p.labeled_, p.vocabulary_sizes_), Eigen::VectorXd::Ones(p.models_ - p.experts_n_),
+              p.options_.eta_prime);
+          return p.result_.iterations >= 1 && SameShape(p.result_.theta, like) && p.result_.gamma.size() == p.models_ &&
+                 p.log_partitions_.size() == p.experts_n_ &&
+                 (p.best_theta_.num_models() == 0 || SameShape(p.best_theta_, like));
+        });
   }
 
   // Steps 4.1 and 4.2 of outer iteration t; true when Θ has settled.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/base/bytes.h"
+#include "nodes/common/iterate.h"
 #include "nodes/common/parallel.h"
 #include "nodes/common/portable_math.h"
 
@@ -121,42 +121,19 @@ constexpr uint64_t kStateMagic = 0x31534d4545484653;  // "SFHEEMS1"
 
 // After the M-step of iteration `iterations` - 1: the model and θ it made and the objectives of
 // the models before it; the next E-step follows from the model.
-std::string EncodeState(const FhmmEmResult& r) {
-  ByteWriter w;
-  w.U64(kStateMagic);
-  w.I64(r.iterations);
-  w.F64s(r.objective.data(), r.objective.size());
-  w.F64s(r.model.initial.data(), static_cast<size_t>(r.model.initial.size()));
-  w.F64s(r.model.transition.data(), static_cast<size_t>(r.model.transition.size()));
-  w.F64s(r.model.emission.data(), static_cast<size_t>(r.model.emission.size()));
-  w.F64s(r.theta.data(), static_cast<size_t>(r.theta.size()));
-  return w.Take();
-}
-
-// REQUIRES: r holds the start (model and θ of the run's shapes).
-Status DecodeState(const std::string& bytes, const FhmmEmOptions& options, FhmmEmResult& r) {
-  const Status unfit = Status::Invalid("FHMM EM: the state to resume from does not fit these data and options");
-  auto take = [](ByteReader& reader, auto& m) {
-    const std::vector<double> values = reader.F64s();
-    if (values.size() != static_cast<size_t>(m.size())) return false;
-    std::copy(values.begin(), values.end(), m.data());
-    return true;
-  };
-  try {
-    ByteReader reader(bytes);
-    if (reader.U64() != kStateMagic) return unfit;
-    const int64_t iterations = reader.I64();
-    r.objective = reader.F64s();
-    if (iterations < 1 || iterations > options.max_iter || r.objective.size() != static_cast<size_t>(iterations) ||
-        !take(reader, r.model.initial) || !take(reader, r.model.transition) || !take(reader, r.model.emission) ||
-        !take(reader, r.theta))
-      return unfit;
-    reader.ExpectEnd();
-    r.iterations = static_cast<int>(iterations);
-    return Status::Ok();
-  } catch (const StatusError&) {
-    return unfit;
-  }
+// REQUIRES on reading: the result holds the start (model and θ of the run's shapes).
+StateTable<FhmmEmResult> StateOf() {
+  return StateTable<FhmmEmResult>("FHMM EM")
+      .Tag(kStateMagic)
+      .I64(&FhmmEmResult::iterations)
+      .Doubles(&FhmmEmResult::objective)
+      .Check([](const FhmmEmResult& r) {
+        return r.iterations >= 1 && r.objective.size() == static_cast<size_t>(r.iterations);
+      })
+      .DoublesInPlace(At(&FhmmEmResult::model, &HmmParams::initial))
+      .DoublesInPlace(At(&FhmmEmResult::model, &HmmParams::transition))
+      .DoublesInPlace(At(&FhmmEmResult::model, &HmmParams::emission))
+      .DoublesInPlace(&FhmmEmResult::theta);
 }
 
 }  // namespace
@@ -174,37 +151,43 @@ Result<FhmmEmResult> RunFhmmEm(const HmmParams& start, const Eigen::MatrixXd& st
   result.model = start;
   result.theta = start_theta;
   const double n_unlabeled = static_cast<double>(unlabeled.size());
-  if (checkpoints.resume_from != nullptr) SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, options, result));
-  for (int iter = result.iterations;; ++iter) {
-    if (Status s = cancel.Check("FHMM EM"); !s.ok()) return s;
+  // The E-step of the model after r.iterations M-steps and its objective; sets r.converged when
+  // the objective has settled.
+  auto evaluate = [&](FhmmEmResult& r) -> Result<ExpectedCounts> {
+    const int iter = r.iterations;
     ExpectedCounts expected = ExpectedCounts::Zero(start.num_states(), start.num_symbols());
     if (lambda > 0) {
-      expected = CorpusExpectedCounts(result.model, unlabeled, options.threads);
+      expected = CorpusExpectedCounts(r.model, unlabeled, options.threads);
       if (!std::isfinite(expected.log_likelihood))
         return Status::Numerical("FHMM EM: an unlabeled sentence has probability 0 at iteration " +
                                  std::to_string(iter));
     }
-    const double objective = (lambda < 1 ? (1 - lambda) * LabeledObjective(em0, result.model) : 0.0) +
+    const double objective = (lambda < 1 ? (1 - lambda) * LabeledObjective(em0, r.model) : 0.0) +
                              (lambda > 0 ? lambda * expected.log_likelihood / n_unlabeled : 0.0);
     if (!std::isfinite(objective))
       return Status::Numerical("FHMM EM: non-finite objective at iteration " + std::to_string(iter));
-    result.objective.push_back(objective);
-    if (observe) {
-      if (Status s = observe(iter, result.model); !s.ok()) return s;
-    }
-    if (iter > 0 && std::abs(objective - result.objective[static_cast<size_t>(iter) - 1]) <
-                        options.tol * (1 + std::abs(objective))) {
-      result.converged = true;
-      break;
-    }
-    if (iter == options.max_iter) break;
+    r.objective.push_back(objective);
+    if (observe) SEQFLOW_RETURN_IF_ERROR(observe(iter, r.model));
+    r.converged = iter > 0 && std::abs(objective - r.objective[static_cast<size_t>(iter) - 1]) <
+                                  options.tol * (1 + std::abs(objective));
+    return expected;
+  };
+  auto step = [&](FhmmEmResult& r) -> Result<Step> {
+    SEQFLOW_ASSIGN_OR_RETURN(const ExpectedCounts expected, evaluate(r));
+    if (r.converged) return Step::kDone;
     ExpectedCounts mixed = ExpectedCounts::Zero(start.num_states(), start.num_symbols());
     mixed.Add(em0, 1 - lambda);
     if (lambda > 0) mixed.Add(expected, lambda / n_unlabeled);
-    SEQFLOW_ASSIGN_OR_RETURN(result.model, FhmmMStep(mixed, phi, options, cancel, result.theta));
-    result.iterations = iter + 1;
-    if (checkpoints.offer) checkpoints.offer([&] { return EncodeState(result); });
-  }
+    SEQFLOW_ASSIGN_OR_RETURN(r.model, FhmmMStep(mixed, phi, options, cancel, r.theta));
+    r.iterations += 1;
+    return Step::kContinue;
+  };
+  const StateTable<FhmmEmResult> table = StateOf();
+  const IterativeKernel<FhmmEmResult> kernel{"FHMM EM", &table, options.max_iter,
+                                             [](const FhmmEmResult& r) { return int64_t{r.iterations}; }, step};
+  SEQFLOW_ASSIGN_OR_RETURN(const Stopped stopped, Iterate(kernel, result, cancel, checkpoints));
+  // Out of M-steps: the last model's objective still counts.
+  if (stopped == Stopped::kBudget) SEQFLOW_RETURN_IF_ERROR(evaluate(result).status());
   return result;
 }
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "engine/base/bytes.h"
+#include "nodes/common/iterate.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/common/random.h"
 #include "nodes/hmm/forward_backward.h"
@@ -59,80 +59,68 @@ Result<ClassFit> FitOneStart(HmmParams start, const SymbolSequences& sequences, 
 
 constexpr uint64_t kStateMagic = 0x3152545353434d48;  // "HMCSSTR1"
 
-// Training between two restarts (KernelCheckpoints): the restarts done, class by class in order,
-// and the best fit so far of the class under way. Each restart starts from its own seeded draw,
-// so nothing else carries over.
+// Training between two restarts: the restarts done, class by class in order, and the best fit so
+// far of the class under way. Each restart starts from its own seeded draw, so nothing else
+// carries over.
 struct Progress {
-  int done = 0;  // restarts finished, over all classes (class-major)
-  ClassFit current_best;  // of class done / restarts, when it has finished restarts
+  int done = 0;                  // restarts finished, over all classes (class-major)
+  ClassifierTrainResult result;  // the finished classes' models, the begun classes' objectives
+  ClassFit current_best;         // of class done / restarts, when it has finished restarts
 };
 
-void SaveParams(ByteWriter& w, const HmmParams& h) {
-  w.F64s(h.initial.data(), static_cast<size_t>(h.initial.size()));
-  w.F64s(h.transition.data(), static_cast<size_t>(h.transition.size()));
-  w.F64s(h.emission.data(), static_cast<size_t>(h.emission.size()));
+HmmParams Shape(int K, int V) {
+  HmmParams h;
+  h.initial = Eigen::VectorXd::Zero(K);
+  h.transition = Eigen::MatrixXd::Zero(K, K);
+  h.emission = Eigen::MatrixXd::Zero(K, V);
+  return h;
 }
 
-bool LoadParams(ByteReader& r, int K, int V, HmmParams& h) {
-  auto take = [&](auto& m, Eigen::Index rows, Eigen::Index cols) {
-    const std::vector<double> values = r.F64s();
-    if (values.size() != static_cast<size_t>(rows * cols)) return false;
-    m.resize(rows, cols);
-    std::copy(values.begin(), values.end(), m.data());
+StateTable<HmmParams> ParamsTable() {
+  return StateTable<HmmParams>("hmm classifier")
+      .DoublesInPlace(&HmmParams::initial)
+      .DoublesInPlace(&HmmParams::transition)
+      .DoublesInPlace(&HmmParams::emission);
+}
+
+// REQUIRES on reading: current_best.model has the run's shapes.
+StateTable<Progress> ProgressTable(int num_classes, int num_symbols, const ClassifierTrainOptions& o) {
+  const int R = o.restarts;
+  // The objectives and best restart of each class begun, interleaved.
+  auto save_begun = [](const Progress& p, StatePieces& out) {
+    for (size_t y = 0; y < p.result.restart_objectives.size(); ++y) {
+      const std::vector<double>& objectives = p.result.restart_objectives[y];
+      out.writer().F64s(objectives.data(), objectives.size());
+      out.writer().I64(p.result.best_restart[y]);
+    }
+  };
+  auto load_begun = [R](Progress& p, StateIn& in) {
+    const int begun = (p.done + R - 1) / R, finished = p.done / R;
+    for (int y = 0; y < begun; ++y) {
+      p.result.restart_objectives.push_back(in.F64s());
+      p.result.best_restart.push_back(static_cast<int>(in.I64()));
+      const int expected = y < finished ? R : p.done % R;
+      if (p.result.restart_objectives.back().size() != static_cast<size_t>(expected)) return false;
+    }
     return true;
   };
-  return take(h.initial, K, 1) && take(h.transition, K, K) && take(h.emission, K, V);
-}
-
-std::string EncodeProgress(const ClassifierTrainResult& result, const Progress& progress, int num_classes,
-                           int num_symbols, const ClassifierTrainOptions& o) {
-  ByteWriter w;
-  w.U64(kStateMagic);
-  w.I64(num_classes), w.I64(num_symbols), w.I64(o.num_states), w.I64(o.restarts);
-  w.I64(progress.done), w.I64(result.iterations);
-  for (int y = 0; y * o.restarts < progress.done; ++y) {
-    w.F64s(result.restart_objectives[y].data(), result.restart_objectives[y].size());
-    w.I64(result.best_restart[y]);
-  }
-  for (const HmmParams& h : result.model.classes) SaveParams(w, h);
-  if (progress.done % o.restarts != 0) {
-    SaveParams(w, progress.current_best.model);
-    w.F64(progress.current_best.objective), w.I64(progress.current_best.iterations);
-  }
-  return w.Take();
-}
-
-Status DecodeProgress(const std::string& bytes, int num_classes, int num_symbols, const ClassifierTrainOptions& o,
-                      ClassifierTrainResult& result, Progress& progress) {
-  const Status unfit = Status::Invalid("hmm classifier: the state to resume from does not fit these data and options");
-  try {
-    ByteReader r(bytes);
-    if (r.U64() != kStateMagic || r.I64() != num_classes || r.I64() != num_symbols || r.I64() != o.num_states ||
-        r.I64() != o.restarts)
-      return unfit;
-    const int64_t done = r.I64();
-    if (done < 1 || done > static_cast<int64_t>(num_classes) * o.restarts) return unfit;
-    progress.done = static_cast<int>(done);
-    result.iterations = static_cast<int>(r.I64());
-    const int begun = (progress.done + o.restarts - 1) / o.restarts, finished = progress.done / o.restarts;
-    for (int y = 0; y < begun; ++y) {
-      result.restart_objectives.push_back(r.F64s());
-      result.best_restart.push_back(static_cast<int>(r.I64()));
-      const size_t expected = y < finished ? static_cast<size_t>(o.restarts) : static_cast<size_t>(progress.done % o.restarts);
-      if (result.restart_objectives.back().size() != expected) return unfit;
-    }
-    result.model.classes.resize(static_cast<size_t>(finished));
-    for (HmmParams& h : result.model.classes)
-      if (!LoadParams(r, o.num_states, num_symbols, h)) return unfit;
-    if (progress.done % o.restarts != 0) {
-      if (!LoadParams(r, o.num_states, num_symbols, progress.current_best.model)) return unfit;
-      progress.current_best.objective = r.F64(), progress.current_best.iterations = static_cast<int>(r.I64());
-    }
-    r.ExpectEnd();
-    return Status::Ok();
-  } catch (const StatusError&) {
-    return unfit;
-  }
+  return StateTable<Progress>("hmm classifier")
+      .Tag(kStateMagic)
+      .Fits(num_classes)
+      .Fits(num_symbols)
+      .Fits(o.num_states)
+      .Fits(R)
+      .I64(&Progress::done)
+      .Check([=](const Progress& p) { return p.done >= 1 && p.done <= num_classes * R; })
+      .I64(At(&Progress::result, &ClassifierTrainResult::iterations))
+      .Custom(save_begun, load_begun)
+      .RecordsCounted(At(&Progress::result, &ClassifierTrainResult::model, &HmmClassifier::classes), ParamsTable(),
+                      [R](const Progress& p) { return static_cast<size_t>(p.done / R); }, Shape(o.num_states, num_symbols))
+      .When([R](const Progress& p) { return p.done % R != 0; },
+            StateTable<Progress>("hmm classifier")
+                .Struct(At(&Progress::current_best, &ClassFit::model), ParamsTable())
+                .F64(At(&Progress::current_best, &ClassFit::objective))
+                .I64(At(&Progress::current_best, &ClassFit::iterations)));
 }
 
 }  // namespace
@@ -140,56 +128,48 @@ Status DecodeProgress(const std::string& bytes, int num_classes, int num_symbols
 Result<ClassifierTrainResult> TrainHmmClassifier(const SymbolSequences& sequences, const std::vector<int32_t>& labels,
                                                  int num_classes, int num_symbols, const ClassifierTrainOptions& options,
                                                  const CancelToken& cancel, const KernelCheckpoints& checkpoints) {
-  const int K = options.num_states;
+  const int K = options.num_states, R = options.restarts;
   std::vector<SymbolSequences> by_class(num_classes);
   for (size_t i = 0; i < sequences.size(); ++i) by_class[labels[i]].push_back(sequences[i]);
-  ClassifierTrainResult result;
   Progress progress;
-  if (checkpoints.resume_from != nullptr)
-    SEQFLOW_RETURN_IF_ERROR(DecodeProgress(*checkpoints.resume_from, num_classes, num_symbols, options, result, progress));
-  const int resumed_done = progress.done;
-  result.model.prior.resize(num_classes);
+  progress.current_best.model = Shape(K, num_symbols);
+  Eigen::VectorXd& prior = progress.result.model.prior;
+  prior.resize(num_classes);
   const double L = static_cast<double>(sequences.size());
   for (int y = 0; y < num_classes; ++y) {
     if (by_class[y].empty())
       return Status::Invalid("hmm classifier: class " + std::to_string(y) + " has no labeled sequence");
-    result.model.prior[y] = (static_cast<double>(by_class[y].size()) + options.smoothing) /
-                            (L + num_classes * options.smoothing);
-    if ((y + 1) * options.restarts <= resumed_done) continue;  // finished before the state was saved
-    const int first = std::max(0, resumed_done - y * options.restarts);
-    ClassFit best = first > 0 ? std::move(progress.current_best) : ClassFit{};
-    if (first == 0) {
+    prior[y] = (static_cast<double>(by_class[y].size()) + options.smoothing) / (L + num_classes * options.smoothing);
+  }
+  auto restart = [&](Progress& p) -> Result<Step> {
+    const int y = p.done / R, r = p.done % R;
+    ClassifierTrainResult& result = p.result;
+    if (r == 0) {
       result.restart_objectives.emplace_back();
       result.best_restart.push_back(0);
+      p.current_best = ClassFit{};
     }
-    for (int r = first; r < options.restarts; ++r) {
-      Rng rng = ShardRng(options.seed, static_cast<uint64_t>(y) * options.restarts + r);
-      HmmParams start;
-      start.initial = RandomStochasticRows(1, K, rng, options.start_floor).row(0).transpose();
-      start.transition = RandomStochasticRows(K, K, rng, options.start_floor);
-      start.emission = RandomStochasticRows(K, num_symbols, rng, options.start_floor);
-      SEQFLOW_ASSIGN_OR_RETURN(ClassFit fit, FitOneStart(std::move(start), by_class[y], options, cancel));
-      result.iterations += fit.iterations;
-      result.restart_objectives.back().push_back(fit.objective);
-      if (fit.objective > best.objective) {
-        best = std::move(fit);
-        result.best_restart.back() = r;
-      }
-      if (checkpoints.offer && r + 1 < options.restarts) {
-        progress.done = y * options.restarts + r + 1;
-        checkpoints.offer([&] {
-          progress.current_best = best;
-          return EncodeProgress(result, progress, num_classes, num_symbols, options);
-        });
-      }
+    Rng rng = ShardRng(options.seed, static_cast<uint64_t>(y) * R + r);
+    HmmParams start;
+    start.initial = RandomStochasticRows(1, K, rng, options.start_floor).row(0).transpose();
+    start.transition = RandomStochasticRows(K, K, rng, options.start_floor);
+    start.emission = RandomStochasticRows(K, num_symbols, rng, options.start_floor);
+    SEQFLOW_ASSIGN_OR_RETURN(ClassFit fit, FitOneStart(std::move(start), by_class[y], options, cancel));
+    result.iterations += fit.iterations;
+    result.restart_objectives.back().push_back(fit.objective);
+    if (fit.objective > p.current_best.objective) {
+      p.current_best = std::move(fit);
+      result.best_restart.back() = r;
     }
-    result.model.classes.push_back(std::move(best.model));
-    if (checkpoints.offer && y + 1 < num_classes) {
-      progress.done = (y + 1) * options.restarts;
-      checkpoints.offer([&] { return EncodeProgress(result, progress, num_classes, num_symbols, options); });
-    }
-  }
-  return result;
+    ++p.done;
+    if (p.done % R == 0) result.model.classes.push_back(std::move(p.current_best.model));
+    return p.done == num_classes * R ? Step::kDone : Step::kContinue;
+  };
+  const StateTable<Progress> table = ProgressTable(num_classes, num_symbols, options);
+  const IterativeKernel<Progress> kernel{"hmm classifier", &table, int64_t{num_classes} * R,
+                                         [](const Progress& p) { return int64_t{p.done}; }, restart};
+  SEQFLOW_RETURN_IF_ERROR(Iterate(kernel, progress, cancel, checkpoints).status());
+  return std::move(progress.result);
 }
 
 }  // namespace seqflow

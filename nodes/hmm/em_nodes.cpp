@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "nodes/common/state_table.h"
 #include "nodes/eval/score_model.h"
 #include "nodes/hmm/em_nodes.h"
 #include "nodes/semi_supervised/em_lambda.h"
@@ -49,28 +50,18 @@ std::string ObjectiveCsv(const std::vector<double>& objective) {
 
 // An EM_λ iteration's state as a checkpoint (NodeContext::Checkpoint): what RunEmLambda resumes
 // from. The model is not saved: it is rebuilt from Θ̃.
-std::string EncodeEmState(const EmLambdaResult& state) {
-  ByteWriter w;
-  w.I64(state.iterations);
-  w.F64s(state.theta_tilde.data(), static_cast<size_t>(state.theta_tilde.size()));
-  w.F64s(state.objective.data(), state.objective.size());
-  return w.Take();
+StateTable<EmLambdaResult> EmState() {
+  return StateTable<EmLambdaResult>("hmm.em")
+      .I64(&EmLambdaResult::iterations)
+      .Doubles(&EmLambdaResult::theta_tilde)
+      .Doubles(&EmLambdaResult::objective);
 }
 
 // nullopt when the bytes are not a state (RunEmLambda checks that one fits the model).
 std::optional<EmLambdaResult> DecodeEmState(const std::string& bytes) {
-  try {
-    ByteReader r(bytes);
-    EmLambdaResult state;
-    state.iterations = static_cast<int>(r.I64());
-    const std::vector<double> theta = r.F64s();
-    state.objective = r.F64s();
-    r.ExpectEnd();
-    state.theta_tilde = Eigen::Map<const Eigen::VectorXd>(theta.data(), static_cast<Eigen::Index>(theta.size()));
-    return state;
-  } catch (const StatusError&) {
-    return std::nullopt;
-  }
+  EmLambdaResult state;
+  if (!EmState().Decode(bytes, state).ok()) return std::nullopt;
+  return state;
 }
 
 ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
@@ -90,14 +81,14 @@ ArtifactPtr RunEm(NodeContext& ctx, const EmNodeOptions& options) {
                     if (!state.objective.empty())
                       ctx.Progress(state.iterations, options.em.max_iter,
                                    fmt::format("L_λ {:.9g}", state.objective.back()));
-                    ctx.Checkpoint([&state] { return EncodeEmState(state); });
+                    ctx.Checkpoint([&state] { return EmState().Encode(state); });
                   }));
   if (result.iterations > 0) {
     // The state after the last update: the iteration's E-step is made again by a continuation.
     ctx.KeepFinalState(result.iterations, [&result] {
       EmLambdaResult last = result;
       last.objective.resize(static_cast<size_t>(result.iterations));
-      return EncodeEmState(last);
+      return EmState().Encode(last).Join();
     });
   }
   auto model = std::make_shared<HmmModel>(*in.start);

@@ -34,32 +34,6 @@ Eigen::MatrixXd DenseDrho(const PathLinearization& lin, const Eigen::VectorXd& m
   return d;
 }
 
-void EncodePathPoint(const PathPoint& p, ByteWriter& out) {
-  for (double v : {p.s, p.lambda, p.dlambda_ds, p.mu_max, p.min_eig, p.entropy, p.residual, p.step}) out.F64(v);
-  for (int v : {p.det_sign, p.eigs_crossed, p.crossed_exact ? 1 : 0, p.corrector_iterations, p.reentry ? 1 : 0})
-    out.I64(v);
-  out.F64s(p.theta_tilde.data(), static_cast<size_t>(p.theta_tilde.size()));
-}
-
-Eigen::VectorXd ReadVector(ByteReader& in, Eigen::Index size) {
-  const std::vector<double> v = in.F64s();
-  if (static_cast<Eigen::Index>(v.size()) != size) throw StatusError(Status::Corruption("vector size"));
-  return Eigen::Map<const Eigen::VectorXd>(v.data(), size);
-}
-
-PathPoint DecodePathPoint(ByteReader& in, Eigen::Index num_params) {
-  PathPoint p;
-  for (double* v : {&p.s, &p.lambda, &p.dlambda_ds, &p.mu_max, &p.min_eig, &p.entropy, &p.residual, &p.step})
-    *v = in.F64();
-  p.det_sign = static_cast<int>(in.I64());
-  p.eigs_crossed = static_cast<int>(in.I64());
-  p.crossed_exact = in.I64() != 0;
-  p.corrector_iterations = static_cast<int>(in.I64());
-  p.reentry = in.I64() != 0;
-  p.theta_tilde = ReadVector(in, num_params);
-  return p;
-}
-
 // Where the tracker's current run starts: the trace's start, or its latest re-entry. The
 // tracker's arc length and step count restart there.
 struct Segment {
@@ -68,50 +42,46 @@ struct Segment {
   int reentries = 0;
 };
 
-// What a trace continues from after an accepted point.
-struct CurveState {
-  NormalFlowState tracker;
-  NormalFlowPoint last;  // the point the landing starts from (the segment's arc length)
-  Eigen::VectorXd warm;  // Lanczos's start for the next point's spectrum
-  Segment segment;
-  std::vector<PathPoint> points;
-};
-
-std::string EncodeCurveState(const NormalFlowState& tracker, const NormalFlowPoint& last, const Eigen::VectorXd& warm,
-                             const Segment& segment, const std::vector<PathPoint>& points) {
-  ByteWriter out;
-  EncodeNormalFlowState(tracker, out);
-  EncodeNormalFlowPoint(last, out);
-  out.F64s(warm.data(), static_cast<size_t>(warm.size()));
-  out.F64(segment.s_offset);
-  out.I64(segment.steps_before);
-  out.I64(segment.reentries);
-  out.U64(points.size());
-  for (const PathPoint& p : points) EncodePathPoint(p, out);
-  return out.Take();
+StateTable<PathPoint> PathPointTable(Eigen::Index num_params) {
+  return StateTable<PathPoint>("em_lambda curve")
+      .F64(&PathPoint::s)
+      .F64(&PathPoint::lambda)
+      .F64(&PathPoint::dlambda_ds)
+      .F64(&PathPoint::mu_max)
+      .F64(&PathPoint::min_eig)
+      .F64(&PathPoint::entropy)
+      .F64(&PathPoint::residual)
+      .F64(&PathPoint::step)
+      .I64(&PathPoint::det_sign)
+      .I64(&PathPoint::eigs_crossed)
+      .I64(&PathPoint::crossed_exact)
+      .I64(&PathPoint::corrector_iterations)
+      .I64(&PathPoint::reentry)
+      .Doubles(&PathPoint::theta_tilde)
+      .Check([num_params](const PathPoint& p) { return p.theta_tilde.size() == num_params; });
 }
 
-Result<CurveState> DecodeCurveState(const std::string& bytes, Eigen::Index num_params) {
-  try {
-    ByteReader in(bytes);
-    CurveState state;
-    state.tracker = DecodeNormalFlowState(in);
-    state.last = DecodeNormalFlowPoint(in);
-    const std::vector<double> warm = in.F64s();
-    state.warm = Eigen::Map<const Eigen::VectorXd>(warm.data(), static_cast<Eigen::Index>(warm.size()));
-    state.segment.s_offset = in.F64();
-    state.segment.steps_before = static_cast<int>(in.I64());
-    state.segment.reentries = static_cast<int>(in.I64());
-    const size_t count = in.Count(1);
-    for (size_t i = 0; i < count; ++i) state.points.push_back(DecodePathPoint(in, num_params));
-    in.ExpectEnd();
-    if (state.tracker.current.y.size() != num_params + 1 || state.last.y.size() != num_params + 1 ||
-        state.points.empty())
-      throw StatusError(Status::Corruption("dimension"));
-    return state;
-  } catch (const StatusError& e) {
-    return Status::Invalid("em_lambda curve: the checkpoint does not fit this path (" + e.status().message() + ")");
-  }
+// What a trace continues from after an accepted point, where the trace keeps it.
+struct CurveState {
+  NormalFlowState& tracker;
+  NormalFlowPoint& last;  // the point the landing starts from (the segment's arc length)
+  Eigen::VectorXd& warm;  // Lanczos's start for the next point's spectrum
+  Segment& segment;
+  std::vector<PathPoint>& points;
+};
+
+StateTable<CurveState> CurveStateTable(Eigen::Index num_params) {
+  return StateTable<CurveState>("em_lambda curve")
+      .Struct([](auto& c) -> auto& { return c.tracker; }, NormalFlowStateTable())
+      .Struct([](auto& c) -> auto& { return c.last; }, NormalFlowPointTable())
+      .Doubles([](auto& c) -> auto& { return c.warm; })
+      .F64([](auto& c) -> auto& { return c.segment.s_offset; })
+      .I64([](auto& c) -> auto& { return c.segment.steps_before; })
+      .I64([](auto& c) -> auto& { return c.segment.reentries; })
+      .Records([](auto& c) -> auto& { return c.points; }, PathPointTable(num_params), {.min = 1})
+      .Check([num_params](const CurveState& c) {
+        return c.tracker.current.y.size() == num_params + 1 && c.last.y.size() == num_params + 1;
+      });
 }
 
 }  // namespace
@@ -168,159 +138,220 @@ HomotopyMap EmLambdaCurveMap(const PomLayout& layout, const HmmParams& frozen, c
   };
 }
 
-Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
-                                      const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
-                                      const PathCallbacks& callbacks, const KernelCheckpoints& checkpoints) {
-  const Eigen::Index P = layout.num_params();
-  PathResult result;
-  const HomotopyMap map = EmLambdaCurveMap(layout, frozen, em0, unlabeled, options, &result.solve_products);
-  Eigen::VectorXd warm;
-  NormalFlowPoint last;
-  Segment segment;
-  std::optional<NormalFlowState> resume;
-  if (checkpoints.resume_from != nullptr) {
-    SEQFLOW_ASSIGN_OR_RETURN(CurveState saved, DecodeCurveState(*checkpoints.resume_from, P));
-    resume = std::move(saved.tracker);
-    last = std::move(saved.last);
-    warm = std::move(saved.warm);
-    segment = saved.segment;
-    result.points = std::move(saved.points);
+namespace {
+
+// One trace of the curve: the tracker's segments from the start (or a resumed state), each point
+// recorded with its figures, the landing on λ = lambda_end, and the re-entries where the step stalls.
+class CurveTrace {
+ public:
+  CurveTrace(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0, const IdSentences& unlabeled,
+             const EmLambdaCurveOptions& options, const PathCallbacks& callbacks, const KernelCheckpoints& checkpoints)
+      : layout_(layout),
+        frozen_(frozen),
+        em0_(em0),
+        unlabeled_(unlabeled),
+        options_(options),
+        callbacks_(callbacks),
+        checkpoints_(checkpoints),
+        P_(layout.num_params()),
+        map_(EmLambdaCurveMap(layout, frozen, em0, unlabeled, options, &result_.solve_products)),
+        table_(CurveStateTable(P_)),
+        // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
+        land_from_(options.tracker.lambda_end - options.end_gap) {}
+
+  Result<PathResult> Run() {
+    std::optional<NormalFlowState> resume;
+    if (checkpoints_.resume_from != nullptr) {
+      NormalFlowState saved;
+      CurveState into{saved, last_, warm_, segment_, result_.points};
+      SEQFLOW_RETURN_IF_ERROR(table_.Decode(*checkpoints_.resume_from, into));
+      resume = std::move(saved);
+    }
+    result_.reentries = segment_.reentries;
+    latest_ = resume;
+    const NormalFlowCallbacks tracker_callbacks = TrackerCallbacks();
+    Eigen::VectorXd start(P_ + 1);
+    start << em0_, 0.0;
+    while (true) {
+      NormalFlowOptions tracker_options = options_.tracker;
+      tracker_options.max_steps = options_.tracker.max_steps - segment_.steps_before;
+      Result<NormalFlowResult> tracked =
+          TrackNormalFlow(map_, start, tracker_options, tracker_callbacks, resume ? &*resume : nullptr);
+      resume.reset();
+      // The tracker's own end game (a step from below lambda_end − end_gap to past lambda_end) can
+      // fail where ∂ρ/∂Θ̃ is nearly singular at λ = 1; land from the last accepted point instead.
+      if (!tracked.ok() && tracked.status().code() == StatusCode::kNumerical && result_.points.size() > 1)
+        return Land();
+      SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track, std::move(tracked));
+      if (track.stop == NormalFlowStop::kStopped && last_.y[P_] >= land_from_) return Land();
+      if (track.stop == NormalFlowStop::kStepTooSmall && segment_.reentries < options_.max_reentries &&
+          last_.y[P_] >= 0) {
+        const double gap =
+            ReentryGap(result_.points, Project(last_.y.head(P_)).theta, last_.y[P_], options_.reentry_gap);
+        if (last_.y[P_] + gap >= land_from_) return Land();
+        SEQFLOW_ASSIGN_OR_RETURN(std::optional<Eigen::VectorXd> entered, Reenter(gap));
+        if (entered) {
+          BeginSegment(track, *entered);
+          start = *std::move(entered);
+          continue;
+        }
+      }
+      return Stop(track);
+    }
   }
-  result.reentries = segment.reentries;
-  bool reentered = false;  // the next recorded point is a re-entry's
+
+ private:
   // The tracker's points carry (Θ̃, λ) and the tangent; the figures of §5.2 are read at each.
-  auto record = [&](const NormalFlowPoint& q) {
-    const Projected projected = Project(q.y.head(P));
-    EmJacobian em(layout, frozen, projected.theta, unlabeled, options.threads);
-    std::unique_ptr<PathLinearization> lin = Linearize(options.solver, std::move(em), q.y[P], em0, options.linear);
+  void Record(const NormalFlowPoint& q) {
+    const Projected projected = Project(q.y.head(P_));
+    EmJacobian em(layout_, frozen_, projected.theta, unlabeled_, options_.threads);
+    std::unique_ptr<PathLinearization> lin = Linearize(options_.solver, std::move(em), q.y[P_], em0_, options_.linear);
     PathPoint p;
-    p.s = segment.s_offset + q.s;
-    p.lambda = q.y[P];
-    p.dlambda_ds = q.tangent[P];
+    p.s = segment_.s_offset + q.s;
+    p.lambda = q.y[P_];
+    p.dlambda_ds = q.tangent[P_];
     p.entropy = lin->em().covariance().mean_token_entropy();
-    p.residual = (lin->residual() + (q.y.head(P) - projected.theta)).cwiseAbs().maxCoeff();
+    p.residual = (lin->residual() + (q.y.head(P_) - projected.theta)).cwiseAbs().maxCoeff();
     p.step = q.step;
     p.corrector_iterations = q.corrector_iterations;
-    p.reentry = reentered;
-    reentered = false;
-    if (options.record_spectrum) {
-      const JacobianSpectrum spectrum = lin->Spectrum(&warm);
+    p.reentry = reentered_;
+    reentered_ = false;
+    if (options_.record_spectrum) {
+      const JacobianSpectrum spectrum = lin->Spectrum(&warm_);
       p.mu_max = spectrum.mu_max;
       p.min_eig = p.lambda * spectrum.mu_max - 1;
       p.eigs_crossed = spectrum.num_crossed;
       p.det_sign = spectrum.num_crossed % 2 == 0 ? 1 : -1;
       p.crossed_exact = spectrum.exact;
-      result.spectrum_products += spectrum.iterations;
+      result_.spectrum_products += spectrum.iterations;
     }
     p.theta_tilde = projected.theta;
-    result.points.push_back(std::move(p));
-    if (callbacks.progress) callbacks.progress(static_cast<int>(result.points.size()) - 1, q.y[P]);
-  };
-  NormalFlowCallbacks tracker_callbacks;
-  tracker_callbacks.progress = [&](const NormalFlowPoint& q) {
-    last = q;
-    record(q);
-  };
-  tracker_callbacks.cancel = callbacks.cancel;
-  // Past a fold the curve may head back through λ = 0: outside [0, 1] it no longer mixes L and U.
-  const double land_from = options.tracker.lambda_end - options.end_gap;
-  tracker_callbacks.stop = [&](const NormalFlowPoint& q) { return q.y[P] < 0 || q.y[P] >= land_from; };
-  // The tracker's state after the last accepted point: where a larger max_steps continues.
-  std::optional<NormalFlowState> latest = resume;
-  tracker_callbacks.checkpoint = [&](const NormalFlowState& state) {
-    if (checkpoints.keep_final) latest = state;
-    if (checkpoints.offer)
-      checkpoints.offer([&] { return EncodeCurveState(state, last, warm, segment, result.points); });
-  };
-  // Lands `last` on λ = lambda_end by Newton at fixed λ, or by EM_1 where Newton fails.
-  auto land = [&]() -> Result<PathResult> {
-    Eigen::VectorXd start = last.y;
-    start[P] = options.tracker.lambda_end;
-    Result<Eigen::VectorXd> landed = CorrectAtFixedLambda(map, start, options.tracker.final_rel_tol,
-                                                          options.tracker.final_abs_tol, options.tracker.end_game_iterations);
+    result_.points.push_back(std::move(p));
+    if (callbacks_.progress) callbacks_.progress(static_cast<int>(result_.points.size()) - 1, q.y[P_]);
+  }
+
+  NormalFlowCallbacks TrackerCallbacks() {
+    NormalFlowCallbacks c;
+    c.progress = [this](const NormalFlowPoint& q) {
+      last_ = q;
+      Record(q);
+    };
+    c.cancel = callbacks_.cancel;
+    c.stop = [this](const NormalFlowPoint& q) { return q.y[P_] < 0 || q.y[P_] >= land_from_; };
+    // The tracker's state after the last accepted point: where a larger max_steps continues.
+    c.checkpoint = [this](const NormalFlowState& state) {
+      if (checkpoints_.keep_final) latest_ = state;
+      if (checkpoints_.offer)
+        checkpoints_.offer([&] {
+          NormalFlowState tracker = state;  // small beside the points
+          return table_.Encode(CurveState{tracker, last_, warm_, segment_, result_.points});
+        });
+    };
+    return c;
+  }
+
+  // Lands the last point on λ = lambda_end by Newton at fixed λ, or by EM_1 where Newton fails.
+  Result<PathResult> Land() {
+    Eigen::VectorXd start = last_.y;
+    start[P_] = options_.tracker.lambda_end;
+    Result<Eigen::VectorXd> landed = CorrectAtFixedLambda(map_, start, options_.tracker.final_rel_tol,
+                                                          options_.tracker.final_abs_tol,
+                                                          options_.tracker.end_game_iterations);
     if (!landed.ok() && landed.status().code() != StatusCode::kNumerical) return landed.status();
     if (!landed.ok()) {
       // Newton fails where I − J is singular at λ = 1 (μ_max → 1); EM_1 itself, warm-started at
       // the last point, still converges there (linearly): its point is recorded with its ‖ρ‖.
-      const HmmParams model = layout.ToHmm(Project(last.y.head(P)).theta, frozen);
+      const HmmParams model = layout_.ToHmm(Project(last_.y.head(P_)).theta, frozen_);
       SEQFLOW_ASSIGN_OR_RETURN(EmLambdaResult em,
-                               RunEmLambda(model, options.tracker.lambda_end, em0, unlabeled, layout,
-                                           EmLambdaOptions{options.end_em_iterations, 0.0, options.threads},
-                                           callbacks.cancel));
-      landed = Eigen::VectorXd(P + 1);
-      landed->head(P) = em.theta_tilde;
-      (*landed)[P] = options.tracker.lambda_end;
+                               RunEmLambda(model, options_.tracker.lambda_end, em0_, unlabeled_, layout_,
+                                           EmLambdaOptions{options_.end_em_iterations, 0.0, options_.threads},
+                                           callbacks_.cancel));
+      landed = Eigen::VectorXd(P_ + 1);
+      landed->head(P_) = em.theta_tilde;
+      (*landed)[P_] = options_.tracker.lambda_end;
     }
     // The tangent at λ = 1 is ill-determined (μ_max → 1 there); the landed point keeps the last one.
     NormalFlowPoint end;
-    end.s = last.s + (*landed - last.y).norm();
+    end.s = last_.s + (*landed - last_.y).norm();
     end.y = *landed;
-    end.tangent = last.tangent;
-    end.step = end.s - last.s;
-    record(end);
-    result.stop = PathStop::kReachedEnd;
-    return result;
-  };
+    end.tangent = last_.tangent;
+    end.step = end.s - last_.s;
+    Record(end);
+    result_.stop = PathStop::kReachedEnd;
+    return std::move(result_);
+  }
+
   // The EM_λ fixed point at λ = last λ + `gap` that EM_λ's iteration reaches from the last point,
   // polished by Newton at fixed λ; nullopt where either fails.
-  auto reenter = [&](double gap) -> Result<std::optional<Eigen::VectorXd>> {
-    const double lambda = last.y[P] + gap;
-    const HmmParams model = layout.ToHmm(Project(last.y.head(P)).theta, frozen);
+  Result<std::optional<Eigen::VectorXd>> Reenter(double gap) {
+    const double lambda = last_.y[P_] + gap;
+    const HmmParams model = layout_.ToHmm(Project(last_.y.head(P_)).theta, frozen_);
     SEQFLOW_ASSIGN_OR_RETURN(EmLambdaResult em,
-                             RunEmLambda(model, lambda, em0, unlabeled, layout,
-                                         EmLambdaOptions{options.reentry_em_iterations, 1e-12, options.threads},
-                                         callbacks.cancel));
-    Eigen::VectorXd start(P + 1);
+                             RunEmLambda(model, lambda, em0_, unlabeled_, layout_,
+                                         EmLambdaOptions{options_.reentry_em_iterations, 1e-12, options_.threads},
+                                         callbacks_.cancel));
+    Eigen::VectorXd start(P_ + 1);
     start << em.theta_tilde, lambda;
-    Result<Eigen::VectorXd> polished = CorrectAtFixedLambda(map, start, options.tracker.final_rel_tol,
-                                                            options.tracker.final_abs_tol,
-                                                            options.tracker.end_game_iterations);
+    Result<Eigen::VectorXd> polished = CorrectAtFixedLambda(map_, start, options_.tracker.final_rel_tol,
+                                                            options_.tracker.final_abs_tol,
+                                                            options_.tracker.end_game_iterations);
     if (!polished.ok() && polished.status().code() != StatusCode::kNumerical) return polished.status();
     if (!polished.ok()) return std::optional<Eigen::VectorXd>();
     return std::optional<Eigen::VectorXd>(*std::move(polished));
-  };
-  Eigen::VectorXd start(P + 1);
-  start << em0, 0.0;
-  while (true) {
-    NormalFlowOptions tracker_options = options.tracker;
-    tracker_options.max_steps = options.tracker.max_steps - segment.steps_before;
-    Result<NormalFlowResult> tracked =
-        TrackNormalFlow(map, start, tracker_options, tracker_callbacks, resume ? &*resume : nullptr);
-    resume.reset();
-    // The tracker's own end game (a step from below lambda_end − end_gap to past lambda_end) can
-    // fail where ∂ρ/∂Θ̃ is nearly singular at λ = 1; land from the last accepted point instead.
-    if (!tracked.ok() && tracked.status().code() == StatusCode::kNumerical && result.points.size() > 1) return land();
-    SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track, std::move(tracked));
-    if (track.stop == NormalFlowStop::kStopped && last.y[P] >= land_from) return land();
-    if (track.stop == NormalFlowStop::kStepTooSmall && segment.reentries < options.max_reentries &&
-        last.y[P] >= 0) {
-      const double gap = ReentryGap(result.points, Project(last.y.head(P)).theta, last.y[P], options.reentry_gap);
-      if (last.y[P] + gap >= land_from) return land();
-      SEQFLOW_ASSIGN_OR_RETURN(std::optional<Eigen::VectorXd> entered, reenter(gap));
-      if (entered) {
-        segment.s_offset += last.s + (*entered - last.y).norm();
-        segment.steps_before += track.steps;
-        ++segment.reentries;
-        result.reentries = segment.reentries;
-        reentered = true;
-        latest.reset();  // the earlier segment's state cannot continue this one
-        start = *std::move(entered);
-        continue;
-      }
-    }
-    switch (track.stop) {
-      case NormalFlowStop::kReachedEnd: result.stop = PathStop::kReachedEnd; break;
-      case NormalFlowStop::kMaxSteps:
-        result.stop = PathStop::kMaxSteps;
-        if (checkpoints.keep_final && latest)
-          checkpoints.keep_final(segment.steps_before + track.steps,
-                                 [&] { return EncodeCurveState(*latest, last, warm, segment, result.points); });
-        break;
-      case NormalFlowStop::kStepTooSmall: result.stop = PathStop::kStepTooSmall; break;
-      case NormalFlowStop::kStopped: result.stop = PathStop::kLeftInterval; break;
-    }
-    return result;
   }
+
+  // A re-entry at `entered` starts a segment after `track`'s.
+  void BeginSegment(const NormalFlowResult& track, const Eigen::VectorXd& entered) {
+    segment_.s_offset += last_.s + (entered - last_.y).norm();
+    segment_.steps_before += track.steps;
+    ++segment_.reentries;
+    result_.reentries = segment_.reentries;
+    reentered_ = true;
+    latest_.reset();  // the earlier segment's state cannot continue this one
+  }
+
+  // The trace ends where `track` stopped; out of steps, it keeps the state a larger budget continues.
+  PathResult Stop(const NormalFlowResult& track) {
+    switch (track.stop) {
+      case NormalFlowStop::kReachedEnd: result_.stop = PathStop::kReachedEnd; break;
+      case NormalFlowStop::kMaxSteps:
+        result_.stop = PathStop::kMaxSteps;
+        if (checkpoints_.keep_final && latest_)
+          checkpoints_.keep_final(segment_.steps_before + track.steps, [&] {
+            return table_.Encode(CurveState{*latest_, last_, warm_, segment_, result_.points}).Join();
+          });
+        break;
+      case NormalFlowStop::kStepTooSmall: result_.stop = PathStop::kStepTooSmall; break;
+      case NormalFlowStop::kStopped: result_.stop = PathStop::kLeftInterval; break;
+    }
+    return std::move(result_);
+  }
+
+  const PomLayout& layout_;
+  const HmmParams& frozen_;
+  const Eigen::VectorXd& em0_;
+  const IdSentences& unlabeled_;
+  const EmLambdaCurveOptions& options_;
+  const PathCallbacks& callbacks_;
+  const KernelCheckpoints& checkpoints_;
+  const Eigen::Index P_;
+  PathResult result_;
+  const HomotopyMap map_;
+  const StateTable<CurveState> table_;
+  const double land_from_;
+  Eigen::VectorXd warm_;  // Lanczos's start for the next point's spectrum
+  NormalFlowPoint last_;  // the last accepted point (the segment's arc length)
+  Segment segment_;
+  std::optional<NormalFlowState> latest_;  // the tracker's state after the last accepted point
+  bool reentered_ = false;                 // the next recorded point is a re-entry's
+};
+
+}  // namespace
+
+Result<PathResult> TraceEmLambdaCurve(const PomLayout& layout, const HmmParams& frozen, const Eigen::VectorXd& em0,
+                                      const IdSentences& unlabeled, const EmLambdaCurveOptions& options,
+                                      const PathCallbacks& callbacks, const KernelCheckpoints& checkpoints) {
+  return CurveTrace(layout, frozen, em0, unlabeled, options, callbacks, checkpoints).Run();
 }
 
 }  // namespace seqflow

@@ -74,36 +74,22 @@ Result<ClassifierPathPoint> DescribeClassifierPoint(const ClassifierLayout& layo
 
 namespace {
 
-// What a track continues from: the tracker's state after an accepted point and the points so far.
+// What a track continues from, where the track keeps it: the tracker's state after an accepted
+// point and the points so far.
 struct TrackState {
-  NormalFlowState tracker;
-  std::vector<NormalFlowPoint> points;
+  NormalFlowState& tracker;
+  std::vector<NormalFlowPoint>& points;
 };
 
-std::string EncodeTrackState(const NormalFlowState& tracker, const std::vector<NormalFlowPoint>& points) {
-  ByteWriter out;
-  EncodeNormalFlowState(tracker, out);
-  out.U64(points.size());
-  for (const NormalFlowPoint& q : points) EncodeNormalFlowPoint(q, out);
-  return out.Take();
-}
-
-Result<TrackState> DecodeTrackState(const std::string& bytes, int num_params) {
-  try {
-    ByteReader in(bytes);
-    TrackState state;
-    state.tracker = DecodeNormalFlowState(in);
-    const size_t count = in.Count(1);
-    for (size_t i = 0; i < count; ++i) state.points.push_back(DecodeNormalFlowPoint(in));
-    in.ExpectEnd();
-    const bool fits = state.tracker.current.y.size() == num_params + 1 && !state.points.empty() &&
-                      std::all_of(state.points.begin(), state.points.end(),
-                                  [&](const NormalFlowPoint& q) { return q.y.size() == num_params + 1; });
-    if (!fits) throw StatusError(Status::Corruption("dimension"));
-    return state;
-  } catch (const StatusError& e) {
-    return Status::Invalid("probability-one path: the checkpoint does not fit this path (" + e.status().message() + ")");
-  }
+StateTable<TrackState> TrackStateTable(int num_params) {
+  return StateTable<TrackState>("probability-one path")
+      .Struct([](auto& t) -> auto& { return t.tracker; }, NormalFlowStateTable())
+      .Records([](auto& t) -> auto& { return t.points; }, NormalFlowPointTable(), {.min = 1})
+      .Check([num_params](const TrackState& t) {
+        return t.tracker.current.y.size() == num_params + 1 &&
+               std::all_of(t.points.begin(), t.points.end(),
+                           [&](const NormalFlowPoint& q) { return q.y.size() == num_params + 1; });
+      });
 }
 
 }  // namespace
@@ -119,11 +105,13 @@ Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const
   y0 << theta0, 0.0;
   // The track's points, those before a resumed state included.
   std::vector<NormalFlowPoint> points;
+  const StateTable<TrackState> table = TrackStateTable(P);
   std::optional<NormalFlowState> resume;
   if (checkpoints.resume_from != nullptr) {
-    SEQFLOW_ASSIGN_OR_RETURN(TrackState saved, DecodeTrackState(*checkpoints.resume_from, P));
-    resume = std::move(saved.tracker);
-    points = std::move(saved.points);
+    NormalFlowState saved;
+    TrackState into{saved, points};
+    SEQFLOW_RETURN_IF_ERROR(table.Decode(*checkpoints.resume_from, into));
+    resume = std::move(saved);
   }
   NormalFlowCallbacks tracking = callbacks;
   tracking.progress = [&](const NormalFlowPoint& q) {
@@ -132,7 +120,10 @@ Result<ClassifierPath> TraceProbabilityOne(const ClassifierLayout& layout, const
   };
   if (checkpoints.offer) {
     tracking.checkpoint = [&](const NormalFlowState& state) {
-      checkpoints.offer([&] { return EncodeTrackState(state, points); });
+      checkpoints.offer([&] {
+        NormalFlowState tracker = state;  // small beside the points
+        return table.Encode(TrackState{tracker, points});
+      });
     };
   }
   SEQFLOW_ASSIGN_OR_RETURN(NormalFlowResult track,

@@ -9,6 +9,7 @@
 
 #include "engine/base/bytes.h"
 #include "nodes/chain/viterbi_one_chain.h"
+#include "nodes/common/iterate.h"
 #include "nodes/common/portable_math.h"
 #include "nodes/crf/crf_likelihood.h"
 
@@ -117,13 +118,8 @@ class PerceptronState {
     for (const RowMatrixXd& t : u_.transition) matrix(t);
   }
   // False when the bytes are not a state of these dimensions (the reader may throw StatusError).
-  bool Load(ByteReader& r) {
-    auto matrix = [&](RowMatrixXd& m) {
-      const std::vector<double> values = r.F64s();
-      if (values.size() != static_cast<size_t>(m.size())) return false;
-      std::copy(values.begin(), values.end(), m.data());
-      return true;
-    };
+  bool Load(StateIn& r) {
+    auto matrix = [&](RowMatrixXd& m) { return r.F64sInto(m.data(), static_cast<size_t>(m.size())); };
     visits_ = r.F64();
     if (!matrix(w_.observation)) return false;
     for (RowMatrixXd& t : w_.transition)
@@ -245,43 +241,29 @@ void PerceptronUpdate(const SentenceFeatures& x, const std::vector<int32_t>* vie
 
 namespace {
 
-// The state after `epochs` epochs (KernelCheckpoints): its shape, the epochs' counts, then w, U
-// and the visit count.
-std::string EncodeState(const HmPerceptronOptions& options, int32_t A, int32_t K,
-                        const std::vector<HmPerceptronEpoch>& epochs, const PerceptronState& state) {
-  ByteWriter w;
-  w.U64(kPerceptronStateMagic);
-  w.I64(options.views), w.U8(options.averaged ? 1 : 0), w.I64(A), w.I64(K);
-  w.U64(epochs.size());
-  for (const HmPerceptronEpoch& e : epochs) w.I64(e.epoch), w.F64(e.c_u), w.I64(e.labeled_errors), w.I64(e.disagreements);
-  state.Save(w);
-  return w.Take();
-}
+// What an epoch leaves for the next: the epochs' counts and the weights.
+struct PerceptronTraining {
+  std::vector<HmPerceptronEpoch> epochs;
+  PerceptronState weights;
+};
 
-Status DecodeState(const std::string& bytes, const HmPerceptronOptions& options, int32_t A, int32_t K,
-                   std::vector<HmPerceptronEpoch>& epochs, PerceptronState& state) {
-  const Status unfit = Status::Invalid("multiview.perceptron: the state to resume from does not fit these data and options");
-  try {
-    ByteReader r(bytes);
-    if (r.U64() != kPerceptronStateMagic || r.I64() != options.views || r.U8() != (options.averaged ? 1 : 0) || r.I64() != A ||
-        r.I64() != K)
-      return unfit;
-    const uint64_t done = r.U64();
-    if (done < 1 || done > 1u << 30) return unfit;
-    epochs.resize(done);
-    for (HmPerceptronEpoch& e : epochs) {
-      e.epoch = static_cast<int>(r.I64()), e.c_u = r.F64(), e.labeled_errors = r.I64(), e.disagreements = r.I64();
-      if (e.epoch != static_cast<int>(&e - epochs.data()) + 1) return unfit;
-    }
-    if (!state.Load(r)) return unfit;
-    r.ExpectEnd();
-  } catch (const StatusError&) {
-    return unfit;
-  }
-  if (static_cast<int>(epochs.size()) > options.epochs)
-    return Status::Invalid("multiview.perceptron: the state to resume from (epoch " + std::to_string(epochs.size()) +
-                           ") is past these options' " + std::to_string(options.epochs) + " epochs");
-  return Status::Ok();
+StateTable<PerceptronTraining> PerceptronTrainingTable(const HmPerceptronOptions& options, int32_t A, int32_t K) {
+  return StateTable<PerceptronTraining>("multiview.perceptron")
+      .Tag(kPerceptronStateMagic)
+      .Fits(options.views)
+      .FitsU8(options.averaged ? 1 : 0)
+      .Fits(A)
+      .Fits(K)
+      .Records(&PerceptronTraining::epochs,
+               StateTable<HmPerceptronEpoch>("multiview.perceptron")
+                   .I64(&HmPerceptronEpoch::epoch)
+                   .F64(&HmPerceptronEpoch::c_u)
+                   .I64(&HmPerceptronEpoch::labeled_errors)
+                   .I64(&HmPerceptronEpoch::disagreements),
+               {.min = 1})
+      .Check([](const PerceptronTraining& t) { return EpochsNumberedFromOne(t.epochs); })
+      .Custom([](const PerceptronTraining& t, StatePieces& out) { t.weights.Save(out.writer()); },
+              [](PerceptronTraining& t, StateIn& in) { return t.weights.Load(in); });
 }
 
 }  // namespace
@@ -304,16 +286,14 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
     for (int v = 0; v < V; ++v) labeled[v] = &split_labeled[v], unlabeled[v] = &split_unlabeled[v];
   }
   const auto A = static_cast<int32_t>(data.view->size());
-  PerceptronState state(A, data.num_labels, V, options.averaged);
-  HmPerceptronResult result;
-  if (checkpoints.resume_from != nullptr)
-    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, options, A, data.num_labels, result.epochs, state));
-  auto encode = [&] { return EncodeState(options, A, data.num_labels, result.epochs, state); };
+  PerceptronTraining training{{}, PerceptronState(A, data.num_labels, V, options.averaged)};
+  PerceptronState& state = training.weights;
+  const StateTable<PerceptronTraining> table = PerceptronTrainingTable(options, A, data.num_labels);
   ViewDecoder decoder(V);
   std::vector<std::vector<int32_t>> decoded(static_cast<size_t>(V));
-  for (int epoch = static_cast<int>(result.epochs.size()) + 1; epoch <= options.epochs; ++epoch) {
-    SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.perceptron"));
-    HmPerceptronEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0};
+  auto epoch = [&](PerceptronTraining& t) -> Result<Step> {
+    const int e = static_cast<int>(t.epochs.size()) + 1;
+    HmPerceptronEpoch counts{e, UnlabeledWeight(options.c_u, options.growth, e), 0, 0};
     for (size_t n = 0; n < data.labeled->size(); ++n) {
       const std::vector<int32_t>& y = (*data.labels)[n];
       for (int v = 0; v < V; ++v) decoded[v] = decoder.Decode(state.current(), (*labeled[v])[n], v);
@@ -338,11 +318,15 @@ Result<HmPerceptronResult> TrainHmPerceptron(const HmPerceptronData& data, const
         state.Visited();
       }
     }
-    result.epochs.push_back(counts);
+    t.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
-    if (checkpoints.offer) checkpoints.offer(encode);
-  }
-  if (checkpoints.keep_final) checkpoints.keep_final(static_cast<int64_t>(result.epochs.size()), encode);
+    return Step::kContinue;
+  };
+  const IterativeKernel<PerceptronTraining> kernel{"multiview.perceptron", &table, options.epochs,
+                                         [](const PerceptronTraining& t) { return static_cast<int64_t>(t.epochs.size()); }, epoch};
+  SEQFLOW_RETURN_IF_ERROR(Iterate(kernel, training, cancel, checkpoints).status());
+  HmPerceptronResult result;
+  result.epochs = std::move(training.epochs);
   result.weights = state.TakeFinal();
   return result;
 }

@@ -84,6 +84,14 @@ struct HmPerceptronResult {
 // matching a sentence's length or out of range, an empty sentence, an attribute id outside view.
 Status CheckSequenceData(const HmPerceptronData& data, int views);
 
+// Whether epochs[i].epoch is i + 1 throughout: the epochs' counts of a state read back.
+template <class Epoch>
+bool EpochsNumberedFromOne(const std::vector<Epoch>& epochs) {
+  for (size_t i = 0; i < epochs.size(); ++i)
+    if (epochs[i].epoch != static_cast<int>(i) + 1) return false;
+  return true;
+}
+
 // C_u of epoch t (1-based): c_u grown as `growth` says.
 double UnlabeledWeight(double c_u, const UnlabeledWeightGrowth& growth, int epoch);
 

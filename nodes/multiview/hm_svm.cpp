@@ -10,6 +10,7 @@
 
 #include "engine/base/bytes.h"
 #include "nodes/chain/linear_chain.h"
+#include "nodes/common/iterate.h"
 
 namespace seqflow {
 
@@ -203,13 +204,8 @@ class HmSvmTrainer {
       }
   }
   // False when the bytes are not a state of these data (the reader may throw StatusError).
-  bool Load(ByteReader& r) {
-    auto matrix = [&](RowMatrixXd& m) {
-      const std::vector<double> values = r.F64s();
-      if (values.size() != static_cast<size_t>(m.size())) return false;
-      std::copy(values.begin(), values.end(), m.data());
-      return true;
-    };
+  bool Load(StateIn& r) {
+    auto matrix = [&](RowMatrixXd& m) { return r.F64sInto(m.data(), static_cast<size_t>(m.size())); };
     if (!matrix(weights_.observation)) return false;
     for (RowMatrixXd& t : weights_.transition)
       if (!matrix(t)) return false;
@@ -424,50 +420,35 @@ std::vector<int32_t> BestOtherThan(const RowMatrixXd& scores, const RowMatrixXd&
 
 namespace {
 
-// The state after `epochs` epochs (KernelCheckpoints): its shape, the epochs' counts, then the
-// trainer's weights and working sets.
-std::string EncodeState(const HmPerceptronData& data, const HmSvmOptions& options,
-                        const std::vector<HmSvmEpoch>& epochs, const HmSvmTrainer& trainer) {
-  ByteWriter w;
-  w.U64(kSvmStateMagic);
-  w.I64(options.views), w.I64(options.form == HmSvmForm::kDual ? 1 : 0), w.I64(static_cast<int64_t>(data.view->size())),
-      w.I64(data.num_labels), w.U64(data.labeled->size()), w.U64(data.unlabeled->size());
-  w.U64(epochs.size());
-  for (const HmSvmEpoch& e : epochs) {
-    w.I64(e.epoch), w.F64(e.c_u), w.I64(e.margin_violations), w.I64(e.disagreements);
-    w.I64(e.support_sequences), w.I64(e.unlabeled_pseudo), w.F64(e.unlabeled_margin[0]), w.F64(e.unlabeled_margin[1]);
-  }
-  trainer.Save(w);
-  return w.Take();
-}
+// What an epoch leaves for the next: the epochs' counts and the trainer's weights and working sets.
+struct SvmTraining {
+  std::vector<HmSvmEpoch> epochs;
+  HmSvmTrainer trainer;
+};
 
-Status DecodeState(const std::string& bytes, const HmPerceptronData& data, const HmSvmOptions& options,
-                   std::vector<HmSvmEpoch>& epochs, HmSvmTrainer& trainer) {
-  const Status unfit = Status::Invalid("multiview.hmsvm: the state to resume from does not fit these data and options");
-  try {
-    ByteReader r(bytes);
-    if (r.U64() != kSvmStateMagic || r.I64() != options.views || r.I64() != (options.form == HmSvmForm::kDual ? 1 : 0) ||
-        r.I64() != static_cast<int64_t>(data.view->size()) || r.I64() != data.num_labels ||
-        r.U64() != data.labeled->size() || r.U64() != data.unlabeled->size())
-      return unfit;
-    const uint64_t done = r.U64();
-    if (done < 1 || done > 1u << 30) return unfit;
-    epochs.resize(done);
-    for (HmSvmEpoch& e : epochs) {
-      e.epoch = static_cast<int>(r.I64()), e.c_u = r.F64(), e.margin_violations = r.I64(), e.disagreements = r.I64();
-      e.support_sequences = r.I64(), e.unlabeled_pseudo = r.I64();
-      e.unlabeled_margin[0] = r.F64(), e.unlabeled_margin[1] = r.F64();
-      if (e.epoch != static_cast<int>(&e - epochs.data()) + 1) return unfit;
-    }
-    if (!trainer.Load(r)) return unfit;
-    r.ExpectEnd();
-  } catch (const StatusError&) {
-    return unfit;
-  }
-  if (static_cast<int>(epochs.size()) > options.epochs)
-    return Status::Invalid("multiview.hmsvm: the state to resume from (epoch " + std::to_string(epochs.size()) +
-                           ") is past these options' " + std::to_string(options.epochs) + " epochs");
-  return Status::Ok();
+StateTable<SvmTraining> SvmTrainingTable(const HmPerceptronData& data, const HmSvmOptions& options) {
+  return StateTable<SvmTraining>("multiview.hmsvm")
+      .Tag(kSvmStateMagic)
+      .Fits(options.views)
+      .Fits(options.form == HmSvmForm::kDual ? 1 : 0)
+      .Fits(data.view->size())
+      .Fits(data.num_labels)
+      .FitsU64(data.labeled->size())
+      .FitsU64(data.unlabeled->size())
+      .Records(&SvmTraining::epochs,
+               StateTable<HmSvmEpoch>("multiview.hmsvm")
+                   .I64(&HmSvmEpoch::epoch)
+                   .F64(&HmSvmEpoch::c_u)
+                   .I64(&HmSvmEpoch::margin_violations)
+                   .I64(&HmSvmEpoch::disagreements)
+                   .I64(&HmSvmEpoch::support_sequences)
+                   .I64(&HmSvmEpoch::unlabeled_pseudo)
+                   .F64([](auto& e) -> auto& { return e.unlabeled_margin[0]; })
+                   .F64([](auto& e) -> auto& { return e.unlabeled_margin[1]; }),
+               {.min = 1})
+      .Check([](const SvmTraining& t) { return EpochsNumberedFromOne(t.epochs); })
+      .Custom([](const SvmTraining& t, StatePieces& out) { t.trainer.Save(out.writer()); },
+              [](SvmTraining& t, StateIn& in) { return t.trainer.Load(in); });
 }
 
 }  // namespace
@@ -480,31 +461,33 @@ Result<HmSvmResult> TrainHmSvm(const HmPerceptronData& data, const HmSvmOptions&
     return Status::Invalid(fmt::format("multiview.hmsvm: norm {} (1 or 2)", options.norm));
   if (!(options.c > 0)) return Status::Invalid(fmt::format("multiview.hmsvm: C = {} must be > 0", options.c));
   if (data.num_labels < 2) return Status::Invalid("multiview.hmsvm: needs at least 2 labels");
-  HmSvmTrainer trainer(data, options);
-  HmSvmResult result;
-  if (checkpoints.resume_from != nullptr)
-    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, data, options, result.epochs, trainer));
-  auto encode = [&] { return EncodeState(data, options, result.epochs, trainer); };
-  for (int epoch = static_cast<int>(result.epochs.size()) + 1; epoch <= options.epochs; ++epoch) {
-    HmSvmEpoch counts{epoch, UnlabeledWeight(options.c_u, options.growth, epoch), 0, 0, 0};
+  SvmTraining training{{}, HmSvmTrainer(data, options)};
+  const StateTable<SvmTraining> table = SvmTrainingTable(data, options);
+  auto epoch = [&](SvmTraining& t) -> Result<Step> {
+    const int e = static_cast<int>(t.epochs.size()) + 1;
+    HmSvmEpoch counts{e, UnlabeledWeight(options.c_u, options.growth, e), 0, 0, 0};
     for (size_t i = 0; i < data.labeled->size(); ++i) {
       SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
-      SEQFLOW_RETURN_IF_ERROR(trainer.Labeled(i, &counts));
+      SEQFLOW_RETURN_IF_ERROR(t.trainer.Labeled(i, &counts));
     }
     if (options.views == 2)
       for (size_t u = 0; u < data.unlabeled->size(); ++u) {
         SEQFLOW_RETURN_IF_ERROR(cancel.Check("multiview.hmsvm"));
-        SEQFLOW_RETURN_IF_ERROR(trainer.Unlabeled(u, counts.c_u, &counts));
+        SEQFLOW_RETURN_IF_ERROR(t.trainer.Unlabeled(u, counts.c_u, &counts));
       }
-    counts.support_sequences = trainer.SupportSequences();
+    counts.support_sequences = t.trainer.SupportSequences();
     if (!data.unlabeled->empty())
       for (double& margin : counts.unlabeled_margin) margin /= static_cast<double>(data.unlabeled->size());
-    result.epochs.push_back(counts);
+    t.epochs.push_back(counts);
     if (after_epoch) after_epoch(counts);
-    if (checkpoints.offer) checkpoints.offer(encode);
-  }
-  if (checkpoints.keep_final) checkpoints.keep_final(static_cast<int64_t>(result.epochs.size()), encode);
-  result.weights = trainer.TakeWeights();
+    return Step::kContinue;
+  };
+  const IterativeKernel<SvmTraining> kernel{"multiview.hmsvm", &table, options.epochs,
+                                         [](const SvmTraining& t) { return static_cast<int64_t>(t.epochs.size()); }, epoch};
+  SEQFLOW_RETURN_IF_ERROR(Iterate(kernel, training, cancel, checkpoints).status());
+  HmSvmResult result;
+  result.epochs = std::move(training.epochs);
+  result.weights = training.trainer.TakeWeights();
   return result;
 }
 

@@ -383,68 +383,46 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
 
 namespace {
 
-void EncodeNode(const NormalFlowNode& node, ByteWriter& out) {
-  out.F64(node.s);
-  out.F64s(node.y.data(), static_cast<size_t>(node.y.size()));
-  out.F64s(node.t.data(), static_cast<size_t>(node.t.size()));
-  out.I64(node.orientation);
-  out.U8(node.exact_tangent ? 1 : 0);
-}
-
-Eigen::VectorXd ReadVector(ByteReader& in) {
-  const std::vector<double> v = in.F64s();
-  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-}
-
-NormalFlowNode DecodeNode(ByteReader& in) {
-  NormalFlowNode node;
-  node.s = in.F64();
-  node.y = ReadVector(in);
-  node.t = ReadVector(in);
-  node.orientation = static_cast<int>(in.I64());
-  node.exact_tangent = in.U8() != 0;
-  if (node.t.size() != node.y.size()) throw StatusError(Status::Corruption("normal-flow state: tangent size"));
-  return node;
+StateTable<NormalFlowNode> NodeTable() {
+  return StateTable<NormalFlowNode>("normal-flow state")
+      .F64(&NormalFlowNode::s)
+      .Doubles(&NormalFlowNode::y)
+      .Doubles(&NormalFlowNode::t)
+      .I64(&NormalFlowNode::orientation)
+      .U8(&NormalFlowNode::exact_tangent)
+      .Check([](const NormalFlowNode& node) { return node.t.size() == node.y.size(); });
 }
 
 }  // namespace
 
+StateTable<NormalFlowState> NormalFlowStateTable() {
+  return StateTable<NormalFlowState>("normal-flow state")
+      .Struct(&NormalFlowState::previous, NodeTable())
+      .Struct(&NormalFlowState::current, NodeTable())
+      .U8(&NormalFlowState::have_previous)
+      .F64(&NormalFlowState::step)
+      .I64(&NormalFlowState::steps)
+      .I64(&NormalFlowState::evaluations);
+}
+
+StateTable<NormalFlowPoint> NormalFlowPointTable() {
+  return StateTable<NormalFlowPoint>("normal-flow point")
+      .F64(&NormalFlowPoint::s)
+      .Doubles(&NormalFlowPoint::y)
+      .Doubles(&NormalFlowPoint::tangent)
+      .F64(&NormalFlowPoint::step)
+      .I64(&NormalFlowPoint::corrector_iterations)
+      .Check([](const NormalFlowPoint& point) { return point.tangent.size() == point.y.size(); });
+}
+
 void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out) {
-  EncodeNode(state.previous, out);
-  EncodeNode(state.current, out);
-  out.U8(state.have_previous ? 1 : 0);
-  out.F64(state.step);
-  out.I64(state.steps);
-  out.I64(state.evaluations);
-}
-
-void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out) {
-  out.F64(point.s);
-  out.F64s(point.y.data(), static_cast<size_t>(point.y.size()));
-  out.F64s(point.tangent.data(), static_cast<size_t>(point.tangent.size()));
-  out.F64(point.step);
-  out.I64(point.corrector_iterations);
-}
-
-NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in) {
-  NormalFlowPoint point;
-  point.s = in.F64();
-  point.y = ReadVector(in);
-  point.tangent = ReadVector(in);
-  point.step = in.F64();
-  point.corrector_iterations = static_cast<int>(in.I64());
-  if (point.tangent.size() != point.y.size()) throw StatusError(Status::Corruption("normal-flow point: tangent size"));
-  return point;
+  out.Bytes(NormalFlowStateTable().Encode(state).Join());
 }
 
 NormalFlowState DecodeNormalFlowState(ByteReader& in) {
   NormalFlowState state;
-  state.previous = DecodeNode(in);
-  state.current = DecodeNode(in);
-  state.have_previous = in.U8() != 0;
-  state.step = in.F64();
-  state.steps = static_cast<int>(in.I64());
-  state.evaluations = static_cast<int>(in.I64());
+  StateInFrom<ByteReader> from(in);
+  if (!NormalFlowStateTable().Read(from, state)) throw StatusError(Status::Corruption("not a normal-flow state"));
   return state;
 }
 

@@ -63,6 +63,7 @@
 #include "engine/base/bytes.h"
 #include "engine/base/cancel.h"
 #include "engine/base/status.h"
+#include "nodes/common/state_table.h"
 #include "nodes/numerics/curve_linearization.h"
 
 namespace seqflow {
@@ -168,12 +169,14 @@ Result<NormalFlowResult> TrackNormalFlow(const HomotopyMap& map, const Eigen::Ve
                                          const NormalFlowOptions& options, const NormalFlowCallbacks& callbacks = {},
                                          const NormalFlowState* resume = nullptr);
 
-// The state's bytes (engine/base/bytes.h) and back; Decode throws StatusError(Corruption) on
-// bytes that are not a state.
+// The fields of a state and of a point (nodes/common/state_table.h), for the checkpoints of the
+// kernels that track a curve; a state or point read back has its tangent's size checked.
+StateTable<NormalFlowState> NormalFlowStateTable();
+StateTable<NormalFlowPoint> NormalFlowPointTable();
+// The state's bytes and back, on their own; Decode throws StatusError(Corruption) on bytes that are
+// not a state.
 void EncodeNormalFlowState(const NormalFlowState& state, ByteWriter& out);
 NormalFlowState DecodeNormalFlowState(ByteReader& in);
-void EncodeNormalFlowPoint(const NormalFlowPoint& point, ByteWriter& out);
-NormalFlowPoint DecodeNormalFlowPoint(ByteReader& in);
 
 // The point of the zero curve at λ = y0[n] reached by Newton at fixed λ from y0 (the end game's
 // last phase, for picking a path's point at a given λ). Numerical when Newton does not converge to

@@ -28,6 +28,7 @@
 #include "engine/base/bytes.h"
 #include "engine/base/state_pieces.h"
 #include "engine/base/state_source.h"
+#include "nodes/common/state_table.h"
 #include "nodes/optim/blocked_sum.h"
 #include "nodes/optim/mixed_dot.h"
 
@@ -45,8 +46,9 @@ class CorrectionHistory {
         identity_(memory),
         sy_(Eigen::MatrixXd::Zero(memory, memory)),
         yy_(Eigen::MatrixXd::Zero(memory, memory)),
-        sg_(memory),
-        yg_(memory),
+        // Zeros: a checkpoint writes the unused entries too, and its bytes must not vary.
+        sg_(Eigen::VectorXd::Zero(memory)),
+        yg_(Eigen::VectorXd::Zero(memory)),
         threads_(threads) {
     for (Vector& v : s_) v.resize(n);
     for (Vector& v : y_) v.resize(n);
@@ -135,7 +137,7 @@ class CorrectionHistory {
   }
   // False when the bytes are not a history of this capacity and length (the reader may throw
   // StatusError on truncated bytes).
-  bool Load(StateReader& r) {
+  bool Load(StateIn& r) {
     const int m = Capacity();
     if (r.I64() != m) return false;
     const int64_t count = r.I64(), oldest = r.I64();
@@ -235,15 +237,10 @@ class CorrectionHistory {
     state.writer().U64(bytes.size());
     state.AppendImmutable(bytes, identity);
   }
-  static bool LoadVector(StateReader& r, Vector& v) {
+  static bool LoadVector(StateIn& r, Vector& v) {
     return r.CountedInto(reinterpret_cast<char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(Scalar), 1);
   }
-  static bool LoadDoubles(StateReader& r, double* out, Eigen::Index n) {
-    const std::vector<double> values = r.F64s();
-    if (values.size() != static_cast<size_t>(n)) return false;
-    std::copy(values.begin(), values.end(), out);
-    return true;
-  }
+  static bool LoadDoubles(StateIn& r, double* out, Eigen::Index n) { return r.F64sInto(out, static_cast<size_t>(n)); }
 
   std::vector<Vector> s_, y_;  // [m] slots of n values
   // [m] by slot: the stored pair's s and y identities for checkpoints (StatePieces), new whenever

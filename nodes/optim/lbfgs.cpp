@@ -41,58 +41,42 @@ struct Iterate {
   std::vector<double> objectives;  // f_0 .. f_iteration
 };
 
-std::string_view BytesOf(const Eigen::VectorXd& v) {
-  return {reinterpret_cast<const char*>(v.data()), static_cast<size_t>(v.size()) * sizeof(double)};
-}
+// Where Run keeps what a checkpoint holds: x, the iterate and the history.
+template <class Scalar>
+struct SavedRun {
+  Eigen::VectorXd& x;
+  Iterate& it;
+  CorrectionHistory<Scalar>& history;
+  uint64_t magic = kStateMagic;  // read back: kStateMagicWithoutGradient for a state without g
+};
 
 // The gradient at x is kept beside it: a resume then costs no evaluation of the objective (one
 // second-order CoNLL-2000 evaluation is ~0.5 s of CPU, against 42 MB more per save; bench/RESULTS.md,
 // "crf.train's restart without its checking gradient"). x and g are written from where they are
 // and the completed pairs as immutable pieces (StatePieces): a save copies nothing large, and a
-// pair still held at the next save is not written again.
-template <class Scalar>
-StatePieces EncodeState(const Eigen::VectorXd& x, const Iterate& it, const CorrectionHistory<Scalar>& history) {
-  StatePieces state;
-  ByteWriter& w = state.writer();
-  w.U64(kStateMagic);
-  w.U8(sizeof(Scalar));
-  w.I64(it.iteration), w.I64(it.evaluations), w.F64(it.fx), w.F64(it.gradient_norm);
-  w.U64(static_cast<uint64_t>(x.size()));
-  state.AppendView(BytesOf(x));
-  state.writer().U64(static_cast<uint64_t>(it.g.size()));
-  state.AppendView(BytesOf(it.g));
-  state.writer().F64s(it.objectives.data(), it.objectives.size());
-  history.Save(state);
-  return state;
-}
-
-// REQUIRES: x has the problem's size. Sets *with_gradient to whether the state holds g (a state
-// of an earlier build does not: the caller evaluates it). x, g and the pairs are read into place
+// pair still held at the next save is not written again. x, g and the pairs are read into place
 // from where the source keeps them (a checkpoint's files), not through a copy of the state.
+// REQUIRES on reading: x and it.g have the problem's size.
 template <class Scalar>
-Status DecodeState(StateSource& source, Eigen::VectorXd& x, Iterate& it, CorrectionHistory<Scalar>& history,
-                   bool* with_gradient) {
-  const Status unfit = Status::Invalid("L-BFGS: the state to resume from does not fit this problem and options");
-  const size_t n = static_cast<size_t>(x.size());
-  StateReader r(source);
-  try {
-    const uint64_t magic = r.U64();
-    *with_gradient = magic == kStateMagic;
-    if ((magic != kStateMagic && magic != kStateMagicWithoutGradient) || r.U8() != sizeof(Scalar)) return unfit;
-    it.iteration = static_cast<int>(r.I64()), it.evaluations = static_cast<int>(r.I64());
-    it.fx = r.F64(), it.gradient_norm = r.F64();
-    it.g.resize(x.size());
-    if (!r.CountedInto(reinterpret_cast<char*>(x.data()), n, sizeof(double)) ||
-        (*with_gradient && !r.CountedInto(reinterpret_cast<char*>(it.g.data()), n, sizeof(double))))
-      return unfit;
-    it.objectives = r.F64s();
-    if (it.iteration < 1 || it.objectives.size() != static_cast<size_t>(it.iteration) + 1 || !history.Load(r))
-      return unfit;
-    r.ExpectEnd();
-    return Status::Ok();
-  } catch (const StatusError&) {
-    return r.read_error().ok() ? unfit : r.read_error();
-  }
+StateTable<SavedRun<Scalar>> StateOf() {
+  using R = SavedRun<Scalar>;
+  return StateTable<R>("L-BFGS")
+      .U64(&R::magic)
+      .Check([](const R& r) { return r.magic == kStateMagic || r.magic == kStateMagicWithoutGradient; })
+      .FitsU8(sizeof(Scalar))
+      .I64([](auto& r) -> auto& { return r.it.iteration; })
+      .I64([](auto& r) -> auto& { return r.it.evaluations; })
+      .F64([](auto& r) -> auto& { return r.it.fx; })
+      .F64([](auto& r) -> auto& { return r.it.gradient_norm; })
+      .DoublesInPlace([](auto& r) -> auto& { return r.x; })
+      .When([](const R& r) { return r.magic == kStateMagic; },
+            StateTable<R>("L-BFGS").DoublesInPlace([](auto& r) -> auto& { return r.it.g; }))
+      .Doubles([](auto& r) -> auto& { return r.it.objectives; })
+      .Check([](const R& r) {
+        return r.it.iteration >= 1 && r.it.objectives.size() == static_cast<size_t>(r.it.iteration) + 1;
+      })
+      .Custom([](const R& r, StatePieces& out) { r.history.Save(out); },
+              [](R& r, StateIn& in) { return r.history.Load(in); });
 }
 
 template <class Scalar>
@@ -104,13 +88,14 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
   const int threads = o.threads;
   auto norm = [&](const Eigen::VectorXd& v) { return std::sqrt(ParallelSquaredNorm(v, threads)); };
   CorrectionHistory<Scalar> history(x.size(), o.memory, threads);
+  const StateTable<SavedRun<Scalar>> table = StateOf<Scalar>();
   auto ended = [&](LbfgsStop stop) {
     r.stop = stop;
     r.objective = it.fx;
     r.iterations = it.iteration;
     r.evaluations = it.evaluations;
     if (checkpoints.keep_final_state && it.iteration > 0 && stop != LbfgsStop::kLineSearchFailed)
-      r.final_state = EncodeState(x, it, history).Join();
+      r.final_state = table.Encode({x, it, history}).Join();
     r.objectives = std::move(it.objectives);
     return r;
   };
@@ -123,8 +108,10 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
     return (old - fk) / std::max(std::abs(fk), 1e-300) < o.delta;
   };
   if (checkpoints.resume_from != nullptr) {
-    bool with_gradient = false;
-    SEQFLOW_RETURN_IF_ERROR(DecodeState(*checkpoints.resume_from, x, it, history, &with_gradient));
+    SavedRun<Scalar> saved{x, it, history};
+    it.g.resize(x.size());
+    SEQFLOW_RETURN_IF_ERROR(table.Decode(*checkpoints.resume_from, saved));
+    const bool with_gradient = saved.magic == kStateMagic;
     r.resumed_at = it.iteration;
     // A state with its gradient is taken as saved (its bytes are checked by the store that kept
     // them, and the cache key names the objective); one without has it evaluated and compared.
@@ -177,7 +164,7 @@ Result<LbfgsResult> Run(Objective& f, Eigen::VectorXd& x, const LbfgsOptions& o,
     }
     it.gradient_norm = norm(it.g);
     if (callback) callback({k, it.fx, it.gradient_norm, ls.step, it.evaluations});
-    if (checkpoints.offer) checkpoints.offer([&] { return EncodeState(x, it, history); });
+    if (checkpoints.offer) checkpoints.offer([&] { return table.Encode({x, it, history}); });
     if (Status s = cancel.Check("L-BFGS"); !s.ok()) return s;
   }
 }
