@@ -351,13 +351,14 @@ class StateTable {
 // A node's state made of its kernel's state followed by what the node keeps beside it (a trace,
 // the best model so far), then that part's length: the kernel reads its part in place, and the
 // node takes its own off the end (crf.train, fhmm.em).
-inline void AppendTrailer(StatePieces& state, std::string trailer) {
+inline StatePieces WithTrailer(StatePieces kernel, std::string trailer) {
   const uint64_t size = trailer.size();
-  state.Append(std::move(trailer));
-  state.writer().U64(size);
+  kernel.Append(std::move(trailer));
+  kernel.writer().U64(size);
+  return kernel;
 }
 
-// The part AppendTrailer added, taken off the end of `state` (which keeps the kernel's); nullopt
+// The part WithTrailer added, taken off the end of `state` (which keeps the kernel's); nullopt
 // when the bytes do not end in one.
 inline std::optional<std::string> TakeTrailer(StateSource& state) {
   if (state.size() < sizeof(uint64_t)) return std::nullopt;

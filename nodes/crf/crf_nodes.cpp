@@ -30,14 +30,6 @@ void CheckLabeled(const LabeledFeaturesHeader& header, const FeatureSet* whole) 
       throw StatusError(Status::Invalid(fmt::format("sentence {} of the training data is empty", n + 1)));
 }
 
-// crf.train's checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state
-// (LbfgsCheckpoints) of an iteration, then the objective trace so far as its trailer
-// (AppendTrailer), so the state (hundreds of MB on CoNLL-2000) is not copied again.
-StatePieces EncodeTrainState(StatePieces optimizer, const std::string& trace) {
-  AppendTrailer(optimizer, trace);
-  return optimizer;
-}
-
 ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   const ArtifactPtr input = ctx.inputs("data").at(0);
   const LabeledFeaturesHeader data = ValueOrThrow(LabeledFeaturesOf(*input));
@@ -56,13 +48,15 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   const Clock::time_point start = Clock::now();
   std::string trace = "iteration,objective,gradient_norm,step,evaluations,seconds\n";
   // A resumed run's trace continues the saved one (its seconds count from this run's start).
+  // Its checkpoints (NodeContext::Checkpoint, KeepFinalState): the L-BFGS state of an iteration
+  // with the trace so far as its trailer, so the state (hundreds of MB on CoNLL-2000) is not copied.
   std::optional<StateSource> resume = ctx.ResumeSource();
   LbfgsCheckpoints checkpoints;
   if (resume) {
     if (std::optional<std::string> saved_trace = TakeTrailer(*resume)) checkpoints.resume_from = &*resume, trace = *saved_trace;
   }
   checkpoints.offer = [&](const std::function<StatePieces()>& encode) {
-    ctx.Checkpoint([&] { return EncodeTrainState(encode(), trace); });
+    ctx.Checkpoint([&] { return WithTrailer(encode(), trace); });
   };
   checkpoints.keep_final_state = true;
   auto record_iteration = [&](const LbfgsIteration& it) {
@@ -77,7 +71,7 @@ ArtifactPtr RunTrain(NodeContext& ctx, const CrfTrainOptions& declared) {
   const LbfgsResult& r = trained.optimizer;
   if (!r.final_state.empty())
     ctx.KeepFinalState(r.iterations,
-                       [&] { return EncodeTrainState(std::move(trained.optimizer.final_state), trace).Join(); });
+                       [&] { return WithTrailer(std::move(trained.optimizer.final_state), trace).Join(); });
   ctx.Metric("iterations", r.iterations);
   ctx.Metric("evaluations", r.evaluations);
   ctx.Metric("objective", r.objective);

@@ -34,9 +34,7 @@ StateTable<FhmmDevTrace> DevTraceTable(const HmmParams& shape) {
 }  // namespace
 
 std::string AppendDevTrace(std::string em_state, const FhmmDevTrace& trace) {
-  StatePieces state(std::move(em_state));
-  AppendTrailer(state, DevTraceTable(HmmParams()).Encode(trace).Join());
-  return std::move(state).Join();
+  return WithTrailer(std::move(em_state), DevTraceTable(HmmParams()).Encode(trace).Join()).Join();
 }
 
 std::optional<std::pair<std::string, FhmmDevTrace>> SplitDevTrace(const std::string& bytes, const HmmParams& shape) {

@@ -40,6 +40,24 @@ Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& m, const std::ve
   return r;
 }
 
+Result<AnchorFit> FitAnchors(const Eigen::MatrixXd& context_label, const AnchorEmissionOptions& options,
+                             const Eigen::MatrixXd* context_projection, const std::string& what) {
+  std::vector<Eigen::Index> present;
+  for (Eigen::Index h = 0; h < context_label.cols(); ++h)
+    if (context_label.col(h).sum() > 0) present.push_back(h);
+  if (present.empty()) return Status::Invalid(what + ": no label has anchors or labeled tokens");
+  const auto kp = static_cast<Eigen::Index>(present.size());
+  const Eigen::MatrixXd r_contexts = context_label(Eigen::all, present);
+  Eigen::MatrixXd r = context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
+  Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
+  const Eigen::MatrixXd gram = r.transpose() * r;
+  SEQFLOW_ASSIGN_OR_RETURN(SimplexQp unsupervised, SimplexQp::Create(gram, options.qp));
+  SEQFLOW_ASSIGN_OR_RETURN(
+      SimplexQp interpolated,
+      SimplexQp::Create((1 - options.lambda) * gram + options.lambda * Eigen::MatrixXd::Identity(kp, kp), options.qp));
+  return AnchorFit{std::move(present), std::move(r), std::move(fit), std::move(unsupervised), std::move(interpolated)};
+}
+
 Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
                                                 const std::vector<std::vector<int32_t>>& anchors,
                                                 const LabeledMoments& labeled,
@@ -62,25 +80,13 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   SEQFLOW_ASSIGN_OR_RETURN(out.context_label, ContextLabelMoments(moments, anchors, labeled, label_names));
   // Labels that neither anchors nor labeled tokens describe cannot be estimated: the QPs run over
   // the others (K' labels) and the absent ones get a uniform emission row.
-  std::vector<Eigen::Index> present;
-  for (Eigen::Index h = 0; h < k; ++h)
-    if (out.context_label.col(h).sum() > 0) present.push_back(h);
-  if (present.empty()) return Status::Invalid("anchor emissions: no label has anchors or labeled tokens");
+  SEQFLOW_ASSIGN_OR_RETURN(const AnchorFit anchor_fit,
+                           FitAnchors(out.context_label, options, context_projection, "anchor emissions"));
+  const std::vector<Eigen::Index>& present = anchor_fit.present;
+  const Eigen::MatrixXd& fit = anchor_fit.fit;
   out.absent_labels = k - static_cast<Eigen::Index>(present.size());
   const Eigen::Index kp = static_cast<Eigen::Index>(present.size());
-  const Eigen::MatrixXd r_contexts = out.context_label(Eigen::all, present);
-  // The columns the QPs fit q_w with: R̂ itself, or its projection P_Cᵀ R̂.
-  const Eigen::MatrixXd r =
-      context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
-  // β's data term (P_Cᵀ R̂)ᵀ P_Cᵀ q_w = (P_C P_Cᵀ R̂)ᵀ q_w: one row of `fit` per context, so a word's
-  // non-zero contexts each add K' numbers instead of D (P_C P_Cᵀ R̂ costs C x D x K', once).
-  const Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
-  const Eigen::MatrixXd gram = r.transpose() * r;
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kp, kp);
   const double lambda = options.lambda;
-  SEQFLOW_ASSIGN_OR_RETURN(SimplexQp unsupervised, SimplexQp::Create(gram, options.qp));
-  SEQFLOW_ASSIGN_OR_RETURN(SimplexQp interpolated,
-                           SimplexQp::Create((1 - lambda) * gram + lambda * identity, options.qp));
   const Eigen::VectorXd labeled_totals = labeled_counts.rowwise().sum();
 
   out.posterior = Eigen::MatrixXd::Zero(k, v);
@@ -109,7 +115,8 @@ Result<AnchorEmissions> EstimateAnchorEmissions(const MomentCounts& moments,
   };
   SEQFLOW_ASSIGN_OR_RETURN(const SimplexQpBatchStats qps,
                            SolveSimplexQpBatch(static_cast<size_t>(v), kShardSymbols, options.threads, cancel,
-                                               unsupervised, interpolated, kp, prepare, store, "anchor emissions"));
+                                               anchor_fit.unsupervised, anchor_fit.interpolated, kp, prepare, store,
+                                               "anchor emissions"));
   out.qps = qps.qps;
   out.qp_iterations = qps.iterations;
   out.not_converged = qps.not_converged;

@@ -72,6 +72,23 @@ Result<Eigen::MatrixXd> ContextLabelMoments(const MomentCounts& moments,
                                             const std::vector<std::vector<int32_t>>& anchors,
                                             const LabeledMoments& labeled, const std::vector<std::string>& label_names);
 
+// What the per-word (or per-feature) QPs of Eq. 13-14 fit with, over the K' labels that anchors
+// or labeled tokens describe (R̂'s non-zero columns; the others are left out): the columns the QPs
+// fit q with, R̂ itself or its projection P_Cᵀ R̂; `fit`, one row per context, so that β's data term
+// (P_Cᵀ R̂)ᵀ P_Cᵀ q = (P_C P_Cᵀ R̂)ᵀ q costs a word K' numbers per non-zero context instead of D
+// (P_C P_Cᵀ R̂ costs C x D x K', once); and the two QPs, over γ on the simplex, of ‖Rγ − q‖² and of
+// its interpolation (1 − λ) ‖Rγ − q‖² + λ ‖γ − γ'‖² with a labeled posterior γ' (Eq. 26).
+struct AnchorFit {
+  std::vector<Eigen::Index> present;  // the K' labels, in order
+  Eigen::MatrixXd r;                  // [C or D x K']
+  Eigen::MatrixXd fit;                // [C x K']
+  SimplexQp unsupervised;
+  SimplexQp interpolated;
+};
+// `context_label`: ContextLabelMoments. Invalid, prefixed by `what`, when no label is present.
+Result<AnchorFit> FitAnchors(const Eigen::MatrixXd& context_label, const AnchorEmissionOptions& options,
+                             const Eigen::MatrixXd* context_projection, const std::string& what);
+
 // Σ ψ(z) per label over labeled sentences (symbols and label ids), with moment_counts.h's
 // context ids: [C x K].
 Eigen::MatrixXd LabeledContextCounts(const std::vector<std::vector<int32_t>>& symbols,

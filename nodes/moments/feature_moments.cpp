@@ -50,6 +50,44 @@ FeatureTemplates TemplatesByName(const std::vector<std::string>& names) {
   return out;
 }
 
+namespace {
+
+// Per extended feature j (the features, then one complement per template), over the words.
+struct FeatureStatistics {
+  Eigen::MatrixXd fit;     // [K' x W'] Σ_w φ_j(w) Σ_c M[c, w] fit[c, :]: Eq. 20's numerator
+  Eigen::VectorXd tokens;  // Σ_w φ_j(w) n_w
+  Eigen::MatrixXd labeled;  // [W' x K] labeled tokens per label
+  Eigen::VectorXd mean;     // E[φ_j] over labeled and unlabeled tokens
+};
+
+FeatureStatistics CollectFeatureStatistics(const MomentCounts& moments, const LabeledMoments& labeled,
+                                           const Eigen::SparseMatrix<double>& phi_ext, const Eigen::MatrixXd& fit) {
+  // Σ_c M[c, w] fit[c, :] per word, then summed over each feature (as anchor_emissions.cpp).
+  Eigen::MatrixXd word_fit = Eigen::MatrixXd::Zero(fit.cols(), moments.num_symbols);
+  for (Eigen::Index w = 0; w < moments.num_symbols; ++w)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
+      word_fit.col(w) += it.value() * fit.row(it.row()).transpose();
+  FeatureStatistics stats;
+  stats.fit = word_fit * phi_ext;
+  stats.tokens = phi_ext.transpose() * moments.word_counts;
+  stats.labeled = phi_ext.transpose() * labeled.word_label;
+  const Eigen::VectorXd labeled_totals = labeled.word_label.rowwise().sum();
+  const Eigen::VectorXd word_mass = moments.word_counts + labeled_totals;
+  stats.mean = phi_ext.transpose() * (word_mass / word_mass.sum());
+  return stats;
+}
+
+// Each template's p(h) [K' x templates], by total probability over the template and its complement.
+Eigen::MatrixXd TemplatePriors(const Eigen::MatrixXd& gamma_all, const Eigen::VectorXd& feature_mean,
+                               const FeatureTemplates& templates, Eigen::Index nf) {
+  Eigen::MatrixXd template_prior = Eigen::MatrixXd::Zero(gamma_all.rows(), templates.num_templates);
+  for (Eigen::Index j = 0; j < gamma_all.cols(); ++j)
+    template_prior.col(j < nf ? templates.template_of[j] : j - nf) += gamma_all.col(j) * feature_mean[j];
+  return template_prior;
+}
+
+}  // namespace
+
 Result<FeatureMeans> EstimateAnchorFeatureMeans(
     const MomentCounts& moments, const std::vector<std::vector<int32_t>>& anchors, const LabeledMoments& labeled,
     const std::vector<std::string>& label_names, const Eigen::SparseMatrix<double>& phi,
@@ -71,37 +109,14 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   const Eigen::Index ne = nf + nt;
 
   SEQFLOW_ASSIGN_OR_RETURN(Eigen::MatrixXd context_label, ContextLabelMoments(moments, anchors, labeled, label_names));
+  SEQFLOW_ASSIGN_OR_RETURN(const AnchorFit anchor_fit,
+                           FitAnchors(context_label, options, context_projection, "feature means"));
+  const std::vector<Eigen::Index>& present = anchor_fit.present;
   FeatureMeans out;
-  std::vector<Eigen::Index> present;
-  for (Eigen::Index h = 0; h < k; ++h) {
-    out.present.push_back(context_label.col(h).sum() > 0);
-    if (out.present.back()) present.push_back(h);
-  }
-  if (present.empty()) return Status::Invalid("feature means: no label has anchors or labeled tokens");
+  for (Eigen::Index h = 0; h < k; ++h)
+    out.present.push_back(std::find(present.begin(), present.end(), h) != present.end());
   const Eigen::Index kp = static_cast<Eigen::Index>(present.size());
-  const Eigen::MatrixXd r_contexts = context_label(Eigen::all, present);
-  const Eigen::MatrixXd r =
-      context_projection ? Eigen::MatrixXd(context_projection->transpose() * r_contexts) : r_contexts;
-
-  // Σ_c M[c, w] r[c, :] per word (Eq. 20's numerator through R̂ᵀ), then summed over each feature;
-  // with a projection (P_C P_Cᵀ R̂)ᵀ M: K' numbers per non-zero instead of D (as anchor_emissions.cpp).
-  const Eigen::MatrixXd fit = context_projection ? Eigen::MatrixXd(*context_projection * r) : r;
-  Eigen::MatrixXd word_fit = Eigen::MatrixXd::Zero(kp, v);
-  for (Eigen::Index w = 0; w < v; ++w)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(moments.cooccurrence, w); it; ++it)
-      word_fit.col(w) += it.value() * fit.row(it.row()).transpose();
-  const Eigen::MatrixXd feature_fit = word_fit * phi_ext;                            // [K' x W']
-  const Eigen::VectorXd feature_tokens = phi_ext.transpose() * moments.word_counts;  // Σ_w φ_j(w) n_w
-  const Eigen::MatrixXd feature_label = phi_ext.transpose() * labeled.word_label;    // [W' x K]
-  const Eigen::VectorXd labeled_totals = labeled.word_label.rowwise().sum();
-  const Eigen::VectorXd word_mass = moments.word_counts + labeled_totals;
-  const Eigen::VectorXd feature_mean = phi_ext.transpose() * (word_mass / word_mass.sum());  // E[φ_j]
-
-  const Eigen::MatrixXd gram = r.transpose() * r;
-  SEQFLOW_ASSIGN_OR_RETURN(SimplexQp unsupervised, SimplexQp::Create(gram, options.qp));
-  SEQFLOW_ASSIGN_OR_RETURN(
-      SimplexQp toward_labeled,
-      SimplexQp::Create((1 - options.lambda) * gram + options.lambda * Eigen::MatrixXd::Identity(kp, kp), options.qp));
+  const FeatureStatistics stats = CollectFeatureStatistics(moments, labeled, phi_ext, anchor_fit.fit);
   Eigen::MatrixXd gamma_all = Eigen::MatrixXd::Zero(kp, ne);
   const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
   // Feature j's β: (1 - λ_j) Q̂[:, j] fitted + λ_j γ'_j, λ_j = λ for the features `interpolated`
@@ -109,30 +124,28 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   // uniform, and a feature absent from the text keeps it.
   auto prepare = [&](size_t ji, Eigen::VectorXd& beta, Eigen::VectorXd& gamma) {
     const auto j = static_cast<Eigen::Index>(ji);
-    const double labeled_count = feature_label.row(j).sum();
+    const double labeled_count = stats.labeled.row(j).sum();
     const bool seen_labeled = labeled_count > 0;
-    gamma = seen_labeled ? Eigen::VectorXd(feature_label(j, present).transpose() / labeled_count) : uniform;
-    if (feature_tokens[j] == 0) {
+    gamma = seen_labeled ? Eigen::VectorXd(stats.labeled(j, present).transpose() / labeled_count) : uniform;
+    if (stats.tokens[j] == 0) {
       gamma_all.col(j) = gamma;
       return QpChoice::kNone;
     }
     const bool interpolate = seen_labeled && (interpolated == InterpolatedFeatures::kFeatures ||
                                               (j < nf && templates.template_of[j] == templates.identity_template));
     const double lw = interpolate ? options.lambda : 0;
-    beta = (1 - lw) * feature_fit.col(j) / feature_tokens[j];
+    beta = (1 - lw) * stats.fit.col(j) / stats.tokens[j];
     if (interpolate) beta += lw * gamma;
     return interpolate ? QpChoice::kInterpolated : QpChoice::kPlain;
   };
   auto store = [&](size_t j, const Eigen::VectorXd& gamma) { gamma_all.col(static_cast<Eigen::Index>(j)) = gamma; };
   SEQFLOW_ASSIGN_OR_RETURN(const SimplexQpBatchStats qps,
                            SolveSimplexQpBatch(static_cast<size_t>(ne), kShardFeatures, options.threads, cancel,
-                                               unsupervised, toward_labeled, kp, prepare, store, "feature means"));
+                                               anchor_fit.unsupervised, anchor_fit.interpolated, kp, prepare, store,
+                                               "feature means"));
   out.qps = qps.qps;
   out.not_converged = qps.not_converged;
-  // Each template's p(h) by total probability over the template and its complement.
-  Eigen::MatrixXd template_prior = Eigen::MatrixXd::Zero(kp, nt);
-  for (Eigen::Index j = 0; j < ne; ++j)
-    template_prior.col(j < nf ? templates.template_of[j] : j - nf) += gamma_all.col(j) * feature_mean[j];
+  const Eigen::MatrixXd template_prior = TemplatePriors(gamma_all, stats.mean, templates, nf);
   const Eigen::VectorXd identity_prior = template_prior.col(templates.identity_template);
   for (Eigen::Index t = 0; t < nt; ++t)
     out.template_prior_spread =
@@ -141,7 +154,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
   Eigen::VectorXd context_mean = moments.ContextMean();
   if (context_projection) context_mean = context_projection->transpose() * context_mean;
   Eigen::VectorXd eq23 = Eigen::VectorXd::Constant(kp, 1.0 / static_cast<double>(kp));
-  SEQFLOW_RETURN_IF_ERROR(unsupervised.Solve(r.transpose() * context_mean, eq23).status());
+  SEQFLOW_RETURN_IF_ERROR(anchor_fit.unsupervised.Solve(anchor_fit.r.transpose() * context_mean, eq23).status());
   out.identity_prior = Eigen::VectorXd::Zero(k);
   out.eq23_prior = Eigen::VectorXd::Zero(k);
   out.identity_prior(present) = identity_prior;
@@ -154,7 +167,7 @@ Result<FeatureMeans> EstimateAnchorFeatureMeans(
     for (Eigen::Index j = 0; j < nf; ++j) {
       const double p =
           prior == FeaturePrior::kTemplate ? template_prior(i, templates.template_of[j]) : identity_prior[i];
-      out.mu(present[i], j) = p > 0 ? gamma_all(i, j) * feature_mean[j] / p : 0;
+      out.mu(present[i], j) = p > 0 ? gamma_all(i, j) * stats.mean[j] / p : 0;
     }
   }
   return out;
