@@ -65,10 +65,39 @@ void PrintKind(const Registry& registry, const KindSpec& kind) {
   }
 }
 
+// Every kind described, as docs/reference/kinds.md holds it: a section per folder (the kind's
+// prefix), each kind as `seqflow kinds KIND` prints it.
+void PrintKindsMarkdown(const Registry& registry) {
+  std::printf(
+      "# Node kinds\n\n"
+      "Every kind a pipeline can use, as `seqflow kinds KIND` describes it: its output type, ports (`[fits]`: "
+      "trains on their sentences and labels; `[fits inputs]`: learns from their tokens alone; `[selects]`: chooses "
+      "or fits held-out weights by them; the others only read), parameters with their types, defaults and meaning, and what "
+      "it adds to the run record. A kind's prefix is its folder under `nodes/`.\n\n"
+      "This page is generated: `build/seqflow kinds --markdown > docs/reference/kinds.md`; a test fails when it "
+      "differs from the binary's.\n");
+  std::string folder;
+  for (const KindSpec* kind : registry.Kinds()) {
+    const std::string prefix = kind->name.substr(0, kind->name.find('.'));
+    if (prefix != folder) {
+      folder = prefix;
+      std::printf("\n## %s\n", folder.c_str());
+    }
+    std::printf("\n### %s\n\n```text\n", kind->name.c_str());
+    std::fflush(stdout);
+    PrintKind(registry, *kind);
+    std::printf("```\n");
+  }
+}
+
 }  // namespace
 
-int KindsCommand(const std::string& name) {
+int KindsCommand(const std::string& name, bool markdown) {
   const Registry& registry = TheRegistry();
+  if (markdown) {
+    PrintKindsMarkdown(registry);
+    return 0;
+  }
   if (!name.empty()) {
     const KindSpec* kind = registry.FindKind(name);
     if (kind == nullptr) {

@@ -81,7 +81,7 @@ int RunNodeCommand(const RunNodeArgs& args);
 int PlanCommand(const RunArgs& args);
 // Graphviz dot on stdout, or with `svg_file` an SVG drawing (Graphviz's when `dot` is on PATH).
 int GraphCommand(const PipelineArgs& args, const std::string& svg_file);
-int KindsCommand(const std::string& kind);
+int KindsCommand(const std::string& kind, bool markdown);
 // The JSON Schema of the pipeline language (pipeline_schema.h) on stdout.
 int SchemaCommand();
 int CacheLsCommand(const std::string& cache_dir);

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
       ->add_option("--task-processes", exec.task_processes,
                    "slurm, processes: MPI ranks per task of a data-parallel kind (srun --mpi=pmix / mpirun -np)")
       ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--poll-seconds", exec.poll_seconds, "slurm: seconds between squeue calls")
+  run_cmd->add_option("--poll-seconds", exec.poll_seconds, "slurm and processes executors: seconds between polls of the tasks")
       ->check(CLI::PositiveNumber);
   run_cmd->footer("Example: seqflow run pipelines/conll2000_hmm.yaml --set min_count=3 --ablation decoder");
   run_cmd->callback([&] { code = seqflow::cli::RunCommand(run); });
@@ -167,10 +167,12 @@ int main(int argc, char** argv) {
   graph_cmd->callback([&] { code = seqflow::cli::GraphCommand(graph, graph_svg); });
 
   std::string kind;
+  bool kinds_markdown = false;
   CLI::App* kinds_cmd = app.add_subcommand("kinds", "list node kinds, or describe one");
   kinds_cmd->add_option("kind", kind, "a kind name");
+  kinds_cmd->add_flag("--markdown", kinds_markdown, "describe every kind as Markdown (docs/reference/kinds.md)");
   kinds_cmd->footer("Example: seqflow kinds hmm.em");
-  kinds_cmd->callback([&] { code = seqflow::cli::KindsCommand(kind); });
+  kinds_cmd->callback([&] { code = seqflow::cli::KindsCommand(kind, kinds_markdown); });
   CLI::App* schema_cmd =
       app.add_subcommand("schema", "write the JSON Schema of pipeline files (for YAML editors) to stdout");
   schema_cmd->footer("Example: seqflow schema > seqflow.schema.json");
@@ -196,7 +198,7 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : {ls, gc, rm}) sub->fallthrough();
 
   seqflow::cli::ReportArgs report;
-  CLI::App* report_cmd = app.add_subcommand("report", "tables (and plots) of a run record written with --out");
+  CLI::App* report_cmd = app.add_subcommand("report", "tables (and plots) of run records (a folder, an id or a pipeline name)");
   report_cmd
       ->add_option("record", report.records,
                    "a run record: its folder, or its id under the records root (seqflow runs); several: one table")

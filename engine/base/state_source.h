@@ -3,7 +3,7 @@
 // front to back with ByteReader's calls, and reads a whole file piece straight into the kernel's
 // memory (CountedInto): a resume then holds the state once instead of reading it into one string
 // and copying it out (on CoNLL-2000, 255 MB of fresh pages and a copy less per restart of
-// crf.train; bench/RESULTS.md, "Kill and resume: pieces hashed once, a resume read into place").
+// crf.train; bench/RESULTS.md, "crf.train's restart without its checking gradient").
 // Not thread-safe; movable, not copyable.
 #pragma once
 

@@ -2,7 +2,7 @@
 // the bytes (HashHex) and framed like an entry (entry_format.h) with magic "SQFLCKN" and, in
 // the checksum's place, the name's low 64 bits: the name is the check, so a piece is hashed once
 // when written (for its name) and once when read (against it), not a second time for a checksum
-// (bench/RESULTS.md, "Kill and resume: pieces hashed once"). Pieces of the earlier frame (magic
+// (bench/RESULTS.md, "Checkpoints rewritten in place"). Pieces of the earlier frame (magic
 // "SQFLCKQ", an XXH64 checksum) still read. Checkpoints keep their immutable and large parts
 // this way (checkpoints.h), and artifacts their out-of-line bodies, a sharded corpus's shards
 // (artifact_pieces.h). A piece is written once, by rename, before anything that names it.

@@ -268,7 +268,7 @@ KindSpec HysolKind() {
 void RegisterHybridNodes(Registry& registry) {
   registry.AddArtifactType<HybridModel>({std::string(ChainModel::kInterface)});
   // crf.lop holds its experts and their scores on the held-out part: 0.85 GB at most on CoNLL-2000,
-  // its four experts loaded included (bench/RESULTS.md, "On 2 quiet cores"). Declared small enough
+  // its four experts loaded included (bench/RESULTS.md, "CoNLL-2000 HySOL under 2 GB"). Declared small enough
   // to run beside a HySOL node, so that the experts it alone still needs are let go early.
   registry.AddKind(
       LopKind().Needing({.parallel = true, .memory_mb = 2048}).As(NodeRole::kTrainer).SelectingBy({"heldout"}));

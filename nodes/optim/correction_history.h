@@ -39,7 +39,7 @@ class CorrectionHistory {
  public:
   // The slots are allocated, not filled: each is written before it is read, and on a resume
   // (Load) the saved pairs are the first bytes written into them — zeros first would touch
-  // 8 x 21 MB of fresh pages once more on CoNLL-2000 (bench/RESULTS.md, "restart").
+  // 8 x 21 MB of fresh pages once more on CoNLL-2000 (bench/RESULTS.md, "crf.train's restart").
   CorrectionHistory(Eigen::Index n, int memory, int threads = 1)
       : s_(memory),
         y_(memory),

@@ -51,7 +51,7 @@ struct SavedRun {
 };
 
 // The gradient at x is kept beside it: a resume then costs no evaluation of the objective (one
-// second-order CoNLL-2000 evaluation is ~0.5 s of CPU, against 42 MB more per save; bench/RESULTS.md,
+// second-order CoNLL-2000 evaluation is 0.36 s of CPU, against 42 MB more per save; bench/RESULTS.md,
 // "crf.train's restart without its checking gradient"). x and g are written from where they are
 // and the completed pairs as immutable pieces (StatePieces): a save copies nothing large, and a
 // pair still held at the next save is not written again. x, g and the pairs are read into place
