@@ -41,6 +41,9 @@ Result<Dag> BuildDag(const PipelineSpec& spec, const Registry& registry, FileHas
     node.name = b.spec->name;
     node.kind = b.kind;
     node.loc = b.spec->loc;
+    node.role = b.spec->role;
+    node.oracle = b.spec->oracle;
+    node.transductive = b.spec->transductive;
     for (const auto& input : b.inputs) {
       DagInput remapped{input.port, {}};
       for (int source : input.sources) remapped.sources.push_back(position[source]);

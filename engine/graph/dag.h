@@ -38,6 +38,11 @@ struct DagNode {
   // in their budget alone share it. Empty for a kind without budget parameters.
   std::string family_key;
   SourceLoc loc;
+  // The node's data role and its waivers of the role check, as the pipeline says them (not in the
+  // key: they decide what may run, not what a node computes), for resolved.yaml.
+  DataRole role = DataRole::kNone;
+  bool oracle = false;
+  bool transductive = false;
   // Why the key is what it is, for `seqflow plan`: parameter canonical text and file hashes.
   std::map<std::string, std::string> key_parts;
 };

@@ -64,6 +64,11 @@ std::string ResolvedPipelineYaml(const std::string& pipeline_name, const Dag& da
       Scalar(pipeline_name) + "\nnodes:\n";
   for (const DagNode& node : dag.nodes) {
     out += "  " + node.name + ":\n    kind: " + node.kind->name + "\n";
+    // The role and its waivers, so that running this file checks the data roles as the run did.
+    if (node.role != DataRole::kNone)
+      out += std::string("    role: ") + (node.role == DataRole::kTest ? "test" : "dev") + "\n";
+    if (node.oracle) out += "    oracle: true\n";
+    if (node.transductive) out += "    transductive: true\n";
     if (!node.inputs.empty()) {
       out += "    in: {";
       for (size_t i = 0; i < node.inputs.size(); ++i) {

@@ -241,6 +241,32 @@ TEST_F(CliTest, TheRecordSaysWhatRanAndItsResolvedPipelineIsFullyCached) {
   EXPECT_NE(Slurp(dir_ + "/out/run-2/resolved.yaml").find("kind: decode.sms"), std::string::npos);
 }
 
+// resolved.yaml keeps the data roles: run again, it checks them as the run did, so a test set
+// wired into a trainer there is refused as in the pipeline it came from.
+TEST_F(CliTest, AResolvedPipelineKeepsItsDataRoles) {
+  const fs::path samples = fs::path(PipelinePath("tests/tiny_hmm.yaml")).parent_path() / "../../datasets/samples";
+  const std::string pipeline = dir_ + "/roles.yaml";
+  std::ofstream(pipeline) << "name: roles\nnodes:\n"
+                          << "  train: {kind: read.conll, path: " << (samples / "tiny_fields.train.conll")
+                          << ", separator: tab, encoding: runs}\n"
+                          << "  test: {kind: read.conll, path: " << (samples / "tiny_fields.test.conll")
+                          << ", separator: tab, encoding: runs, role: test}\n"
+                          << "  vocab: {kind: features.vocab, in: [train], min_count: 1}\n"
+                          << "  hmm: {kind: hmm.supervised, in: {data: train, vocab: vocab}}\n"
+                          << "  predicted: {kind: decode.viterbi, in: {model: hmm, data: test}}\n";
+  ASSERT_EQ(RunSeqflow({"run", pipeline, "--cache", cache_, "--out", dir_ + "/roles"}).exit_code, 0);
+  std::string resolved = Slurp(dir_ + "/roles/resolved.yaml");
+  EXPECT_NE(resolved.find("  test:\n    kind: read.conll\n    role: test\n"), std::string::npos) << resolved;
+  const std::string trained_on_train = "in: {data: train, vocab: vocab}";
+  const size_t at = resolved.find(trained_on_train);
+  ASSERT_NE(at, std::string::npos) << resolved;
+  resolved.replace(at, trained_on_train.size(), "in: {data: test, vocab: vocab}");
+  std::ofstream(dir_ + "/leak.yaml") << resolved;
+  CliResult plan = RunSeqflow({"plan", dir_ + "/leak.yaml", "--cache", cache_});
+  EXPECT_EQ(plan.exit_code, 2) << plan.out << plan.err;
+  EXPECT_NE(plan.err.find("test data reaches port 'data' of node 'hmm'"), std::string::npos) << plan.err;
+}
+
 TEST_F(CliTest, EachRunWithoutOutKeepsARecordOfItsOwnAndLatestIsTheNewest) {
   const std::string records = dir_ + "/records";
   std::vector<std::string> args = {"run", PipelinePath("tests/tiny_hmm.yaml"), "--cache", cache_, "--records", records};
