@@ -91,12 +91,7 @@ ParamTable<AnchorFhmmOptions> AnchorFhmmParams() {
               "Eq. 26 interpolation with the labeled p(h|feature), for the features `interpolate` names")
       .Min(0)
       .Max(1)
-      .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
-              "KKT residual at which a QP stops")
-      .Greater(0)
-      .Int("qp.max_iter", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::max_iter),
-           "iteration limit per QP")
-      .Min(1)
+      .Include(At(&O::emissions, &AnchorEmissionOptions::qp), SimplexQpParams())
       .Enum("means", &O::means, {{"features", MeanSource::kFeatures}, {"words", MeanSource::kWords}},
             "features: one QP per feature (Eq. 22-24); words: feature means of the anchor HMM's emissions")
       .Enum("prior", &O::prior, {{"template", FeaturePrior::kTemplate}, {"identity", FeaturePrior::kIdentity}},

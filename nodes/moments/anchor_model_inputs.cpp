@@ -14,6 +14,14 @@ AnchorModelInputs ReadAnchorModelInputs(NodeContext& ctx) {
   return in;
 }
 
+ParamTable<SimplexQpOptions> SimplexQpParams() {
+  using O = SimplexQpOptions;
+  ParamTable<O> table;
+  table.Double("qp.tol", &O::tol, "KKT residual at which a QP stops").Greater(0);
+  table.Int("qp.max_iter", &O::max_iter, "iteration limit per QP").Min(1);
+  return table;
+}
+
 std::vector<PortSpec> AnchorModelPorts() {
   return {PortSpec{"moments", std::string(Moments::kType), false, false, "unlabeled moments and their Vocab"},
           PortSpec{"anchors", std::string(AnchorSet::kType), false, false, "anchor words per label"},

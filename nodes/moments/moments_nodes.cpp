@@ -253,12 +253,7 @@ ParamTable<AnchorHmmNodeOptions> AnchorHmmParams() {
               "weight of the uniform distribution mixed into each emission row")
       .Min(0)
       .Max(1)
-      .Double("qp.tol", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::tol),
-              "KKT residual at which a QP stops")
-      .Greater(0)
-      .Int("qp.max_iter", At(&O::emissions, &AnchorEmissionOptions::qp, &SimplexQpOptions::max_iter),
-           "iteration limit per QP")
-      .Min(1)
+      .Include(At(&O::emissions, &AnchorEmissionOptions::qp), SimplexQpParams())
       .Double("smoothing.initial", At(&O::smoothing, &HmmSmoothing::initial), "added to every initial-state count")
       .Min(0)
       .Double("smoothing.transition", At(&O::smoothing, &HmmSmoothing::transition), "added to every transition count")
