@@ -278,13 +278,14 @@ class StateTable {
     return DecodeFrom(in, s, [&] { return reader.read_error(); });
   }
 
-  Status Unfit() const {
-    return Status::Invalid(kernel_ + ": the state to resume from does not fit these data and options");
-  }
 
  private:
   template <class T>
   friend class StateTable;
+
+  Status Unfit() const {
+    return Status::Invalid(kernel_ + ": the state to resume from does not fit these data and options");
+  }
 
   struct Field {
     Save save;
